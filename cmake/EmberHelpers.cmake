@@ -1,0 +1,41 @@
+# ember_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# Makes target ember_<name> with alias Ember::<name>, public headers from
+# <name>/include, private headers from <name>/src, and installs it in the
+# Ember export set (so find_package(Ember COMPONENTS <name>) finds it).
+function(ember_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target ember_${name})
+  add_library(${target} ${ARG_SOURCES})
+  add_library(Ember::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ember_${name}
+    EXPORT_NAME ${name}
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR})
+  target_include_directories(${target}
+    PUBLIC
+      $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    PRIVATE
+      ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ember_build_flags ${ARG_PRIVATE_DEPS})
+  install(TARGETS ${target} EXPORT EmberTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set_property(GLOBAL APPEND PROPERTY EMBER_COMPONENTS ${name})
+endfunction()
+
+# ember_add_test_suite(<library> <label> SOURCES ...): one test executable per
+# library (linking dominates build time), tests discovered and labelled.
+function(ember_add_test_suite library label)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  set(target ember_${library}_tests)
+  add_executable(${target} ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE Ember::${library} ${ARG_DEPS} GTest::gtest GTest::gtest_main ember_build_flags)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${library}/src ${PROJECT_SOURCE_DIR}/tests)
+  target_compile_definitions(${target} PRIVATE EMBER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
+  gtest_discover_tests(${target} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 120)
+endfunction()

@@ -1,0 +1,40 @@
+# Compiler flags, ccache, sanitizers and the CUDA switch.
+
+if(EMBER_USE_CCACHE)
+  find_program(EMBER_CCACHE ccache)
+  if(EMBER_CCACHE)
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${EMBER_CCACHE})
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${EMBER_CCACHE})
+  endif()
+endif()
+
+# Flags for Ember's own targets (not for outside projects linking Ember).
+add_library(ember_build_flags INTERFACE)
+target_compile_options(ember_build_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -fno-math-errno>)
+# x86-64: the AVX2/FMA/F16C level (x86-64-v3) is the baseline Ember targets.
+# aarch64 needs no flags: NEON is always there.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+  target_compile_options(ember_build_flags INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-mavx2 -mfma -mf16c>)
+endif()
+
+if(EMBER_SANITIZE)
+  string(REPLACE ";" "," _ember_sanitizers "${EMBER_SANITIZE}")
+  add_compile_options(-fsanitize=${_ember_sanitizers} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${_ember_sanitizers})
+endif()
+
+# CUDA: AUTO turns it on when a CUDA compiler is found.
+set(EMBER_HAS_CUDA OFF)
+if(NOT EMBER_WITH_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_ARCHITECTURES ${EMBER_CUDA_ARCHITECTURES})
+    enable_language(CUDA)
+    set(EMBER_HAS_CUDA ON)
+  elseif(EMBER_WITH_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "EMBER_WITH_CUDA=ON but no CUDA compiler was found")
+  endif()
+endif()
+message(STATUS "Ember: CUDA ${EMBER_HAS_CUDA}, sanitizers '${EMBER_SANITIZE}', shared ${BUILD_SHARED_LIBS}")

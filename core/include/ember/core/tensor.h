@@ -1,0 +1,446 @@
+#pragma once
+// Tensor: a cheap, ref-counted handle to a TensorImpl (storage + sizes, strides,
+// offset and dtype). Copying a Tensor shares the data, as in PyTorch; views
+// share the storage of their base.
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/core/array_ref.h"
+#include "ember/core/dtype.h"
+#include "ember/core/error.h"
+#include "ember/core/memory_format.h"
+#include "ember/core/scalar.h"
+#include "ember/core/storage.h"
+#include "ember/core/tensor_options.h"
+
+namespace ember {
+
+class Tensor;
+class TensorIndex;
+class Generator;
+
+class TensorImpl : public RefCounted {
+ public:
+  TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+             int64_t storage_offset);
+
+  const Storage& storage() const { return storage_; }
+  DType dtype() const { return dtype_; }
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  int64_t numel() const { return numel_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  Device device() const { return storage_->device(); }
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * element_size(dtype_);
+  }
+
+  // Re-points this impl at new geometry (used by in-place resizes and as_strided_).
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  void set_storage(Storage storage) { storage_ = std::move(storage); }
+
+  // A tensor made implicitly from a C++ number (e.g. `t + 2`) takes part in type
+  // promotion like a Python scalar: see Note [Type promotion] in type_promotion.cpp.
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+  bool is_contiguous() const { return is_contiguous_; }
+  void refresh_contiguity();
+
+ private:
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  DType dtype_;
+  bool is_wrapped_number_ = false;
+  bool is_contiguous_ = true;
+};
+
+// Accessor for fast element access in loops: t.accessor<float, 2>()[i][j].
+template <class T, size_t N>
+class TensorAccessor {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  TensorAccessor<T, N - 1> operator[](int64_t i) const {
+    return TensorAccessor<T, N - 1>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+  }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  T* data() const { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+template <class T>
+class TensorAccessor<T, 1> {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  T& operator[](int64_t i) const { return data_[strides_[0] * i]; }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+  T* data() const { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ----
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const intrusive_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  int64_t dim() const { return impl()->dim(); }
+  int64_t ndimension() const { return dim(); }
+  IntArrayRef sizes() const { return impl()->sizes(); }
+  IntArrayRef strides() const { return impl()->strides(); }
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return impl()->numel(); }
+  DType dtype() const { return impl()->dtype(); }
+  DType scalar_type() const { return dtype(); }
+  Device device() const { return impl()->device(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
+  int64_t storage_offset() const { return impl()->storage_offset(); }
+  const Storage& storage() const { return impl()->storage(); }
+  size_t element_size() const { return ember::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  bool is_complex() const { return ember::is_complex(dtype()); }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  uint32_t use_count() const { return impl_.use_count(); }
+  bool is_contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
+  // The layout a dense op should give its output for this input (PyTorch's rule).
+  MemoryFormat suggest_memory_format() const;
+  bool is_non_overlapping_and_dense() const;
+  // Version counter shared with every view (see StorageImpl::version).
+  uint64_t _version() const { return storage()->version(); }
+  void bump_version() const { storage()->bump_version(); }
+  std::string toString() const;  // "CPUFloatType{2,3}"-style short description
+
+  void* data_ptr() const { return impl()->data(); }
+  template <class T>
+  T* data_ptr() const;
+  template <class T>
+  T item() const;
+  Scalar item() const;
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const;
+
+  // ---- conversion and copies ----
+  Tensor contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
+  Tensor clone(MemoryFormat format = MemoryFormat::Preserve) const;
+  Tensor& copy_(const Tensor& src);
+  Tensor to(DType dtype, bool copy = false) const;
+  Tensor to(Device device, bool copy = false) const;
+  Tensor to(Device device, DType dtype, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool copy = false) const;
+  Tensor cpu() const { return to(kCPU); }
+  Tensor fill_(const Scalar& value);
+  Tensor fill_(const Tensor& value);
+  Tensor zero_();
+
+  // ---- views (core/src/ops/view_ops.cpp) ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor view(DType dtype) const;
+  Tensor view_as(const Tensor& other) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor reshape_as(const Tensor& other) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor mT() const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor squeeze(IntArrayRef dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const {
+    return split_with_sizes(split_sizes, dim);
+  }
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor swapaxes(int64_t a, int64_t b) const { return transpose(a, b); }
+  Tensor real() const;
+  Tensor imag() const;
+
+  // ---- indexing (core/src/ops/indexing.cpp) ----
+  Tensor index(ArrayRef<TensorIndex> indices) const;
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  Tensor& index_put_(ArrayRef<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(ArrayRef<TensorIndex> indices, const Scalar& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
+  Tensor operator[](int64_t i) const { return select(0, i); }
+
+  // ---- elementwise (core/src/ops/elementwise_*.cpp) ----
+#define EMBER_UNARY_METHOD(name) \
+  Tensor name() const;           \
+  Tensor& name##_();
+  EMBER_UNARY_METHOD(abs)
+  EMBER_UNARY_METHOD(neg)
+  EMBER_UNARY_METHOD(sign)
+  EMBER_UNARY_METHOD(sgn)
+  EMBER_UNARY_METHOD(exp)
+  EMBER_UNARY_METHOD(exp2)
+  EMBER_UNARY_METHOD(expm1)
+  EMBER_UNARY_METHOD(log)
+  EMBER_UNARY_METHOD(log2)
+  EMBER_UNARY_METHOD(log10)
+  EMBER_UNARY_METHOD(log1p)
+  EMBER_UNARY_METHOD(sqrt)
+  EMBER_UNARY_METHOD(rsqrt)
+  EMBER_UNARY_METHOD(square)
+  EMBER_UNARY_METHOD(reciprocal)
+  EMBER_UNARY_METHOD(sin)
+  EMBER_UNARY_METHOD(cos)
+  EMBER_UNARY_METHOD(tan)
+  EMBER_UNARY_METHOD(asin)
+  EMBER_UNARY_METHOD(acos)
+  EMBER_UNARY_METHOD(atan)
+  EMBER_UNARY_METHOD(sinh)
+  EMBER_UNARY_METHOD(cosh)
+  EMBER_UNARY_METHOD(tanh)
+  EMBER_UNARY_METHOD(asinh)
+  EMBER_UNARY_METHOD(acosh)
+  EMBER_UNARY_METHOD(atanh)
+  EMBER_UNARY_METHOD(sigmoid)
+  EMBER_UNARY_METHOD(relu)
+  EMBER_UNARY_METHOD(silu)
+  EMBER_UNARY_METHOD(erf)
+  EMBER_UNARY_METHOD(erfc)
+  EMBER_UNARY_METHOD(floor)
+  EMBER_UNARY_METHOD(ceil)
+  EMBER_UNARY_METHOD(round)
+  EMBER_UNARY_METHOD(trunc)
+  EMBER_UNARY_METHOD(frac)
+  EMBER_UNARY_METHOD(logical_not)
+  EMBER_UNARY_METHOD(bitwise_not)
+#undef EMBER_UNARY_METHOD
+  Tensor gelu(const std::string& approximate = "none") const;
+  Tensor softplus(const Scalar& beta = 1, const Scalar& threshold = 20) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor signbit() const;
+  Tensor conj() const;
+  Tensor angle() const;
+  Tensor nan_to_num(std::optional<double> nan = std::nullopt,
+                    std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor clamp(const Tensor& min, const Tensor& max) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+
+#define EMBER_BINARY_METHOD(name)           \
+  Tensor name(const Tensor& other) const;   \
+  Tensor name(const Scalar& other) const;   \
+  Tensor& name##_(const Tensor& other);     \
+  Tensor& name##_(const Scalar& other);
+  EMBER_BINARY_METHOD(mul)
+  EMBER_BINARY_METHOD(div)
+  EMBER_BINARY_METHOD(floor_divide)
+  EMBER_BINARY_METHOD(fmod)
+  EMBER_BINARY_METHOD(remainder)
+  EMBER_BINARY_METHOD(pow)
+  EMBER_BINARY_METHOD(atan2)
+  EMBER_BINARY_METHOD(maximum)
+  EMBER_BINARY_METHOD(minimum)
+  EMBER_BINARY_METHOD(fmax)
+  EMBER_BINARY_METHOD(fmin)
+  EMBER_BINARY_METHOD(hypot)
+  EMBER_BINARY_METHOD(copysign)
+  EMBER_BINARY_METHOD(xlogy)
+  EMBER_BINARY_METHOD(eq)
+  EMBER_BINARY_METHOD(ne)
+  EMBER_BINARY_METHOD(lt)
+  EMBER_BINARY_METHOD(le)
+  EMBER_BINARY_METHOD(gt)
+  EMBER_BINARY_METHOD(ge)
+  EMBER_BINARY_METHOD(logical_and)
+  EMBER_BINARY_METHOD(logical_or)
+  EMBER_BINARY_METHOD(logical_xor)
+  EMBER_BINARY_METHOD(bitwise_and)
+  EMBER_BINARY_METHOD(bitwise_or)
+  EMBER_BINARY_METHOD(bitwise_xor)
+  EMBER_BINARY_METHOD(bitwise_left_shift)
+  EMBER_BINARY_METHOD(bitwise_right_shift)
+#undef EMBER_BINARY_METHOD
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& other, const Scalar& alpha = 1);
+  Tensor div(const Tensor& other, const std::string& rounding_mode) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value = 1) const;
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  bool equal(const Tensor& other) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false) const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                 bool equal_nan = false) const;
+
+  // ---- reductions (core/src/ops/reduce_*.cpp) ----
+  Tensor sum(std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<DType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor prod(std::optional<DType> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor max() const;
+  Tensor min() const;
+  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const Scalar& p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor count_nonzero(IntArrayRef dims = {}) const;
+
+  // ---- linear algebra (core/src/ops/linalg.cpp) ----
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+
+ private:
+  intrusive_ptr<TensorImpl> impl_;
+};
+
+// ---- operators (arithmetic on tensors and C++ numbers) ----
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator%(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator~(const Tensor& a);
+Tensor operator!(const Tensor& a);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+// Printing like PyTorch: values, then dtype (when not the default) and device.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+struct PrintOptions {
+  int precision = 4;
+  int64_t threshold = 1000;  // summarize above this many elements
+  int64_t edgeitems = 3;
+  int linewidth = 80;
+};
+void set_printoptions(const PrintOptions& options);
+const PrintOptions& printoptions();
+
+// ---- template definitions ----
+namespace detail {
+[[noreturn]] void throw_data_ptr_mismatch(DType tensor, DType requested);
+}
+
+template <class T>
+T* Tensor::data_ptr() const {
+  if (dtype_of_v<std::remove_const_t<T>> != dtype())
+    detail::throw_data_ptr_mismatch(dtype(), dtype_of_v<std::remove_const_t<T>>);
+  return static_cast<T*>(impl()->data());
+}
+
+template <class T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+
+template <class T, size_t N>
+TensorAccessor<T, N> Tensor::accessor() const {
+  EMBER_CHECK(static_cast<int64_t>(N) == dim(), "accessor: expected a ", N,
+              "-d tensor but got ", dim(), " dims");
+  return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+}
+
+}  // namespace ember

@@ -1,0 +1,144 @@
+#include "ember/core/allocator.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+namespace {
+constexpr size_t kAlignment = 64;  // a cache line; enough for AVX-512 loads
+
+void* aligned_malloc(size_t nbytes) {
+  if (nbytes == 0) return nullptr;
+  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  EMBER_CHECK(p != nullptr, "allocate: out of memory trying to allocate ", nbytes, " bytes");
+  return p;
+}
+}  // namespace
+
+void* CPUAllocator::allocate(size_t nbytes) { return aligned_malloc(nbytes); }
+void CPUAllocator::deallocate(void* ptr, size_t) { std::free(ptr); }
+
+CachingAllocator::CachingAllocator(size_t max_cached_bytes, size_t min_cached_bytes)
+    : max_cached_bytes_(max_cached_bytes), min_cached_bytes_(min_cached_bytes) {}
+
+CachingAllocator::~CachingAllocator() { empty_cache(); }
+
+size_t CachingAllocator::round_size(size_t nbytes) const {
+  // Page granularity: outputs of one shape always land in the same bucket.
+  constexpr size_t kPage = 4096;
+  return (nbytes + kPage - 1) / kPage * kPage;
+}
+
+void* CachingAllocator::allocate(size_t nbytes) {
+  if (nbytes < min_cached_bytes_) return aligned_malloc(nbytes);
+  const size_t size = round_size(nbytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = free_blocks_.find(size);
+    if (it != free_blocks_.end()) {
+      void* p = it->second;
+      free_blocks_.erase(it);
+      cached_bytes_ -= size;
+      ++hits_;
+      return p;
+    }
+    ++misses_;
+  }
+  return aligned_malloc(size);
+}
+
+void CachingAllocator::deallocate(void* ptr, size_t nbytes) {
+  if (!ptr) return;
+  if (nbytes < min_cached_bytes_) {
+    std::free(ptr);
+    return;
+  }
+  const size_t size = round_size(nbytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (size > max_cached_bytes_) {
+    std::free(ptr);
+    return;
+  }
+  if (cached_bytes_ + size > max_cached_bytes_) trim_locked(max_cached_bytes_ - size);
+  free_blocks_.emplace(size, ptr);
+  cached_bytes_ += size;
+}
+
+void CachingAllocator::trim_locked(size_t target) {
+  // Evict the largest blocks first: they are the most expensive to keep.
+  while (cached_bytes_ > target && !free_blocks_.empty()) {
+    auto it = std::prev(free_blocks_.end());
+    std::free(it->second);
+    cached_bytes_ -= it->first;
+    free_blocks_.erase(it);
+  }
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  trim_locked(0);
+}
+
+void CachingAllocator::set_max_cached_bytes(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  max_cached_bytes_ = bytes;
+  trim_locked(bytes);
+}
+
+size_t CachingAllocator::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cached_bytes_;
+}
+
+namespace {
+thread_local Allocator* t_guard_allocator = nullptr;
+std::atomic<Allocator*> g_cpu_allocator{nullptr};
+Allocator* g_device_allocators[kNumDeviceTypes] = {};
+}  // namespace
+
+CachingAllocator& default_caching_allocator() {
+  // Never destroyed: storages may outlive static destruction order.
+  static auto* allocator = new CachingAllocator();
+  return *allocator;
+}
+
+CPUAllocator& plain_cpu_allocator() {
+  static auto* allocator = new CPUAllocator();
+  return *allocator;
+}
+
+Allocator* cpu_allocator() {
+  if (t_guard_allocator) return t_guard_allocator;
+  Allocator* a = g_cpu_allocator.load(std::memory_order_acquire);
+  return a ? a : &default_caching_allocator();
+}
+
+void set_cpu_allocator(Allocator* allocator) {
+  g_cpu_allocator.store(allocator, std::memory_order_release);
+}
+
+CachingAllocatorGuard::CachingAllocatorGuard(CachingAllocator* allocator)
+    : previous_(t_guard_allocator) {
+  EMBER_CHECK(allocator != nullptr, "CachingAllocatorGuard: allocator must not be null");
+  t_guard_allocator = allocator;
+}
+CachingAllocatorGuard::~CachingAllocatorGuard() { t_guard_allocator = previous_; }
+
+Allocator* get_allocator(Device device) {
+  if (device.is_cpu()) return cpu_allocator();
+  Allocator* a = g_device_allocators[static_cast<int>(device.type)];
+  EMBER_CHECK(a != nullptr, "allocate: no allocator registered for device ", device,
+              " (was Ember built with this backend?)");
+  return a;
+}
+
+void register_allocator(DeviceType type, Allocator* allocator) {
+  g_device_allocators[static_cast<int>(type)] = allocator;
+}
+
+}  // namespace ember

@@ -1,0 +1,39 @@
+#include "ember/core/device.h"
+
+#include <charconv>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+Device::Device(std::string_view spec) {
+  std::string_view kind = spec.substr(0, spec.find(':'));
+  if (kind == "cpu") {
+    type = DeviceType::CPU;
+  } else if (kind == "cuda") {
+    type = DeviceType::CUDA;
+  } else {
+    EMBER_FAIL("Device: expected 'cpu', 'cuda' or 'cuda:N', got '", spec, "'");
+  }
+  if (kind.size() != spec.size()) {
+    std::string_view num = spec.substr(kind.size() + 1);
+    int value = -1;
+    auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), value);
+    EMBER_CHECK(ec == std::errc() && ptr == num.data() + num.size() && value >= 0 && value < 32768,
+                "Device: bad device index in '", spec, "'");
+    index = static_cast<int16_t>(value);
+  }
+}
+
+std::string Device::str() const {
+  std::string s = type == DeviceType::CPU ? "cpu" : "cuda";
+  if (index >= 0) s += ":" + std::to_string(index);
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& os, Device d) { return os << d.str(); }
+std::ostream& operator<<(std::ostream& os, DeviceType t) {
+  return os << (t == DeviceType::CPU ? "cpu" : "cuda");
+}
+
+}  // namespace ember

@@ -1,0 +1,5 @@
+#include "ember/core/error.h"
+
+namespace ember::detail {
+void throw_error(const std::string& message) { throw Error(message); }
+}  // namespace ember::detail

@@ -1,0 +1,31 @@
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(std::move(storage)), dtype_(dtype) {
+  set_geometry(sizes, strides, storage_offset);
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  sizes_ = sizes;
+  strides_ = strides;
+  storage_offset_ = storage_offset;
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  refresh_contiguity();
+}
+
+void TensorImpl::refresh_contiguity() {
+  is_contiguous_ = is_contiguous_as(sizes_, strides_, MemoryFormat::Contiguous);
+}
+
+namespace detail {
+void throw_data_ptr_mismatch(DType tensor, DType requested) {
+  EMBER_FAIL("data_ptr: tensor has dtype ", tensor, " but data_ptr<", requested,
+             "> was requested");
+}
+}  // namespace detail
+
+}  // namespace ember

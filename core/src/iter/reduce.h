@@ -1,0 +1,167 @@
+#pragma once
+// The one reduction engine. A reduction is described by an Ops object:
+//   Acc identity() const;
+//   Acc reduce(Acc acc, T value, int64_t index) const;  // index: flat position in the reduced dims
+//   Acc combine(Acc a, Acc b) const;                     // a covers earlier indices than b
+//   Out project(Acc acc) const;
+// and optionally `Acc reduce_run(Acc, const T*, int64_t n, int64_t index)` for
+// a contiguous run it can vectorize. The engine coalesces kept and reduced dims,
+// then picks an inner loop:
+//  - inner reduction (reduced dim contiguous): one accumulator per output,
+//    runs over contiguous memory; few outputs (full reductions) are split into
+//    fixed chunks combined in order, so results don't depend on thread count;
+//  - outer reduction (kept dim contiguous): a row of accumulators updated
+//    row by row, which vectorizes across the kept dim.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "ember/core/parallel.h"
+#include "ember/core/tensor.h"
+
+namespace ember::reduce_detail {
+
+struct Dims {
+  DimVector sizes, in_strides, out_strides;  // logical order, outermost first
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t s : sizes) n *= s;
+    return n;
+  }
+};
+
+// Splits the dims of `in` (and keepdim-shaped `out`) into kept and reduced
+// groups, dropping size-1 dims and merging neighbours that are contiguous in
+// both tensors.
+void split_dims(const Tensor& in, const Tensor& out, uint64_t mask, Dims& kept, Dims& reduced);
+
+// Offsets (in elements) of multi-index `i` (flat, row-major over d.sizes).
+inline void offsets_of(const Dims& d, int64_t flat, int64_t& in_off, int64_t& out_off) {
+  in_off = 0;
+  out_off = 0;
+  for (size_t k = d.sizes.size(); k-- > 0;) {
+    const int64_t idx = flat % d.sizes[k];
+    flat /= d.sizes[k];
+    in_off += idx * d.in_strides[k];
+    out_off += idx * d.out_strides[k];
+  }
+}
+
+// Accumulates in[offset + r-th element of `red`] for flat r in [begin, end).
+template <class T, class Ops, class Acc>
+Acc reduce_range(const Ops& ops, Acc acc, const T* base, const Dims& red, int64_t begin, int64_t end) {
+  if (red.sizes.empty()) return ops.reduce(acc, base[0], 0);
+  const size_t nd = red.sizes.size();
+  const int64_t inner = red.sizes[nd - 1];
+  const int64_t inner_stride = red.in_strides[nd - 1];
+  int64_t r = begin;
+  while (r < end) {
+    const int64_t j0 = r % inner;
+    int64_t off = 0, rest = r / inner;
+    for (size_t k = nd - 1; k-- > 0;) {
+      off += (rest % red.sizes[k]) * red.in_strides[k];
+      rest /= red.sizes[k];
+    }
+    const int64_t n = std::min(inner - j0, end - r);
+    const T* p = base + off + j0 * inner_stride;
+    if constexpr (requires { ops.reduce_run(acc, p, n, r); }) {
+      if (inner_stride == 1) {
+        acc = ops.reduce_run(acc, p, n, r);
+        r += n;
+        continue;
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) acc = ops.reduce(acc, p[j * inner_stride], r + j);
+    r += n;
+  }
+  return acc;
+}
+
+// Runs the reduction of `in` over the dims in `mask`. `out` gives the output
+// geometry (keepdim shape: size 1 on reduced dims); store(offset, acc) writes
+// the accumulator of the output at element offset `offset`.
+template <class T, class Ops, class Store>
+void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops, const Store& store) {
+  using Acc = decltype(ops.identity());
+  Dims kept, red;
+  split_dims(in, out, mask, kept, red);
+  const T* src = static_cast<const T*>(in.data_ptr());
+  const int64_t n_out = kept.numel();
+  const int64_t n_red = red.numel();
+  if (n_out == 0) return;
+
+  // Outer reduction: the kept innermost dim is contiguous and the reduced dims
+  // are not: update a block of accumulators row by row.
+  const bool kept_contig = !kept.sizes.empty() && kept.in_strides.back() == 1 &&
+                           kept.out_strides.back() == 1;
+  const bool red_contig = !red.sizes.empty() && red.in_strides.back() == 1;
+  if (kept_contig && !red_contig && n_red > 1) {
+    const int64_t m = kept.sizes.back();
+    const int64_t outer_kept = n_out / m;
+    constexpr int64_t kBlock = 512;
+    const int64_t blocks = (m + kBlock - 1) / kBlock;
+    Dims kept_outer = kept;
+    kept_outer.sizes.pop_back();
+    kept_outer.in_strides.pop_back();
+    kept_outer.out_strides.pop_back();
+    parallel_for(0, outer_kept * blocks, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_red, 1)),
+                 [&](int64_t b, int64_t e) {
+      // Not std::vector: vector<bool> has no data().
+      std::unique_ptr<Acc[]> acc(new Acc[kBlock]);
+      for (int64_t task = b; task < e; ++task) {
+        const int64_t ko = task / blocks, c0 = (task % blocks) * kBlock;
+        const int64_t c1 = std::min(m, c0 + kBlock), w = c1 - c0;
+        int64_t in_off, out_off;
+        offsets_of(kept_outer, ko, in_off, out_off);
+        std::fill(acc.get(), acc.get() + w, ops.identity());
+        for (int64_t r = 0; r < n_red; ++r) {
+          int64_t roff, unused;
+          offsets_of(red, r, roff, unused);
+          const T* row = src + in_off + roff + c0;
+          Acc* a = acc.get();
+          for (int64_t c = 0; c < w; ++c) a[c] = ops.reduce(a[c], row[c], r);
+        }
+        for (int64_t c = 0; c < w; ++c) store(out_off + c0 + c, acc[c]);
+      }
+    });
+    return;
+  }
+
+  // Inner reduction. With few outputs, split each reduction into fixed-size
+  // chunks (independent of the thread count) and combine them in order.
+  constexpr int64_t kChunk = 65536;
+  if (n_out < 2 * get_num_threads() && n_red > 2 * kChunk) {
+    const int64_t chunks = (n_red + kChunk - 1) / kChunk;
+    for (int64_t o = 0; o < n_out; ++o) {
+      int64_t in_off, out_off;
+      offsets_of(kept, o, in_off, out_off);
+      std::unique_ptr<Acc[]> partial(new Acc[chunks]);
+      parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c)
+          partial[c] = reduce_range<T>(ops, ops.identity(), src + in_off, red, c * kChunk,
+                                       std::min(n_red, (c + 1) * kChunk));
+      });
+      Acc acc = partial[0];
+      for (int64_t c = 1; c < chunks; ++c) acc = ops.combine(acc, partial[c]);
+      store(out_off, acc);
+    }
+    return;
+  }
+  parallel_for(0, n_out, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n_red, 1)),
+               [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      int64_t in_off, out_off;
+      offsets_of(kept, o, in_off, out_off);
+      store(out_off, reduce_range<T>(ops, ops.identity(), src + in_off, red, 0, n_red));
+    }
+  });
+}
+
+// Reduction into `out` of dtype Out through ops.project.
+template <class T, class Out, class Ops>
+void run(const Tensor& in, Tensor& out, uint64_t mask, const Ops& ops) {
+  Out* dst = static_cast<Out*>(out.data_ptr());
+  run_with<T>(in, out, mask, ops, [dst, &ops](int64_t off, const auto& acc) { dst[off] = ops.project(acc); });
+}
+
+}  // namespace ember::reduce_detail

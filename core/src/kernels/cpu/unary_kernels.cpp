@@ -1,0 +1,283 @@
+// CPU kernels of the unary elementwise ops.
+#include <cmath>
+
+#include "kernels/cpu/convert.h"
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/math.h"
+#include "ops/elementwise_kernels.h"
+
+namespace ember {
+namespace {
+
+constexpr uint32_t kF = kMaskFloating;
+constexpr uint32_t kFC = kMaskFloating | kMaskComplex;
+
+// Same-dtype op: computes EXPR on x (of the compute type: float for 16-bit floats).
+#define EMBER_UNARY_CASE(E, MASK, EXPR)                                            \
+  case UnaryOp::E:                                                                 \
+    dispatch<MASK>(dt, name, [&](auto tag) {                                       \
+      using T = decltype(tag);                                                     \
+      using C = compute_type_t<T>;                                                 \
+      cpu_kernel(iter, [](T a) -> T {                                              \
+        const C x = static_cast<C>(a);                                             \
+        (void)x;                                                                   \
+        return static_cast<T>(EXPR);                                               \
+      });                                                                          \
+    });                                                                            \
+    return;
+
+// Predicate: bool output.
+#define EMBER_PREDICATE_CASE(E, MASK, EXPR)                                        \
+  case UnaryOp::E:                                                                 \
+    dispatch<MASK>(dt, name, [&](auto tag) {                                       \
+      using T = decltype(tag);                                                     \
+      using C = compute_type_t<T>;                                                 \
+      cpu_kernel(iter, [](T a) -> bool {                                           \
+        const C x = static_cast<C>(a);                                             \
+        (void)x;                                                                   \
+        return EXPR;                                                               \
+      });                                                                          \
+    });                                                                            \
+    return;
+
+template <class C>
+C sigmoid_of(C x) {
+  return C(1) / (C(1) + std::exp(-x));
+}
+
+template <class C>
+C gelu_tanh_of(C x) {
+  const C k = C(0.7978845608028654);  // sqrt(2 / pi)
+  return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
+}
+
+template <class T>
+T sign_of(T x) {
+  if constexpr (std::is_same_v<T, bool>) return x;
+  else if constexpr (std::is_unsigned_v<T>) return static_cast<T>(x > 0);
+  else return static_cast<T>((T(0) < x) - (x < T(0)));
+}
+
+template <class T>
+T sgn_of(T x) {
+  if constexpr (is_complex_v<T>) {
+    auto r = std::abs(x);
+    return r == 0 ? T(0) : x / r;
+  } else {
+    return sign_of(x);
+  }
+}
+
+// exp/sigmoid on float32 with the SIMD exp: these are the hot elementwise ops.
+void exp_float(TensorIterator& iter) {
+  cpu_kernel_vec(iter, [](float x) { return std::exp(x); },
+                 [](vec::Vec<float> x) { return vec::exp(x); });
+}
+void sigmoid_float(TensorIterator& iter) {
+  using V = vec::Vec<float>;
+  cpu_kernel_vec(iter, [](float x) { return 1.f / (1.f + std::exp(-x)); },
+                 [](V x) { return V(1.f) / (V(1.f) + vec::exp(-x)); });
+}
+void silu_float(TensorIterator& iter) {
+  using V = vec::Vec<float>;
+  cpu_kernel_vec(iter, [](float x) { return x / (1.f + std::exp(-x)); },
+                 [](V x) { return x / (V(1.f) + vec::exp(-x)); });
+}
+
+void unary_kernel(TensorIterator& iter, UnaryOp op) {
+  const DType dt = iter.input_dtype(0);
+  const char* name = iter.op_name();
+  if (dt == kFloat32) {
+    if (op == UnaryOp::Exp) return exp_float(iter);
+    if (op == UnaryOp::Sigmoid) return sigmoid_float(iter);
+    if (op == UnaryOp::Silu) return silu_float(iter);
+  }
+  switch (op) {
+    EMBER_UNARY_CASE(Neg, kMaskNumber, -x)
+    EMBER_UNARY_CASE(Sign, kMaskReal | kMaskBool, sign_of(x))
+    EMBER_UNARY_CASE(Sgn, kMaskAll, sgn_of(x))
+    EMBER_UNARY_CASE(Exp, kFC, std::exp(x))
+    EMBER_UNARY_CASE(Exp2, kFC, std::pow(C(2), x))
+    EMBER_UNARY_CASE(Expm1, kFC, [&] {
+      if constexpr (is_complex_v<C>) return std::exp(x) - C(1);
+      else return std::expm1(x);
+    }())
+    EMBER_UNARY_CASE(Log, kFC, std::log(x))
+    EMBER_UNARY_CASE(Log2, kFC, [&] {
+      if constexpr (is_complex_v<C>) return std::log(x) / C(std::log(2.0));
+      else return std::log2(x);
+    }())
+    EMBER_UNARY_CASE(Log10, kFC, std::log10(x))
+    EMBER_UNARY_CASE(Log1p, kFC, [&] {
+      if constexpr (is_complex_v<C>) return std::log(C(1) + x);
+      else return std::log1p(x);
+    }())
+    EMBER_UNARY_CASE(Sqrt, kFC, std::sqrt(x))
+    EMBER_UNARY_CASE(Rsqrt, kFC, C(1) / std::sqrt(x))
+    EMBER_UNARY_CASE(Square, kMaskNumber, x * x)
+    EMBER_UNARY_CASE(Reciprocal, kFC, C(1) / x)
+    EMBER_UNARY_CASE(Sin, kFC, std::sin(x))
+    EMBER_UNARY_CASE(Cos, kFC, std::cos(x))
+    EMBER_UNARY_CASE(Tan, kFC, std::tan(x))
+    EMBER_UNARY_CASE(Asin, kFC, std::asin(x))
+    EMBER_UNARY_CASE(Acos, kFC, std::acos(x))
+    EMBER_UNARY_CASE(Atan, kFC, std::atan(x))
+    EMBER_UNARY_CASE(Sinh, kFC, std::sinh(x))
+    EMBER_UNARY_CASE(Cosh, kFC, std::cosh(x))
+    EMBER_UNARY_CASE(Tanh, kFC, std::tanh(x))
+    EMBER_UNARY_CASE(Asinh, kFC, std::asinh(x))
+    EMBER_UNARY_CASE(Acosh, kFC, std::acosh(x))
+    EMBER_UNARY_CASE(Atanh, kFC, std::atanh(x))
+    EMBER_UNARY_CASE(Sigmoid, kFC, sigmoid_of(x))
+    EMBER_UNARY_CASE(Relu, kMaskReal, x <= C(0) ? C(0) : x)
+    EMBER_UNARY_CASE(Silu, kFC, x * sigmoid_of(x))
+    EMBER_UNARY_CASE(Erf, kF, std::erf(x))
+    EMBER_UNARY_CASE(Erfc, kF, std::erfc(x))
+    EMBER_UNARY_CASE(GeluErf, kF, C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))))
+    EMBER_UNARY_CASE(GeluTanh, kF, gelu_tanh_of(x))
+    EMBER_UNARY_CASE(Floor, kMaskReal, [&] {
+      if constexpr (std::is_integral_v<C>) return x;
+      else return std::floor(x);
+    }())
+    EMBER_UNARY_CASE(Ceil, kMaskReal, [&] {
+      if constexpr (std::is_integral_v<C>) return x;
+      else return std::ceil(x);
+    }())
+    EMBER_UNARY_CASE(Round, kMaskReal, [&] {
+      if constexpr (std::is_integral_v<C>) return x;
+      else return std::nearbyint(x);  // half to even, as torch.round
+    }())
+    EMBER_UNARY_CASE(Trunc, kMaskReal, [&] {
+      if constexpr (std::is_integral_v<C>) return x;
+      else return std::trunc(x);
+    }())
+    EMBER_UNARY_CASE(Frac, kF, x - std::trunc(x))
+    EMBER_UNARY_CASE(BitwiseNot, kMaskIntegral | kMaskBool, [&] {
+      if constexpr (std::is_same_v<C, bool>) return !x;
+      else return static_cast<C>(~x);
+    }())
+    EMBER_UNARY_CASE(Conj, kMaskAll, [&] {
+      if constexpr (is_complex_v<C>) return std::conj(x);
+      else return x;
+    }())
+    EMBER_PREDICATE_CASE(LogicalNot, kMaskAll, !convert<bool>(x))
+    EMBER_PREDICATE_CASE(Isnan, kMaskAll, math::isnan(x))
+    EMBER_PREDICATE_CASE(Isinf, kMaskAll, [&] {
+      if constexpr (is_complex_v<C>) return std::isinf(x.real()) || std::isinf(x.imag());
+      else if constexpr (std::is_integral_v<C>) return false;
+      else return std::isinf(x);
+    }())
+    EMBER_PREDICATE_CASE(Isfinite, kMaskAll, [&] {
+      if constexpr (is_complex_v<C>) return std::isfinite(x.real()) && std::isfinite(x.imag());
+      else if constexpr (std::is_integral_v<C>) return true;
+      else return std::isfinite(x);
+    }())
+    EMBER_PREDICATE_CASE(Isposinf, kMaskReal | kMaskBool, [&] {
+      if constexpr (std::is_integral_v<C>) return false;
+      else return x == std::numeric_limits<C>::infinity();
+    }())
+    EMBER_PREDICATE_CASE(Isneginf, kMaskReal | kMaskBool, [&] {
+      if constexpr (std::is_integral_v<C>) return false;
+      else return x == -std::numeric_limits<C>::infinity();
+    }())
+    EMBER_PREDICATE_CASE(Signbit, kMaskReal | kMaskBool, [&] {
+      if constexpr (std::is_same_v<C, bool> || std::is_unsigned_v<C>) return false;
+      else if constexpr (std::is_integral_v<C>) return x < 0;
+      else return math::signbit(x);
+    }())
+    case UnaryOp::Abs:
+      dispatch<kMaskNumber>(dt, name, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (is_complex_v<T>) {
+          cpu_kernel(iter, [](T a) { return std::abs(a); });
+        } else if constexpr (std::is_unsigned_v<T>) {
+          cpu_kernel(iter, [](T a) { return a; });
+        } else {
+          using C = compute_type_t<T>;
+          cpu_kernel(iter, [](T a) -> T { C x = static_cast<C>(a); return static_cast<T>(x < C(0) ? -x : x); });
+        }
+      });
+      return;
+    case UnaryOp::Angle:
+      dispatch<kMaskFloating | kMaskComplex>(dt, name, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (is_complex_v<T>) {
+          cpu_kernel(iter, [](T a) { return std::arg(a); });
+        } else {
+          using C = compute_type_t<T>;
+          cpu_kernel(iter, [](T a) -> T {
+            C x = static_cast<C>(a);
+            if (std::isnan(x)) return a;
+            return static_cast<T>(x < C(0) ? C(M_PI) : C(0));
+          });
+        }
+      });
+      return;
+  }
+  EMBER_FAIL(name, ": unknown unary op");
+}
+
+void softplus_kernel(TensorIterator& iter, const Scalar& beta_s, const Scalar& threshold_s) {
+  dispatch<kMaskFloating>(iter.dtype(0), "softplus", [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_type_t<T>;
+    const C beta = beta_s.to<C>(), threshold = threshold_s.to<C>();
+    cpu_kernel(iter, [beta, threshold](T a) -> T {
+      C x = static_cast<C>(a);
+      return static_cast<T>(x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta);
+    });
+  });
+}
+
+void nan_to_num_kernel(TensorIterator& iter, double nan, std::optional<double> posinf,
+                       std::optional<double> neginf) {
+  dispatch<kMaskFloating | kMaskComplex>(iter.dtype(0), "nan_to_num", [&](auto tag) {
+    using T = decltype(tag);
+    using S = real_of_t<T>;  // the real element type (Half stays Half)
+    using R = compute_type_t<S>;
+    const R n = static_cast<R>(nan);
+    const R p = posinf ? static_cast<R>(*posinf) : static_cast<R>(std::numeric_limits<S>::max());
+    const R m = neginf ? static_cast<R>(*neginf) : static_cast<R>(std::numeric_limits<S>::lowest());
+    auto fix = [n, p, m](R x) { return std::isnan(x) ? n : x == INFINITY ? p : x == -INFINITY ? m : x; };
+    if constexpr (is_complex_v<T>) {
+      cpu_kernel(iter, [fix](T a) { return T(fix(a.real()), fix(a.imag())); });
+    } else {
+      cpu_kernel(iter, [fix](T a) -> T { return static_cast<T>(fix(static_cast<R>(a))); });
+    }
+  });
+}
+
+void clamp_scalar_kernel(TensorIterator& iter, std::optional<Scalar> min, std::optional<Scalar> max) {
+  dispatch<kMaskReal>(iter.dtype(0), "clamp", [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_type_t<T>;
+    const C lo = min ? min->to<C>() : C(0), hi = max ? max->to<C>() : C(0);
+    // NaN input stays NaN; a bound that is NaN makes the result NaN (as PyTorch).
+    if (min && max) {
+      cpu_kernel(iter, [lo, hi](T a) -> T {
+        C x = static_cast<C>(a);
+        if (math::isnan(x)) return a;
+        return static_cast<T>(math::min_nan(math::max_nan(x, lo), hi));
+      });
+    } else if (min) {
+      cpu_kernel(iter, [lo](T a) -> T {
+        C x = static_cast<C>(a);
+        return static_cast<T>(math::isnan(x) ? x : math::max_nan(x, lo));
+      });
+    } else {
+      cpu_kernel(iter, [hi](T a) -> T {
+        C x = static_cast<C>(a);
+        return static_cast<T>(math::isnan(x) ? x : math::min_nan(x, hi));
+      });
+    }
+  });
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(unary_stub, CPU, unary_kernel);
+EMBER_REGISTER_KERNEL(softplus_stub, CPU, softplus_kernel);
+EMBER_REGISTER_KERNEL(nan_to_num_stub, CPU, nan_to_num_kernel);
+EMBER_REGISTER_KERNEL(clamp_scalar_stub, CPU, clamp_scalar_kernel);
+
+}  // namespace ember

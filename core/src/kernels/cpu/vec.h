@@ -1,0 +1,125 @@
+#pragma once
+// Vec<T>: a 32-byte SIMD vector (AVX2 on x86-64, two NEON registers on aarch64)
+// written with GCC/Clang vector extensions, so one source serves every ISA.
+// Only what the compiler cannot vectorize by itself lives here: transcendental
+// functions, and the loop driver that feeds them.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace ember::vec {
+
+inline constexpr int kVecBytes = 32;
+
+// GCC ignores vector_size on a dependent type, so the vector types are spelled out.
+template <class T>
+struct VecTypes;
+template <>
+struct VecTypes<float> {
+  typedef float V __attribute__((vector_size(kVecBytes)));
+  typedef int32_t Mask __attribute__((vector_size(kVecBytes)));
+};
+template <>
+struct VecTypes<double> {
+  typedef double V __attribute__((vector_size(kVecBytes)));
+  typedef int64_t Mask __attribute__((vector_size(kVecBytes)));
+};
+
+template <class T>
+struct Vec {
+  using V = typename VecTypes<T>::V;
+  using Mask = typename VecTypes<T>::Mask;
+  static constexpr int size = kVecBytes / sizeof(T);
+  V v;
+
+  Vec() = default;
+  Vec(V x) : v(x) {}
+  Vec(T s) : v(V{} + s) {}
+  static Vec load(const T* p) {
+    Vec r;
+    std::memcpy(&r.v, p, sizeof(V));
+    return r;
+  }
+  void store(T* p) const { std::memcpy(p, &v, sizeof(V)); }
+  T operator[](int i) const { return v[i]; }
+
+  friend Vec operator+(Vec a, Vec b) { return a.v + b.v; }
+  friend Vec operator-(Vec a, Vec b) { return a.v - b.v; }
+  friend Vec operator*(Vec a, Vec b) { return a.v * b.v; }
+  friend Vec operator/(Vec a, Vec b) { return a.v / b.v; }
+  friend Vec operator-(Vec a) { return -a.v; }
+  friend Mask operator<(Vec a, Vec b) { return (Mask)(a.v < b.v); }
+  friend Mask operator>(Vec a, Vec b) { return (Mask)(a.v > b.v); }
+  friend Mask operator<=(Vec a, Vec b) { return (Mask)(a.v <= b.v); }
+  friend Mask operator>=(Vec a, Vec b) { return (Mask)(a.v >= b.v); }
+  friend Mask operator==(Vec a, Vec b) { return (Mask)(a.v == b.v); }
+  friend Mask operator!=(Vec a, Vec b) { return (Mask)(a.v != b.v); }
+};
+
+template <class T>
+inline Vec<T> select(typename Vec<T>::Mask m, Vec<T> a, Vec<T> b) {
+  return m ? a.v : b.v;
+}
+// max/min propagating NaN (as torch.maximum / relu of NaN).
+template <class T>
+inline Vec<T> maximum(Vec<T> a, Vec<T> b) {
+  auto r = select(a > b, a, b);
+  return select(a != a, a, r);
+}
+template <class T>
+inline Vec<T> minimum(Vec<T> a, Vec<T> b) {
+  auto r = select(a < b, a, b);
+  return select(a != a, a, r);
+}
+template <class T>
+inline Vec<T> abs(Vec<T> a) {
+  return select(a < Vec<T>(T(0)), -a, a);
+}
+
+// Truncation toward zero (exact for |x| < 2^31, which is all callers need).
+inline Vec<float> trunc(Vec<float> x) {
+  return Vec<float>(__builtin_convertvector(__builtin_convertvector(x.v, Vec<float>::Mask), Vec<float>::V));
+}
+
+// 2^n for integral-valued n in [-150, 128], as two exact power-of-two factors so
+// that results in the subnormal range stay accurate.
+inline Vec<float> exp2_int(Vec<float> n) {
+  using I = Vec<float>::Mask;
+  I ni = __builtin_convertvector(n.v, I);
+  I n1 = ni >> 1;
+  I n2 = ni - n1;
+  I b1 = (n1 + 127) << 23;
+  I b2 = (n2 + 127) << 23;
+  Vec<float> f1, f2;
+  std::memcpy(&f1.v, &b1, sizeof(b1));
+  std::memcpy(&f2.v, &b2, sizeof(b2));
+  return f1 * f2;
+}
+
+// exp(x) for float, Cephes-style range reduction and degree-6 polynomial:
+// within 2 ulp over the whole range, inf/0 outside it, NaN propagated.
+inline Vec<float> exp(Vec<float> x) {
+  const Vec<float> hi(88.7228394f), lo(-103.972084f);
+  Vec<float> xc = minimum(maximum(x, lo), hi);
+  // n = round(x / ln 2), as floor(x * log2(e) + 0.5)
+  Vec<float> fx = xc * Vec<float>(1.44269504088896341f) + Vec<float>(0.5f);
+  Vec<float> n = trunc(fx);
+  n = select(n > fx, n - Vec<float>(1.f), n);
+  Vec<float> r = xc - n * Vec<float>(0.693359375f) - n * Vec<float>(-2.12194440e-4f);
+  Vec<float> p(1.9875691500E-4f);
+  p = p * r + Vec<float>(1.3981999507E-3f);
+  p = p * r + Vec<float>(8.3334519073E-3f);
+  p = p * r + Vec<float>(4.1665795894E-2f);
+  p = p * r + Vec<float>(1.6666665459E-1f);
+  p = p * r + Vec<float>(5.0000001201E-1f);
+  Vec<float> y = p * r * r + r + Vec<float>(1.f);
+  Vec<float> result = y * exp2_int(n);
+  result = select(x > hi, Vec<float>(INFINITY), result);
+  result = select(x < lo, Vec<float>(0.f), result);
+  return select(x != x, x, result);
+}
+
+}  // namespace ember::vec

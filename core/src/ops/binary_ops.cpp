@@ -1,0 +1,233 @@
+// Binary elementwise ops and the Tensor operators built on them.
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factories.h"
+#include "ops/elementwise_kernels.h"
+#include "ops/op_utils.h"
+
+namespace ember {
+
+EMBER_DEFINE_STUB(binary_stub, BinaryFn, "binary");
+
+namespace {
+const char* op_name(BinaryOp op) {
+  switch (op) {
+#define EMBER_NAME(E, n) case BinaryOp::E: return #n;
+    EMBER_BINARY_OPS(EMBER_NAME)
+#undef EMBER_NAME
+  }
+  return "binary";
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
+         op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::LogicalAnd ||
+         op == BinaryOp::LogicalOr || op == BinaryOp::LogicalXor;
+}
+
+bool promotes_to_float(BinaryOp op) {
+  return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Hypot ||
+         op == BinaryOp::Copysign || op == BinaryOp::Xlogy;
+}
+
+Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
+                  const Scalar& alpha = 1) {
+  const char* name = op_name(op);
+  EMBER_CHECK(a.defined() && b.defined(), name, ": got an undefined tensor");
+  TensorIterator iter(name);
+  iter.add_output(out).add_input(a).add_input(b).is_inplace(inplace);
+  if (promotes_to_float(op)) iter.promote_integer_inputs_to_float();
+  if (is_comparison(op)) iter.output_dtype(kBool);
+  iter.build();
+  const DType common = iter.common_dtype();
+  if (op == BinaryOp::Add) {
+    if (is_integral(common, true))
+      EMBER_CHECK(alpha.is_integral(true), name, ": for integral input tensors, argument alpha must not be a floating point number (got ", alpha, ")");
+    if (common == kBool)
+      EMBER_CHECK(alpha.is_boolean() || alpha.toLong() == 1 || alpha.toLong() == 0, name,
+                  ": boolean alpha only supported for bool results");
+    if (!is_complex(common))
+      EMBER_CHECK(!alpha.is_complex(), name, ": complex alpha needs a complex result, got ", common);
+  }
+  if (op == BinaryOp::Maximum || op == BinaryOp::Minimum || op == BinaryOp::Fmax ||
+      op == BinaryOp::Fmin || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
+      op == BinaryOp::Ge || op == BinaryOp::Fmod || op == BinaryOp::Remainder ||
+      op == BinaryOp::DivFloor || op == BinaryOp::DivTrunc)
+    EMBER_CHECK(!is_complex(common), name, ": is not supported for complex inputs (got ", a.dtype(),
+                " and ", b.dtype(), ")");
+  binary_stub(iter.device())(iter, op, alpha);
+  iter.finish();
+  if (out.defined()) out.bump_version();
+  return iter.output();
+}
+
+Tensor wrap(const Scalar& s) { return scalar_to_tensor(s); }
+}  // namespace
+
+#define EMBER_DEFINE_BINARY(E, name)                                                      \
+  Tensor name(const Tensor& self, const Tensor& other) {                                  \
+    return run_binary(BinaryOp::E, self, other, Tensor(), false);                         \
+  }                                                                                       \
+  Tensor name(const Tensor& self, const Scalar& other) {                                  \
+    return run_binary(BinaryOp::E, self, wrap(other), Tensor(), false);                   \
+  }                                                                                       \
+  Tensor& name##_out(Tensor& out, const Tensor& self, const Tensor& other) {              \
+    run_binary(BinaryOp::E, self, other, out, false);                                     \
+    return out;                                                                           \
+  }                                                                                       \
+  Tensor Tensor::name(const Tensor& other) const { return ember::name(*this, other); }    \
+  Tensor Tensor::name(const Scalar& other) const { return ember::name(*this, other); }    \
+  Tensor& Tensor::name##_(const Tensor& other) {                                          \
+    run_binary(BinaryOp::E, *this, other, *this, true);                                   \
+    return *this;                                                                         \
+  }                                                                                       \
+  Tensor& Tensor::name##_(const Scalar& other) {                                          \
+    run_binary(BinaryOp::E, *this, wrap(other), *this, true);                             \
+    return *this;                                                                         \
+  }
+EMBER_DEFINE_BINARY(Mul, mul)
+EMBER_DEFINE_BINARY(Div, div)
+EMBER_DEFINE_BINARY(DivFloor, floor_divide)
+EMBER_DEFINE_BINARY(Fmod, fmod)
+EMBER_DEFINE_BINARY(Remainder, remainder)
+EMBER_DEFINE_BINARY(Pow, pow)
+EMBER_DEFINE_BINARY(Atan2, atan2)
+EMBER_DEFINE_BINARY(Maximum, maximum)
+EMBER_DEFINE_BINARY(Minimum, minimum)
+EMBER_DEFINE_BINARY(Fmax, fmax)
+EMBER_DEFINE_BINARY(Fmin, fmin)
+EMBER_DEFINE_BINARY(Hypot, hypot)
+EMBER_DEFINE_BINARY(Copysign, copysign)
+EMBER_DEFINE_BINARY(Xlogy, xlogy)
+EMBER_DEFINE_BINARY(Eq, eq)
+EMBER_DEFINE_BINARY(Ne, ne)
+EMBER_DEFINE_BINARY(Lt, lt)
+EMBER_DEFINE_BINARY(Le, le)
+EMBER_DEFINE_BINARY(Gt, gt)
+EMBER_DEFINE_BINARY(Ge, ge)
+EMBER_DEFINE_BINARY(LogicalAnd, logical_and)
+EMBER_DEFINE_BINARY(LogicalOr, logical_or)
+EMBER_DEFINE_BINARY(LogicalXor, logical_xor)
+EMBER_DEFINE_BINARY(BitwiseAnd, bitwise_and)
+EMBER_DEFINE_BINARY(BitwiseOr, bitwise_or)
+EMBER_DEFINE_BINARY(BitwiseXor, bitwise_xor)
+EMBER_DEFINE_BINARY(LeftShift, bitwise_left_shift)
+EMBER_DEFINE_BINARY(RightShift, bitwise_right_shift)
+#undef EMBER_DEFINE_BINARY
+
+Tensor pow(const Scalar& self, const Tensor& exponent) {
+  return run_binary(BinaryOp::Pow, wrap(self), exponent, Tensor(), false);
+}
+
+// ---- add / sub (with alpha) ----
+namespace {
+void check_sub(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dtype() != kBool && b.dtype() != kBool,
+              "sub: subtraction, the `-` operator, with a bool tensor is not supported. "
+              "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+}  // namespace
+
+Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return run_binary(BinaryOp::Add, self, other, Tensor(), false, alpha);
+}
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return run_binary(BinaryOp::Add, self, wrap(other), Tensor(), false, alpha);
+}
+Tensor& add_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  run_binary(BinaryOp::Add, self, other, out, false, alpha);
+  return out;
+}
+Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_sub(self, other);
+  return run_binary(BinaryOp::Add, self, other, Tensor(), false, -alpha);
+}
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub(self, wrap(other), alpha);
+}
+Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  check_sub(self, other);
+  run_binary(BinaryOp::Add, self, other, out, false, -alpha);
+  return out;
+}
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return sub(other, self, alpha);
+}
+Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const { return ember::add(*this, other, alpha); }
+Tensor Tensor::add(const Scalar& other, const Scalar& alpha) const { return ember::add(*this, other, alpha); }
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  run_binary(BinaryOp::Add, *this, other, *this, true, alpha);
+  return *this;
+}
+Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) { return add_(wrap(other), alpha); }
+Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const { return ember::sub(*this, other, alpha); }
+Tensor Tensor::sub(const Scalar& other, const Scalar& alpha) const { return ember::sub(*this, other, alpha); }
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  check_sub(*this, other);
+  run_binary(BinaryOp::Add, *this, other, *this, true, -alpha);
+  return *this;
+}
+Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) { return sub_(wrap(other), alpha); }
+
+// ---- div with rounding mode ----
+namespace {
+BinaryOp div_op(const std::string& mode) {
+  if (mode.empty() || mode == "true") return BinaryOp::Div;
+  if (mode == "trunc") return BinaryOp::DivTrunc;
+  if (mode == "floor") return BinaryOp::DivFloor;
+  EMBER_FAIL("div: expected rounding_mode to be one of '', 'trunc', or 'floor' but found '", mode, "'");
+}
+}  // namespace
+Tensor div(const Tensor& self, const Tensor& other, const std::string& rounding_mode) {
+  return run_binary(div_op(rounding_mode), self, other, Tensor(), false);
+}
+Tensor& div_out(Tensor& out, const Tensor& self, const Tensor& other, const std::string& rounding_mode) {
+  run_binary(div_op(rounding_mode), self, other, out, false);
+  return out;
+}
+Tensor Tensor::div(const Tensor& other, const std::string& rounding_mode) const {
+  return ember::div(*this, other, rounding_mode);
+}
+
+// ---- operators ----
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a), b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a), b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator~(const Tensor& a) { return bitwise_not(a); }
+Tensor operator!(const Tensor& a) { return logical_not(a); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise_and(a, b); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise_or(a, b); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return bitwise_xor(a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+}  // namespace ember

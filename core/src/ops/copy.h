@@ -1,0 +1,12 @@
+#pragma once
+// Kernel slots of the copy family (copy_, fill_), used by factories and ops.
+#include "iter/tensor_iterator.h"
+#include "ops/dispatch_stub.h"
+
+namespace ember {
+// Output 0 gets input 0, converted to the output's dtype.
+using CopyFn = void(TensorIterator&);
+extern DispatchStub<CopyFn> copy_stub;
+using FillFn = void(TensorIterator&, const Scalar&);
+extern DispatchStub<FillFn> fill_stub;
+}  // namespace ember

@@ -1,0 +1,180 @@
+#include "ember/ops/factories.h"
+
+#include <cmath>
+
+#include "ember/ops/elementwise.h"
+#include "ops/op_utils.h"
+
+namespace ember {
+
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  check_sizes_nonnegative(sizes, "empty_strided");
+  EMBER_CHECK(sizes.size() == strides.size(), "empty_strided: got ", sizes.size(), " sizes but ",
+              strides.size(), " strides");
+  const DType dtype = options.dtype();
+  // Bytes needed: one past the farthest element.
+  int64_t extent = 1;
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) empty = true;
+    EMBER_CHECK(strides[i] >= 0, "empty_strided: negative stride ", strides[i]);
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  const size_t nbytes = empty ? 0 : static_cast<size_t>(extent) * element_size(dtype);
+  Storage storage = make_intrusive<StorageImpl>(nbytes, get_allocator(options.device()));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
+  check_sizes_nonnegative(sizes, "empty");
+  return empty_strided(sizes, strides_for(sizes, options.memory_format(), "empty"), options);
+}
+
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return empty(sizes, options).zero_(); }
+Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return empty(sizes, options).fill_(1); }
+
+Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options) {
+  return empty(sizes, options.merged_with(value.dtype())).fill_(value);
+}
+
+Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
+  return full({}, value, options);
+}
+
+Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  TensorOptions o = options.merged_with(t.dtype());
+  if (options.memory_format() == MemoryFormat::Contiguous && t.is_non_overlapping_and_dense())
+    return empty_strided(t.sizes(), t.strides(), o);  // preserve the layout exactly
+  if (options.memory_format() == MemoryFormat::Contiguous)
+    return empty(t.sizes(), o.memory_format(t.suggest_memory_format()));
+  return empty(t.sizes(), o);
+}
+Tensor zeros_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).zero_(); }
+Tensor ones_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).fill_(1); }
+Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options) {
+  return empty_like(t, options).fill_(value);
+}
+
+namespace {
+template <class T>
+void fill_sequence(Tensor& out, double start, double step) {
+  T* p = out.data_ptr<T>();
+  const int64_t n = out.numel();
+  for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(start + step * static_cast<double>(i));
+}
+}  // namespace
+
+Tensor arange(const Scalar& end, const TensorOptions& options) { return arange(0, end, 1, options); }
+Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options) {
+  return arange(start, end, 1, options);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const TensorOptions& options) {
+  const bool all_int = start.is_integral(true) && end.is_integral(true) && step.is_integral(true);
+  const DType dtype = options.has_dtype() ? options.dtype() : (all_int ? kInt64 : default_dtype());
+  EMBER_CHECK(!is_complex(dtype) && dtype != kBool, "arange: dtype ", dtype, " is not supported");
+  const double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: ", start, " -> ", end);
+  EMBER_CHECK(st != 0, "arange: step must be nonzero");
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange: upper bound and larger bound inconsistent with step sign (start ",
+              start, ", end ", end, ", step ", step, ")");
+  int64_t n;
+  if (all_int) {
+    const int64_t a = start.toLong(), b = end.toLong(), c = step.toLong();
+    n = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / (-c);
+  } else {
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  }
+  Tensor out = empty({n}, TensorOptions(dtype).device(kCPU));
+  if (all_int && is_integral(dtype)) {
+    dispatch<kMaskIntegral>(dtype, "arange", [&](auto tag) {
+      using T = decltype(tag);
+      T* p = out.data_ptr<T>();
+      const int64_t a = start.toLong(), c = step.toLong();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(a + c * i);
+    });
+  } else {
+    dispatch<kMaskReal>(dtype, "arange", [&](auto tag) { fill_sequence<decltype(tag)>(out, s, st); });
+  }
+  return out.to(options.device());
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
+  EMBER_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  const DType dtype = options.has_dtype() ? options.dtype() : default_dtype();
+  Tensor out = empty({steps}, TensorOptions(dtype));
+  const double a = start.toDouble(), b = end.toDouble();
+  const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
+  // Symmetric evaluation as PyTorch: the second half counts back from `end`,
+  // so both endpoints are exact.
+  const int64_t half = steps / 2;
+  dispatch<kMaskNumber>(dtype, "linspace", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = out.data_ptr<T>();
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = i < half ? a + step * static_cast<double>(i)
+                          : b - step * static_cast<double>(steps - i - 1);
+      if constexpr (is_complex_v<T>) p[i] = T(static_cast<typename T::value_type>(v));
+      else p[i] = static_cast<T>(v);
+    }
+  });
+  return out.to(options.device());
+}
+
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base,
+                const TensorOptions& options) {
+  EMBER_CHECK(steps >= 0, "logspace: number of steps must be non-negative, got ", steps);
+  const DType dtype = options.has_dtype() ? options.dtype() : default_dtype();
+  Tensor exponents = linspace(start, end, steps, TensorOptions(kFloat64));
+  Tensor out = empty({steps}, TensorOptions(kFloat64));
+  const double* e = exponents.data_ptr<double>();
+  double* p = out.data_ptr<double>();
+  for (int64_t i = 0; i < steps; ++i) p[i] = std::pow(base, e[i]);
+  return out.to(TensorOptions(dtype).device(options.device()));
+}
+
+Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  EMBER_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n=", n, " m=", m);
+  Tensor out = zeros({n, m}, options);
+  if (n && m) out.diagonal().fill_(1);
+  return out;
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  check_sizes_nonnegative(sizes, "from_blob");
+  EMBER_CHECK(sizes.size() == strides.size(), "from_blob: got ", sizes.size(), " sizes but ",
+              strides.size(), " strides");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
+  Storage storage = make_intrusive<StorageImpl>(
+      data, static_cast<size_t>(extent) * element_size(options.dtype()), options.device(), nullptr);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), options.dtype(), sizes, strides, 0));
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
+  return from_blob(data, sizes, strides_for(sizes, MemoryFormat::Contiguous), options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
+                 const TensorOptions& options) {
+  check_sizes_nonnegative(sizes, "from_blob");
+  Storage storage = make_intrusive<StorageImpl>(
+      data, static_cast<size_t>(numel_of(sizes)) * element_size(options.dtype()), options.device(),
+      std::move(deleter));
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), options.dtype(), sizes,
+                                           strides_for(sizes, MemoryFormat::Contiguous), 0));
+}
+
+namespace detail {
+Tensor tensor_from_data(const void* data, DType data_dtype, IntArrayRef sizes,
+                        const TensorOptions& options) {
+  // Wrap the caller's buffer, then copy-convert into a fresh tensor.
+  Tensor view = from_blob(const_cast<void*>(data), sizes, TensorOptions(data_dtype));
+  Tensor out = empty(sizes, TensorOptions(options.dtype()));
+  out.copy_(view);
+  return out.to(options.device());
+}
+}  // namespace detail
+
+}  // namespace ember

@@ -1,0 +1,184 @@
+// Printing like Python's torch: tensor([[1.0000, 2.5000], ...], dtype=float64).
+// Formatting follows torch/_tensor_str.py: integer-valued floats print as "1.",
+// scientific notation when values span more than 1e3 or exceed 1e8 or go below
+// 1e-4, every element padded to the widest, and tensors with more than
+// `threshold` elements summarized with `edgeitems` per end.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "ember/ops/factories.h"
+#include "ops/op_utils.h"
+
+namespace ember {
+
+namespace {
+PrintOptions g_print_options;
+
+struct Formatter {
+  bool floating = false, complex = false, boolean = false;
+  bool int_mode = false, sci_mode = false;
+  int precision = 4;
+  size_t width = 1;
+
+  std::string real(double v) const {
+    if (boolean) return v != 0 ? "True" : "False";
+    if (!floating) return std::to_string(static_cast<long long>(v));
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    if (sci_mode) std::snprintf(buf, sizeof buf, "%.*e", precision, v);
+    else if (int_mode) std::snprintf(buf, sizeof buf, "%.0f.", v);
+    else std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+    return buf;
+  }
+  std::string format(double re, double im) const {
+    if (!complex) return real(re);
+    std::string i = real(std::abs(im));
+    return real(re) + (std::signbit(im) ? "-" : "+") + i + "j";
+  }
+};
+
+// Flat list of the values that will be shown (respecting summarization).
+void collect_shown(const Tensor& t, bool summarize, int64_t edge, std::vector<Tensor>& out) {
+  if (t.dim() == 0) {
+    out.push_back(t);
+    return;
+  }
+  const int64_t n = t.size(0);
+  if (summarize && n > 2 * edge) {
+    for (int64_t i = 0; i < edge; ++i) collect_shown(t.select(0, i), summarize, edge, out);
+    for (int64_t i = n - edge; i < n; ++i) collect_shown(t.select(0, i), summarize, edge, out);
+  } else {
+    for (int64_t i = 0; i < n; ++i) collect_shown(t.select(0, i), summarize, edge, out);
+  }
+}
+
+Formatter make_formatter(const Tensor& values, const Tensor& t) {
+  Formatter f;
+  f.precision = g_print_options.precision;
+  f.boolean = t.dtype() == kBool;
+  f.complex = t.is_complex();
+  f.floating = t.is_floating_point() || t.is_complex();
+  std::vector<double> shown;
+  const int64_t n = values.numel();
+  const double* p = values.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i) shown.push_back(p[i]);
+  if (f.floating) {
+    bool all_int = true;
+    double max_abs = 0, min_abs = INFINITY;
+    bool any = false;
+    for (double v : shown) {
+      if (!std::isfinite(v)) continue;
+      if (v != std::ceil(v)) all_int = false;
+      double a = std::abs(v);
+      if (a != 0) {
+        any = true;
+        max_abs = std::max(max_abs, a);
+        min_abs = std::min(min_abs, a);
+      }
+    }
+    if (all_int) {
+      f.int_mode = true;
+      if (any && max_abs > 1e8) f.sci_mode = true;
+    } else if (any && (max_abs / min_abs > 1000.0 || max_abs > 1e8 || min_abs < 1e-4)) {
+      f.sci_mode = true;
+    }
+  }
+  for (double v : shown) f.width = std::max(f.width, f.real(f.complex ? v : v).size());
+  return f;
+}
+
+void print_rec(std::ostream& os, const Tensor& t, const Formatter& f, bool summarize, int64_t edge,
+               int indent, const Tensor& re, const Tensor& im) {
+  auto pad = [&](std::string s) {
+    if (s.size() < f.width) s.insert(0, f.width - s.size(), ' ');
+    return s;
+  };
+  if (t.dim() == 0) {
+    os << f.format(re.item<double>(), im.defined() ? im.item<double>() : 0.0);
+    return;
+  }
+  const int64_t n = t.size(0);
+  std::vector<int64_t> idx;
+  bool elided = summarize && n > 2 * edge;
+  if (elided) {
+    for (int64_t i = 0; i < edge; ++i) idx.push_back(i);
+    idx.push_back(-1);
+    for (int64_t i = n - edge; i < n; ++i) idx.push_back(i);
+  } else {
+    for (int64_t i = 0; i < n; ++i) idx.push_back(i);
+  }
+  os << '[';
+  if (t.dim() == 1) {
+    // Wrap rows at the line width like Python.
+    const size_t elem_width = f.complex ? 2 * f.width + 2 : f.width;
+    const size_t per_line = std::max<size_t>(
+        1, (g_print_options.linewidth - indent - 1) / (elem_width + 2));
+    size_t on_line = 0;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      if (k) {
+        os << ',';
+        if (++on_line >= per_line) {
+          os << '\n' << std::string(indent + 1, ' ');
+          on_line = 0;
+        } else {
+          os << ' ';
+        }
+      }
+      if (idx[k] < 0) {
+        os << "...";
+        continue;
+      }
+      double r = re.select(0, idx[k]).item<double>();
+      double i = im.defined() ? im.select(0, idx[k]).item<double>() : 0.0;
+      os << (f.complex ? f.format(r, i) : pad(f.real(r)));
+    }
+  } else {
+    for (size_t k = 0; k < idx.size(); ++k) {
+      if (k) os << ',' << std::string(t.dim() - 1, '\n') << std::string(indent + 1, ' ');
+      if (idx[k] < 0) {
+        os << "...";
+        continue;
+      }
+      print_rec(os, t.select(0, idx[k]), f, summarize, edge, indent + 1, re.select(0, idx[k]),
+                im.defined() ? im.select(0, idx[k]) : Tensor());
+    }
+  }
+  os << ']';
+}
+}  // namespace
+
+void set_printoptions(const PrintOptions& options) { g_print_options = options; }
+const PrintOptions& printoptions() { return g_print_options; }
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  const Tensor cpu = t.cpu();
+  const bool summarize = cpu.numel() > g_print_options.threshold;
+  const int64_t edge = g_print_options.edgeitems;
+  Tensor re = cpu.is_complex() ? cpu.real().to(kFloat64) : cpu.to(kFloat64);
+  Tensor im = cpu.is_complex() ? cpu.imag().to(kFloat64) : Tensor();
+  std::vector<Tensor> shown;
+  collect_shown(re, summarize, edge, shown);
+  if (im.defined()) collect_shown(im, summarize, edge, shown);
+  Tensor values = empty({static_cast<int64_t>(shown.size())}, kFloat64);
+  for (size_t i = 0; i < shown.size(); ++i)
+    values.data_ptr<double>()[i] = *static_cast<const double*>(shown[i].data_ptr());
+  Formatter f = make_formatter(values, cpu);
+  os << "tensor(";
+  if (cpu.numel() == 0) {
+    os << "[]";
+  } else {
+    print_rec(os, cpu, f, summarize, edge, 7, re, im);
+  }
+  if (cpu.numel() == 0 && cpu.dim() != 1) os << ", size=" << cpu.sizes();
+  const bool default_dtype_shown = cpu.dtype() == default_dtype() || cpu.dtype() == kInt64 ||
+                                   cpu.dtype() == kBool ||
+                                   (cpu.dtype() == kComplex64 && default_dtype() == kFloat32);
+  if (!default_dtype_shown) os << ", dtype=" << cpu.dtype();
+  if (!t.is_cpu()) os << ", device='" << t.device() << "'";
+  return os << ')';
+}
+
+}  // namespace ember

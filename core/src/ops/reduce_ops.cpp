@@ -1,0 +1,230 @@
+// Reductions: dim handling, output dtypes and shapes. Kernels in
+// kernels/cpu/reduce_kernels.cpp through the engine in iter/reduce.h.
+#include <cmath>
+#include <limits>
+
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/reduce.h"
+#include "ops/op_utils.h"
+#include "ops/reduce_kernels.h"
+
+namespace ember {
+
+EMBER_DEFINE_STUB(reduce_stub, ReduceFn, "reduce");
+EMBER_DEFINE_STUB(arg_reduce_stub, ArgReduceFn, "arg_reduce");
+
+namespace {
+DimVector keepdim_shape(const Tensor& t, uint64_t mask) {
+  DimVector shape(t.sizes());
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (mask >> d & 1) shape[d] = 1;
+  return shape;
+}
+
+Tensor squeeze_reduced(const Tensor& out, uint64_t mask, bool keepdim) {
+  if (keepdim) return out;
+  DimVector dims;
+  for (int64_t d = 0; d < out.dim(); ++d)
+    if (mask >> d & 1) dims.push_back(d);
+  if (dims.empty()) return out;
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < out.dim(); ++d)
+    if (!(mask >> d & 1)) {
+      sizes.push_back(out.size(d));
+      strides.push_back(out.stride(d));
+    }
+  return out.as_strided(sizes, strides);
+}
+
+void check_nonempty(const Tensor& t, uint64_t mask, const char* op) {
+  if (t.numel() != 0) return;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    EMBER_CHECK(!((mask >> d & 1) && t.size(d) == 0), op, "(): Expected reduction dim ", d,
+                " to have non-zero size (input sizes ", t.sizes(), ")");
+  EMBER_CHECK(t.dim() != 0 || t.numel() != 0, op, "(): Expected a non-empty tensor");
+}
+
+Tensor reduce(const Tensor& self, IntArrayRef dims, bool keepdim, DType out_dtype, ReduceOp op,
+              const char* name, const ReduceParams& params = {}) {
+  EMBER_CHECK(self.defined(), name, ": input tensor is undefined");
+  const uint64_t mask = dims_to_mask(dims, self.dim(), name);
+  Tensor out = empty(keepdim_shape(self, mask), TensorOptions(out_dtype).device(self.device()));
+  if (self.numel() == 0) {
+    // Identity of the reduction (mean of nothing is nan, as PyTorch).
+    switch (op) {
+      case ReduceOp::Prod: case ReduceOp::All: out.fill_(1); break;
+      case ReduceOp::Mean: case ReduceOp::Var: out.fill_(NAN); break;
+      default: out.fill_(0); break;
+    }
+  } else {
+    reduce_stub(self.device())(self, out, mask, op, params);
+  }
+  return squeeze_reduced(out, mask, keepdim);
+}
+
+DType sum_dtype(const Tensor& self, std::optional<DType> dtype) {
+  if (dtype) return *dtype;
+  return is_integral(self.dtype(), true) ? kInt64 : self.dtype();
+}
+}  // namespace
+
+Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  return reduce(self, dims, keepdim, sum_dtype(self, dtype), ReduceOp::Sum, "sum");
+}
+Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum(self, {}, false, dtype); }
+Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
+  const DType t = dtype.value_or(self.dtype());
+  EMBER_CHECK(is_floating_point(t) || is_complex(t),
+              "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ",
+              t);
+  return reduce(self, dims, keepdim, t, ReduceOp::Mean, "mean");
+}
+Tensor mean(const Tensor& self, std::optional<DType> dtype) { return mean(self, {}, false, dtype); }
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
+  return reduce(self, IntArrayRef(dim), keepdim, sum_dtype(self, dtype), ReduceOp::Prod, "prod");
+}
+Tensor prod(const Tensor& self, std::optional<DType> dtype) {
+  return reduce(self, {}, false, sum_dtype(self, dtype), ReduceOp::Prod, "prod");
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  EMBER_CHECK(!self.is_complex(), "amax: complex inputs are not supported (got ", self.dtype(), ")");
+  check_nonempty(self, dims_to_mask(dims, self.dim(), "amax"), "amax");
+  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amax, "amax");
+}
+Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  EMBER_CHECK(!self.is_complex(), "amin: complex inputs are not supported (got ", self.dtype(), ")");
+  check_nonempty(self, dims_to_mask(dims, self.dim(), "amin"), "amin");
+  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amin, "amin");
+}
+Tensor max(const Tensor& self) {
+  EMBER_CHECK(self.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return amax(self);
+}
+Tensor min(const Tensor& self) {
+  EMBER_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  return amin(self);
+}
+
+namespace {
+std::pair<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                                     ArgReduceOp op, const char* name) {
+  EMBER_CHECK(!self.is_complex(), name, ": complex inputs are not supported (got ", self.dtype(), ")");
+  const uint64_t mask = dim ? dims_to_mask(IntArrayRef(*dim), self.dim(), name)
+                            : dims_to_mask({}, self.dim(), name);
+  if (dim) check_nonempty(self, mask, name);
+  else EMBER_CHECK(self.numel() > 0, name, ": Expected reduction dim to be specified for input.numel() == 0.");
+  DimVector shape = keepdim_shape(self, mask);
+  Tensor values = empty(shape, self.options());
+  Tensor indices = empty(shape, TensorOptions(kInt64).device(self.device()));
+  if (self.numel() > 0) arg_reduce_stub(self.device())(self, values, indices, mask, op);
+  return {squeeze_reduced(values, mask, keepdim || !dim ? keepdim : false),
+          squeeze_reduced(indices, mask, keepdim)};
+}
+}  // namespace
+
+std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_reduce(self, dim, keepdim, ArgReduceOp::Max, "max");
+}
+std::pair<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
+  return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "min");
+}
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  // Without dim: index into the flattened input.
+  if (!dim) return arg_reduce(self.reshape({-1}), 0, false, ArgReduceOp::Max, "argmax").second;
+  return arg_reduce(self, dim, keepdim, ArgReduceOp::Max, "argmax").second;
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) return arg_reduce(self.reshape({-1}), 0, false, ArgReduceOp::Min, "argmin").second;
+  return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "argmin").second;
+}
+
+Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
+  EMBER_CHECK(self.is_floating_point(), "var: expected a floating point tensor, got ", self.dtype());
+  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "var", {2, correction, false});
+}
+Tensor std(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
+  EMBER_CHECK(self.is_floating_point(), "std: expected a floating point tensor, got ", self.dtype());
+  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});
+}
+
+Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdim) {
+  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
+              "norm: expected a floating point or complex tensor, got ", self.dtype());
+  const double p = p_s.toDouble();
+  ReduceOp op = ReduceOp::NormP;
+  if (p == 0) op = ReduceOp::Norm0;
+  else if (std::isinf(p)) op = p > 0 ? ReduceOp::NormInf : ReduceOp::NormNegInf;
+  if (op == ReduceOp::NormInf || op == ReduceOp::NormNegInf)
+    check_nonempty(self, dims_to_mask(dims, self.dim(), "norm"), "norm");
+  return reduce(self, dims, keepdim, to_real_dtype(self.dtype()), op, "norm", {p, 1, false});
+}
+Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, p, {}, false); }
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  Tensor x = is_integral(self.dtype(), true) ? self.to(default_dtype()) : self;
+  if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
+  // Shift by the max so exp never overflows; an infinite max is replaced by 0
+  // so that inf - inf does not produce nan.
+  Tensor m = amax(x, dims, true);
+  m = where(isinf(m), zeros({}, m.options()), m);
+  Tensor s = log(sum(exp(sub(x, m)), dims, true));
+  Tensor out = add(s, m);
+  return keepdim ? out : squeeze_reduced(out, dims_to_mask(dims, self.dim(), "logsumexp"), false);
+}
+
+namespace {
+DType all_any_dtype(const Tensor& self) { return self.dtype() == kUInt8 ? kUInt8 : kBool; }
+}  // namespace
+Tensor all(const Tensor& self) { return reduce(self, {}, false, all_any_dtype(self), ReduceOp::All, "all"); }
+Tensor all(const Tensor& self, int64_t dim, bool keepdim) {
+  return reduce(self, IntArrayRef(dim), keepdim, all_any_dtype(self), ReduceOp::All, "all");
+}
+Tensor any(const Tensor& self) { return reduce(self, {}, false, all_any_dtype(self), ReduceOp::Any, "any"); }
+Tensor any(const Tensor& self, int64_t dim, bool keepdim) {
+  return reduce(self, IntArrayRef(dim), keepdim, all_any_dtype(self), ReduceOp::Any, "any");
+}
+Tensor count_nonzero(const Tensor& self, IntArrayRef dims) {
+  return reduce(self, dims, false, kInt64, ReduceOp::CountNonzero, "count_nonzero");
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::sum(std::optional<DType> dtype) const { return ember::sum(*this, dtype); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return ember::sum(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::mean(std::optional<DType> dtype) const { return ember::mean(*this, dtype); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim, std::optional<DType> dtype) const {
+  return ember::mean(*this, dims, keepdim, dtype);
+}
+Tensor Tensor::prod(std::optional<DType> dtype) const { return ember::prod(*this, dtype); }
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<DType> dtype) const {
+  return ember::prod(*this, dim, keepdim, dtype);
+}
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return ember::min(*this, dim, keepdim); }
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return ember::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return ember::amin(*this, dims, keepdim); }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return ember::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return ember::argmin(*this, dim, keepdim); }
+Tensor Tensor::var(IntArrayRef dims, int64_t correction, bool keepdim) const {
+  return ember::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(IntArrayRef dims, int64_t correction, bool keepdim) const {
+  return ember::std(*this, dims, correction, keepdim);
+}
+Tensor Tensor::norm(const Scalar& p) const { return ember::norm(*this, p); }
+Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
+  return ember::norm(*this, p, dims, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const { return ember::logsumexp(*this, dims, keepdim); }
+Tensor Tensor::all() const { return ember::all(*this); }
+Tensor Tensor::all(int64_t dim, bool keepdim) const { return ember::all(*this, dim, keepdim); }
+Tensor Tensor::any() const { return ember::any(*this); }
+Tensor Tensor::any(int64_t dim, bool keepdim) const { return ember::any(*this, dim, keepdim); }
+Tensor Tensor::count_nonzero(IntArrayRef dims) const { return ember::count_nonzero(*this, dims); }
+
+}  // namespace ember

@@ -1,0 +1,528 @@
+// Views: tensors sharing their base's storage with new sizes/strides/offset.
+// Also the metadata queries on Tensor (size, stride, contiguity, item).
+#include <algorithm>
+#include <numeric>
+
+#include "ember/ops/factories.h"
+#include "ops/op_utils.h"
+
+namespace ember {
+
+namespace {
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 std::optional<DType> dtype = std::nullopt) {
+  return Tensor(make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes,
+                                           strides, offset));
+}
+
+// Replaces a single -1 in `shape` so that it holds numel elements.
+DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
+  DimVector out(shape);
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      EMBER_CHECK(!infer, op, ": only one dimension can be inferred, got shape ", shape);
+      infer = i;
+    } else {
+      EMBER_CHECK(shape[i] >= 0, op, ": invalid shape dimension ", shape[i], " in ", shape);
+      known *= shape[i];
+    }
+  }
+  if (infer) {
+    EMBER_CHECK(known != 0 && numel % known == 0, op, ": shape ", shape,
+                " is invalid for input of size ", numel);
+    out[*infer] = numel / known;
+  } else {
+    EMBER_CHECK(known == numel, op, ": shape ", shape, " is invalid for input of size ", numel);
+  }
+  return out;
+}
+
+// Strides for viewing (old_sizes, old_strides) as new_sizes without copying,
+// or nullopt when a new dim would span two non-contiguous chunks (ATen's computeStride).
+std::optional<DimVector> compute_view_strides(IntArrayRef old_sizes, IntArrayRef old_strides,
+                                              IntArrayRef new_sizes) {
+  DimVector new_strides(new_sizes.size());
+  if (old_sizes.empty()) {
+    std::fill(new_strides.begin(), new_strides.end(), 1);
+    return new_strides;
+  }
+  const int64_t numel = numel_of(old_sizes);
+  if (numel == 0) {
+    if (old_sizes == new_sizes) return DimVector(old_strides);
+    return strides_for(new_sizes, MemoryFormat::Contiguous);
+  }
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(old_sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= old_sizes[tensor_d];
+    if (tensor_d == 0 ||
+        (old_sizes[tensor_d - 1] != 1 &&
+         old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = old_strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+}  // namespace
+
+// ---- metadata ----
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  if (format == MemoryFormat::Contiguous) return impl()->is_contiguous();
+  return is_contiguous_as(sizes(), strides(), format);
+}
+
+MemoryFormat Tensor::suggest_memory_format() const {
+  // PyTorch's rule: channels-last when the strides say so and the tensor is
+  // not also plainly contiguous (a C=1 or H=W=1 tensor stays contiguous).
+  if (dim() == 4 && !is_contiguous() && is_contiguous_as(sizes(), strides(), MemoryFormat::ChannelsLast))
+    return MemoryFormat::ChannelsLast;
+  if (dim() == 5 && !is_contiguous() && is_contiguous_as(sizes(), strides(), MemoryFormat::ChannelsLast3d))
+    return MemoryFormat::ChannelsLast3d;
+  return MemoryFormat::Contiguous;
+}
+
+bool Tensor::is_non_overlapping_and_dense() const {
+  if (is_contiguous()) return true;
+  const int64_t n = dim();
+  DimVector perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+    if (sizes()[a] < 2) return false;
+    if (sizes()[b] < 2) return true;
+    return strides()[a] < strides()[b];
+  });
+  int64_t expected = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = perm[i];
+    if (sizes()[d] == 1) continue;
+    if (strides()[d] != expected) return false;
+    expected *= sizes()[d];
+  }
+  return true;
+}
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "item: a Tensor with ", numel(),
+              " elements cannot be converted to Scalar");
+  Tensor t = is_cpu() ? *this : to(kCPU);
+  return dispatch<kMaskAll>(dtype(), "item", [&](auto tag) -> Scalar {
+    using T = decltype(tag);
+    return Scalar(*static_cast<const T*>(t.data_ptr()));
+  });
+}
+
+std::string Tensor::toString() const {
+  if (!defined()) return "UndefinedTensor";
+  return detail::concat(device(), " ", dtype(), " tensor of size ", sizes());
+}
+
+// ---- views ----
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
+                          std::optional<int64_t> storage_offset) const {
+  EMBER_CHECK(sizes.size() == strides.size(), "as_strided: got ", sizes.size(), " sizes but ",
+              strides.size(), " strides");
+  check_sizes_nonnegative(sizes, "as_strided");
+  const int64_t offset = storage_offset.value_or(this->storage_offset());
+  EMBER_CHECK(offset >= 0, "as_strided: negative storage offset ", offset);
+  int64_t max_index = offset;
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(strides[i] >= 0, "as_strided: negative strides are not supported, got ", strides);
+    if (sizes[i] == 0) empty = true;
+    max_index += (sizes[i] - 1) * strides[i];
+  }
+  if (!empty) {
+    const int64_t capacity = static_cast<int64_t>(storage()->nbytes() / element_size());
+    EMBER_CHECK(max_index < capacity, "as_strided: sizes ", sizes, ", strides ", strides,
+                " and offset ", offset, " need ", max_index + 1,
+                " elements but the storage holds only ", capacity);
+  }
+  return make_view(*this, sizes, strides, offset);
+}
+
+Tensor Tensor::view(IntArrayRef shape) const {
+  DimVector sizes = infer_size(shape, numel(), "view");
+  auto strides = compute_view_strides(this->sizes(), this->strides(), sizes);
+  EMBER_CHECK(strides.has_value(), "view: size ", shape, " is not compatible with input tensor's size ",
+              this->sizes(), " and stride ", this->strides(),
+              " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(*this, sizes, *strides, storage_offset());
+}
+
+Tensor Tensor::view(DType t) const {
+  if (t == dtype()) return *this;
+  const int64_t old_es = static_cast<int64_t>(element_size()), new_es = static_cast<int64_t>(ember::element_size(t));
+  if (old_es == new_es) return make_view(*this, sizes(), strides(), storage_offset(), t);
+  EMBER_CHECK(dim() > 0 && stride(-1) == 1, "view(dtype): changing element size from ", old_es,
+              " to ", new_es, " needs a last dimension with stride 1, got strides ", strides());
+  DimVector sizes(this->sizes()), strides(this->strides());
+  if (new_es > old_es) {
+    const int64_t ratio = new_es / old_es;
+    EMBER_CHECK(sizes.back() % ratio == 0 && storage_offset() % ratio == 0,
+                "view(dtype): last dim size ", sizes.back(), " and storage offset ", storage_offset(),
+                " must be divisible by ", ratio, " to view ", dtype(), " as ", t);
+    for (size_t i = 0; i + 1 < strides.size(); ++i) {
+      EMBER_CHECK(strides[i] % ratio == 0, "view(dtype): stride ", strides[i], " of dim ", i,
+                  " must be divisible by ", ratio);
+      strides[i] /= ratio;
+    }
+    sizes.back() /= ratio;
+    return make_view(*this, sizes, strides, storage_offset() / ratio, t);
+  }
+  const int64_t ratio = old_es / new_es;
+  for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] *= ratio;
+  sizes.back() *= ratio;
+  return make_view(*this, sizes, strides, storage_offset() * ratio, t);
+}
+
+Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
+
+Tensor Tensor::reshape(IntArrayRef shape) const {
+  DimVector sizes = infer_size(shape, numel(), "reshape");
+  if (auto strides = compute_view_strides(this->sizes(), this->strides(), sizes))
+    return make_view(*this, sizes, *strides, storage_offset());
+  return clone(MemoryFormat::Contiguous).view(sizes);
+}
+Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  start_dim = wrap_dim(start_dim, dim(), "flatten");
+  end_dim = wrap_dim(end_dim, dim(), "flatten");
+  EMBER_CHECK(start_dim <= end_dim, "flatten: start_dim ", start_dim,
+              " cannot come after end_dim ", end_dim);
+  if (start_dim == end_dim) return *this;
+  DimVector shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(size(d));
+  int64_t merged = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) merged *= size(d);
+  shape.push_back(merged);
+  for (int64_t d = end_dim + 1; d < dim(); ++d) shape.push_back(size(d));
+  return reshape(shape);
+}
+
+Tensor Tensor::unflatten(int64_t d, IntArrayRef sizes) const {
+  d = wrap_dim(d, dim(), "unflatten");
+  EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  DimVector inner = infer_size(sizes, size(d), "unflatten");
+  DimVector shape;
+  for (int64_t i = 0; i < d; ++i) shape.push_back(size(i));
+  for (int64_t s : inner) shape.push_back(s);
+  for (int64_t i = d + 1; i < dim(); ++i) shape.push_back(size(i));
+  return view(shape);
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == dim(), "permute: number of dims ", dims.size(),
+              " does not match the tensor's ", dim(), " dims (sizes ", sizes(), ")");
+  DimVector sizes(dim()), strides(dim());
+  uint64_t seen = 0;
+  for (int64_t i = 0; i < dim(); ++i) {
+    const int64_t d = wrap_dim(dims[i], dim(), "permute");
+    EMBER_CHECK(!(seen >> d & 1), "permute: repeated dim ", d, " in ", dims);
+    seen |= uint64_t{1} << d;
+    sizes[i] = this->sizes()[d];
+    strides[i] = this->strides()[d];
+  }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  if (dim() == 0) return *this;
+  d0 = wrap_dim(d0, dim(), "transpose");
+  d1 = wrap_dim(d1, dim(), "transpose");
+  DimVector sizes(this->sizes()), strides(this->strides());
+  std::swap(sizes[d0], sizes[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::t() const {
+  EMBER_CHECK(dim() <= 2, "t: expects a tensor with <= 2 dimensions, but got ", dim(), "-d (sizes ",
+              sizes(), ")");
+  return dim() < 2 ? *this : transpose(0, 1);
+}
+
+Tensor Tensor::mT() const {
+  EMBER_CHECK(dim() >= 2, "mT: expects a tensor with >= 2 dimensions, got sizes ", sizes());
+  return transpose(-2, -1);
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  EMBER_CHECK(dim() > 0, "narrow: cannot be applied to a 0-dim tensor");
+  d = wrap_dim(d, dim(), "narrow");
+  const int64_t n = size(d);
+  if (start < 0) start += n;
+  EMBER_CHECK(start >= 0 && start <= n, "narrow: start ", start, " out of range for dim ", d,
+              " of size ", n);
+  EMBER_CHECK(length >= 0 && start + length <= n, "narrow: start (", start, ") + length (", length,
+              ") exceeds dimension size (", n, ")");
+  return slice(d, start, start + length, 1);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  EMBER_CHECK(dim() > 0, "select: cannot be applied to a 0-dim tensor");
+  d = wrap_dim(d, dim(), "select");
+  const int64_t n = size(d);
+  EMBER_CHECK(index >= -n && index < n, "select: index ", index, " out of range for tensor of size ",
+              sizes(), " at dimension ", d);
+  if (index < 0) index += n;
+  DimVector sizes(this->sizes()), strides(this->strides());
+  const int64_t offset = storage_offset() + index * strides[d];
+  sizes.erase(d);
+  strides.erase(d);
+  return make_view(*this, sizes, strides, offset);
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
+                     int64_t step) const {
+  EMBER_CHECK(dim() > 0, "slice: cannot be applied to a 0-dim tensor");
+  d = wrap_dim(d, dim(), "slice");
+  EMBER_CHECK(step > 0, "slice: step must be positive, got ", step);
+  const int64_t n = size(d);
+  int64_t start = start_opt.value_or(0), end = end_opt.value_or(n);
+  // Python slice clamping.
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  DimVector sizes(this->sizes()), strides(this->strides());
+  const int64_t offset = storage_offset() + start * strides[d];
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] *= step;
+  return make_view(*this, sizes, strides, offset);
+}
+
+Tensor Tensor::expand(IntArrayRef target) const {
+  EMBER_CHECK(static_cast<int64_t>(target.size()) >= dim(), "expand: the number of sizes provided (",
+              target.size(), ") must be greater or equal to the number of dimensions in the tensor (",
+              dim(), ")");
+  const int64_t nd = static_cast<int64_t>(target.size());
+  DimVector sizes(nd), strides(nd);
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    const int64_t offset = nd - 1 - i;
+    const int64_t d = dim() - 1 - offset;
+    const int64_t s = d >= 0 ? size(d) : 1;
+    const int64_t st = d >= 0 ? stride(d) : (i + 1 < nd ? sizes[i + 1] * strides[i + 1] : 1);
+    int64_t want = target[i];
+    if (want == -1) {
+      EMBER_CHECK(d >= 0, "expand: -1 is not allowed in a leading, non-existing dimension (sizes ",
+                  target, ")");
+      want = s;
+    }
+    if (s == want) {
+      sizes[i] = s;
+      strides[i] = st;
+    } else {
+      EMBER_CHECK(s == 1, "expand: the expanded size of the tensor (", want,
+                  ") must match the existing size (", s, ") at non-singleton dimension ", i,
+                  ". Target sizes: ", target, ". Tensor sizes: ", this->sizes());
+      EMBER_CHECK(want >= 0, "expand: invalid size ", want, " in ", target);
+      sizes[i] = want;
+      strides[i] = 0;
+    }
+  }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
+
+Tensor Tensor::squeeze() const {
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d)
+    if (size(d) != 1) {
+      sizes.push_back(size(d));
+      strides.push_back(stride(d));
+    }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef(d)); }
+
+Tensor Tensor::squeeze(IntArrayRef dims) const {
+  const uint64_t mask = dims_to_mask(dims, dim(), "squeeze");
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d)
+    if (!((mask >> d & 1) && size(d) == 1)) {
+      sizes.push_back(size(d));
+      strides.push_back(stride(d));
+    }
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  d = wrap_dim(d, dim() + 1, "unsqueeze");
+  DimVector sizes(this->sizes()), strides(this->strides());
+  const int64_t st = d >= dim() ? 1 : sizes[d] * strides[d];
+  sizes.insert(d, 1);
+  strides.insert(d, st);
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  d = wrap_dim(d, dim(), "unfold");
+  const int64_t n = dim() == 0 ? 1 : this->size(d);
+  EMBER_CHECK(size >= 0 && size <= n, "unfold: maximum size for tensor at dimension ", d, " is ", n,
+              " but size is ", size);
+  EMBER_CHECK(step > 0, "unfold: step is ", step, " but must be > 0");
+  DimVector sizes(this->sizes()), strides(this->strides());
+  const int64_t st = dim() == 0 ? 1 : strides[d];
+  if (dim() > 0) {
+    sizes[d] = (n - size) / step + 1;
+    strides[d] = st * step;
+  }
+  sizes.push_back(size);
+  strides.push_back(st);
+  return make_view(*this, sizes, strides, storage_offset());
+}
+
+Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2) const {
+  EMBER_CHECK(dim() >= 2, "diagonal: expects a tensor with at least 2 dims, got sizes ", sizes());
+  d1 = wrap_dim(d1, dim(), "diagonal");
+  d2 = wrap_dim(d2, dim(), "diagonal");
+  EMBER_CHECK(d1 != d2, "diagonal: dimensions cannot be identical ", d1, ", ", d2);
+  int64_t len, start = storage_offset();
+  if (offset >= 0) {
+    len = std::max<int64_t>(std::min(size(d1), size(d2) - offset), 0);
+    if (len > 0) start += offset * stride(d2);
+  } else {
+    len = std::max<int64_t>(std::min(size(d1) + offset, size(d2)), 0);
+    if (len > 0) start -= offset * stride(d1);
+  }
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d)
+    if (d != d1 && d != d2) {
+      sizes.push_back(size(d));
+      strides.push_back(stride(d));
+    }
+  sizes.push_back(len);
+  strides.push_back(stride(d1) + stride(d2));
+  return make_view(*this, sizes, strides, start);
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
+  EMBER_CHECK(dim() > 0, "split: expects at least a 1-dimensional tensor");
+  d = wrap_dim(d, dim(), "split");
+  EMBER_CHECK(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
+  const int64_t n = size(d);
+  EMBER_CHECK(split_size > 0 || n == 0, "split: split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
+  std::vector<Tensor> out;
+  if (n == 0) {
+    out.push_back(*this);
+    return out;
+  }
+  for (int64_t s = 0; s < n; s += split_size) out.push_back(narrow(d, s, std::min(split_size, n - s)));
+  return out;
+}
+
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
+  EMBER_CHECK(dim() > 0, "split_with_sizes: expects at least a 1-dimensional tensor");
+  d = wrap_dim(d, dim(), "split_with_sizes");
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes: split sizes must be non-negative, got ", split_sizes);
+    total += s;
+  }
+  EMBER_CHECK(total == size(d), "split_with_sizes: expects split_sizes to sum exactly to ", size(d),
+              " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  EMBER_CHECK(dim() > 0, "chunk: expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk: number of chunks must be greater than 0, got ", chunks);
+  d = wrap_dim(d, dim(), "chunk");
+  const int64_t n = size(d);
+  const int64_t split_size = (n + chunks - 1) / chunks;
+  if (split_size == 0 && n == 0) {
+    std::vector<int64_t> sizes(chunks, 0);
+    return split_with_sizes(sizes, d);
+  }
+  return split(split_size, d);
+}
+
+std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t d) const {
+  EMBER_CHECK(dim() > 0, "tensor_split: expects at least a 1-dimensional tensor");
+  EMBER_CHECK(sections > 0, "tensor_split: number of sections must be greater than 0, got ", sections);
+  d = wrap_dim(d, dim(), "tensor_split");
+  const int64_t n = size(d);
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t i = 0; i < sections; ++i) {
+    const int64_t len = n / sections + (i < n % sections ? 1 : 0);
+    out.push_back(narrow(d, start, len));
+    start += len;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "unbind: dimension specified as ", d, " but tensor has no dimensions");
+  d = wrap_dim(d, dim(), "unbind");
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
+  return out;
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  EMBER_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
+              source, " dims) should contain the same number of dims as destination (", destination, " dims)");
+  const int64_t n = dim();
+  const uint64_t src_mask = dims_to_mask(source, n, "movedim");
+  const uint64_t dst_mask = dims_to_mask(destination, n, "movedim");
+  (void)src_mask;
+  DimVector order(n, -1);
+  for (size_t i = 0; i < source.size(); ++i)
+    order[wrap_dim(destination[i], n, "movedim")] = wrap_dim(source[i], n, "movedim");
+  // Remaining dims keep their relative order in the remaining slots.
+  int64_t next_src = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    if (dst_mask >> d & 1) continue;
+    while (src_mask >> next_src & 1) ++next_src;
+    order[d] = next_src++;
+  }
+  return permute(order);
+}
+
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  return movedim(IntArrayRef(source), IntArrayRef(destination));
+}
+
+Tensor Tensor::real() const {
+  if (!is_complex()) return *this;
+  DimVector strides(this->strides());
+  for (auto& s : strides) s *= 2;
+  return make_view(*this, sizes(), strides, storage_offset() * 2, to_real_dtype(dtype()));
+}
+
+Tensor Tensor::imag() const {
+  EMBER_CHECK(is_complex(), "imag: expects a complex tensor, got dtype ", dtype());
+  DimVector strides(this->strides());
+  for (auto& s : strides) s *= 2;
+  return make_view(*this, sizes(), strides, storage_offset() * 2 + 1, to_real_dtype(dtype()));
+}
+
+}  // namespace ember
