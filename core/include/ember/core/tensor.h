@@ -205,6 +205,8 @@ class Tensor {
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value);
   Tensor& index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value);
   Tensor operator[](int64_t i) const { return select(0, i); }
+  // [indexing methods: gather, scatter, index_select, masked_select, nonzero, take, ...]
+
 
   // ---- elementwise (core/src/ops/elementwise_*.cpp) ----
 #define EMBER_UNARY_METHOD(name) \
@@ -355,12 +357,20 @@ class Tensor {
   Tensor any(int64_t dim, bool keepdim = false) const;
   Tensor count_nonzero(IntArrayRef dims = {}) const;
 
+  // ---- shape, scan and sort (core/src/ops/shape_ops.cpp, sort_ops.cpp, scan_ops.cpp) ----
+  // [shape/sort/scan methods: flip, roll, repeat, tril, cumsum, sort, topk, unique, ...]
+
+
   // ---- linear algebra (core/src/ops/linalg.cpp) ----
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
   Tensor bmm(const Tensor& other) const;
   Tensor mv(const Tensor& vec) const;
   Tensor dot(const Tensor& other) const;
+  // [linalg methods]
+
+  // ---- random (core/src/ops/random_ops.cpp) ----
+  // [random methods: uniform_, normal_, bernoulli_, exponential_, random_, ...]
 
  private:
   intrusive_ptr<TensorImpl> impl_;
