@@ -98,7 +98,13 @@ void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops
   if (kept_contig && !red_contig && n_red > 1) {
     const int64_t m = kept.sizes.back();
     const int64_t outer_kept = n_out / m;
-    constexpr int64_t kBlock = 512;
+    // Column blocks as wide as possible (long contiguous row segments stream
+    // well), but enough of them to give every thread work. Splitting columns
+    // never changes a column's summation order, so results stay deterministic.
+    const int64_t nt = get_num_threads();
+    int64_t block = outer_kept >= nt ? m : (m + nt - 1) / nt;
+    block = std::clamp<int64_t>((block + 63) / 64 * 64, 64, 4096);
+    const int64_t kBlock = block;
     const int64_t blocks = (m + kBlock - 1) / kBlock;
     Dims kept_outer = kept;
     kept_outer.sizes.pop_back();
@@ -107,7 +113,7 @@ void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops
     parallel_for(0, outer_kept * blocks, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_red, 1)),
                  [&](int64_t b, int64_t e) {
       // Not std::vector: vector<bool> has no data().
-      std::unique_ptr<Acc[]> acc(new Acc[kBlock]);
+      std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(kBlock)]);
       for (int64_t task = b; task < e; ++task) {
         const int64_t ko = task / blocks, c0 = (task % blocks) * kBlock;
         const int64_t c1 = std::min(m, c0 + kBlock), w = c1 - c0;

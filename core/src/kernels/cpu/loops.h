@@ -28,7 +28,42 @@ struct function_traits<R (*)(Args...)> {
   static constexpr size_t arity = sizeof...(Args);
 };
 
+// Note [Streaming stores]
+// An output bigger than the last-level cache will not be read back from cache,
+// so it is written with non-temporal stores: the core skips reading each line
+// before overwriting it, which cuts an add's memory traffic from 4 to 3 passes.
+// Values are computed into an L1-resident block and streamed out from there.
+inline constexpr int64_t kStreamingBytes = int64_t{16} << 20;
+
 namespace detail {
+
+void stream_copy(void* dst, const void* src, size_t bytes);  // dst 32-byte aligned, bytes % 32 == 0
+void stream_fence();
+
+// compute(dst, first, count) writes elements [first, first + count) to dst[0..count).
+template <class R, class Compute>
+inline void run_output(R* out, int64_t n, bool stream, const Compute& compute) {
+  constexpr int64_t kBlock = 4096 / sizeof(R);
+  if (!stream || n < 4 * kBlock) {
+    compute(out, 0, n);
+    return;
+  }
+  const auto misalign = reinterpret_cast<uintptr_t>(out) % 32;
+  if (misalign % sizeof(R) != 0) {
+    compute(out, 0, n);
+    return;
+  }
+  const int64_t head = misalign ? static_cast<int64_t>((32 - misalign) / sizeof(R)) : 0;
+  compute(out, 0, head);
+  alignas(64) R block[kBlock];
+  int64_t i = head;
+  for (; i + kBlock <= n; i += kBlock) {
+    compute(block, i, kBlock);
+    stream_copy(out + i, block, sizeof(block));
+  }
+  stream_fence();
+  compute(out + i, i, n - i);
+}
 
 template <class Traits, size_t I>
 using arg_t = std::decay_t<std::tuple_element_t<I, typename Traits::args>>;
@@ -46,36 +81,40 @@ inline void basic_loop(const Op& op, char** data, const int64_t* strides, int64_
 }
 
 template <class Op, size_t... I>
-inline void contiguous_loop(const Op& op, char** data, int64_t n, std::index_sequence<I...>) {
+inline void contiguous_loop(const Op& op, char** data, int64_t n, bool stream, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
   using R = typename traits::result;
-  R* __restrict out = reinterpret_cast<R*>(data[0]);
-  std::tuple<const arg_t<traits, I>* __restrict...> in{
-      reinterpret_cast<const arg_t<traits, I>*>(data[I + 1])...};
-  for (int64_t i = 0; i < n; ++i) out[i] = op(std::get<I>(in)[i]...);
+  std::tuple<const arg_t<traits, I>*...> in{reinterpret_cast<const arg_t<traits, I>*>(data[I + 1])...};
+  run_output(reinterpret_cast<R*>(data[0]), n, stream, [&](R* __restrict dst, int64_t first, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) dst[i] = op(std::get<I>(in)[first + i]...);
+  });
 }
 
 // Contiguous output, each input either contiguous or a broadcast scalar
 // (stride 0); `scalar_mask` bit I set means input I is a scalar.
 template <class Op, size_t... I>
 inline void scalar_broadcast_loop(const Op& op, char** data, int64_t n, unsigned scalar_mask,
-                                  std::index_sequence<I...>) {
+                                  bool stream, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
   using R = typename traits::result;
-  R* __restrict out = reinterpret_cast<R*>(data[0]);
+  R* out = reinterpret_cast<R*>(data[0]);
   if constexpr (sizeof...(I) == 2) {
     using A = arg_t<traits, 0>;
     using B = arg_t<traits, 1>;
     if (scalar_mask == 2) {
-      const A* __restrict a = reinterpret_cast<const A*>(data[1]);
+      const A* a = reinterpret_cast<const A*>(data[1]);
       const B b = *reinterpret_cast<const B*>(data[2]);
-      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b);
+      run_output(out, n, stream, [&](R* __restrict dst, int64_t first, int64_t count) {
+        for (int64_t i = 0; i < count; ++i) dst[i] = op(a[first + i], b);
+      });
       return;
     }
     if (scalar_mask == 1) {
       const A a = *reinterpret_cast<const A*>(data[1]);
-      const B* __restrict b = reinterpret_cast<const B*>(data[2]);
-      for (int64_t i = 0; i < n; ++i) out[i] = op(a, b[i]);
+      const B* b = reinterpret_cast<const B*>(data[2]);
+      run_output(out, n, stream, [&](R* __restrict dst, int64_t first, int64_t count) {
+        for (int64_t i = 0; i < count; ++i) dst[i] = op(a, b[first + i]);
+      });
       return;
     }
   }
@@ -96,33 +135,41 @@ inline unsigned scalar_mask_of(const int64_t* strides, std::index_sequence<I...>
   return ok ? mask : ~0u;
 }
 
-// Loop driver for cpu_kernel_vec.
+// Loop driver for cpu_kernel_vec: whole vectors through vop, the tail through op.
+// Inputs are contiguous or broadcast scalars (bits of scalar_mask).
 template <class Op, class VOp, size_t... I>
 inline void vectorized_loop(const Op& op, const VOp& vop, char** data, int64_t n,
-                            unsigned scalar_mask, std::index_sequence<I...>) {
+                            unsigned scalar_mask, bool stream, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
   using R = typename traits::result;
   using T = arg_t<traits, 0>;
   static_assert(((std::is_same_v<arg_t<traits, I>, T>) && ...), "vectorized ops take one type");
   using vec::Vec;
   constexpr int W = Vec<T>::size;
-  R* out = reinterpret_cast<R*>(data[0]);
   const T* in[] = {reinterpret_cast<const T*>(data[I + 1])...};
-  auto is_scalar = [&](size_t k) { return ((scalar_mask >> k) & 1u) != 0; };
-  // Broadcast scalars are loaded once.
-  Vec<T> scalar_vecs[] = {Vec<T>(is_scalar(I) ? in[I][0] : T(0))...};
-  auto load = [&](size_t k, int64_t i) {
-    return is_scalar(k) ? scalar_vecs[k] : Vec<T>::load(in[k] + i);
+  auto run = [&](auto load, auto scalar_at) {
+    run_output(reinterpret_cast<R*>(data[0]), n, stream, [&](R* dst, int64_t first, int64_t count) {
+      int64_t i = 0;
+      for (; i + 2 * W <= count; i += 2 * W) {
+        Vec<R> a = vop(load(I, first + i)...);
+        Vec<R> b = vop(load(I, first + i + W)...);
+        a.store(dst + i);
+        b.store(dst + i + W);
+      }
+      for (; i + W <= count; i += W) vop(load(I, first + i)...).store(dst + i);
+      for (; i < count; ++i) dst[i] = op(scalar_at(I, first + i)...);
+    });
   };
-  int64_t i = 0;
-  for (; i + 2 * W <= n; i += 2 * W) {
-    Vec<R> a = vop(load(I, i)...);
-    Vec<R> b = vop(load(I, i + W)...);
-    a.store(out + i);
-    b.store(out + i + W);
+  if (scalar_mask == 0) {
+    // All contiguous: no per-load scalar test in the hot loop.
+    run([&](size_t k, int64_t i) { return Vec<T>::load(in[k] + i); },
+        [&](size_t k, int64_t i) { return in[k][i]; });
+    return;
   }
-  for (; i + W <= n; i += W) vop(load(I, i)...).store(out + i);
-  for (; i < n; ++i) out[i] = op(in[I][is_scalar(I) ? 0 : i]...);
+  auto is_scalar = [&](size_t k) { return ((scalar_mask >> k) & 1u) != 0; };
+  const Vec<T> scalar_vecs[] = {Vec<T>(is_scalar(I) ? in[I][0] : T(0))...};
+  run([&](size_t k, int64_t i) { return is_scalar(k) ? scalar_vecs[k] : Vec<T>::load(in[k] + i); },
+      [&](size_t k, int64_t i) { return in[k][is_scalar(k) ? 0 : i]; });
 }
 
 }  // namespace detail
@@ -133,16 +180,17 @@ void cpu_kernel(TensorIterator& iter, const Op& op, int64_t grain = kGrainSize) 
   using R = typename traits::result;
   constexpr size_t arity = traits::arity;
   using Idx = std::make_index_sequence<arity>;
+  const bool stream = iter.numel() * static_cast<int64_t>(sizeof(R)) >= kStreamingBytes;
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
         if (strides[0] == static_cast<int64_t>(sizeof(R))) {
           if (detail::inputs_contiguous<traits>(strides, Idx{})) {
-            detail::contiguous_loop(op, data, n, Idx{});
+            detail::contiguous_loop(op, data, n, stream, Idx{});
             return;
           }
           unsigned mask = detail::scalar_mask_of<traits>(strides, Idx{});
           if (mask != ~0u) {
-            detail::scalar_broadcast_loop(op, data, n, mask, Idx{});
+            detail::scalar_broadcast_loop(op, data, n, mask, stream, Idx{});
             return;
           }
         }
@@ -159,12 +207,13 @@ void cpu_kernel_vec(TensorIterator& iter, const Op& op, const VOp& vop, int64_t 
   using R = typename traits::result;
   constexpr size_t arity = traits::arity;
   using Idx = std::make_index_sequence<arity>;
+  const bool stream = iter.numel() * static_cast<int64_t>(sizeof(R)) >= kStreamingBytes;
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
         if (strides[0] == static_cast<int64_t>(sizeof(R))) {
           unsigned mask = detail::scalar_mask_of<traits>(strides, Idx{});
           if (mask != ~0u) {
-            detail::vectorized_loop(op, vop, data, n, mask, Idx{});
+            detail::vectorized_loop(op, vop, data, n, mask, stream, Idx{});
             return;
           }
         }

@@ -32,18 +32,17 @@ inline bool signbit(double x) {
   return (u >> 63) != 0;
 }
 
-// max/min that propagate NaN (torch.maximum/minimum, max reductions).
+// max/min that propagate NaN (torch.maximum/minimum, max reductions), written
+// branch-free so loops over them vectorize: a wins if it is larger or NaN.
 template <class T>
 inline T max_nan(T a, T b) {
-  if constexpr (!std::is_integral_v<T>)
-    if (isnan(a)) return a;
-  return (a > b || isnan(b) ? (isnan(b) ? b : a) : b);
+  if constexpr (std::is_integral_v<T>) return a > b ? a : b;
+  else return (a > b || a != a) ? a : b;
 }
 template <class T>
 inline T min_nan(T a, T b) {
-  if constexpr (!std::is_integral_v<T>)
-    if (isnan(a)) return a;
-  return (a < b || isnan(b) ? (isnan(b) ? b : a) : b);
+  if constexpr (std::is_integral_v<T>) return a < b ? a : b;
+  else return (a < b || a != a) ? a : b;
 }
 
 // Python-style floor division and modulo for integers; throws on zero divisor

@@ -66,8 +66,26 @@ struct MinMaxOps {
     C x = static_cast<C>(v);
     return IsMax ? math::max_nan(a, x) : math::min_nan(a, x);
   }
-  C combine(C a, C b) const { return reduce(a, static_cast<T>(b), 0); }
+  C combine(C a, C b) const { return IsMax ? math::max_nan(a, b) : math::min_nan(a, b); }
   T project(C a) const { return static_cast<T>(a); }
+  // 16 independent lanes so the loop vectorizes; max/min are exact, so the
+  // lane split cannot change the result.
+  template <class U = T>
+  C reduce_run(C a, const U* p, int64_t n, int64_t) const {
+    if constexpr (std::is_same_v<U, C>) {
+      C lanes[16];
+      for (C& l : lanes) l = a;
+      int64_t i = 0;
+      for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k) lanes[k] = combine(lanes[k], p[i + k]);
+      for (; i < n; ++i) lanes[0] = combine(lanes[0], p[i]);
+      for (int k = 1; k < 16; ++k) lanes[0] = combine(lanes[0], lanes[k]);
+      return lanes[0];
+    } else {
+      for (int64_t i = 0; i < n; ++i) a = reduce(a, p[i], 0);
+      return a;
+    }
+  }
 };
 
 template <class T, bool IsAll, class Out>

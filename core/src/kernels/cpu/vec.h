@@ -99,27 +99,30 @@ inline Vec<float> exp2_int(Vec<float> n) {
   return f1 * f2;
 }
 
-// exp(x) for float, Cephes-style range reduction and degree-6 polynomial:
-// within 2 ulp over the whole range, inf/0 outside it, NaN propagated.
+// Round to nearest (even), for |x| < 2^22: adding and subtracting 1.5 * 2^23
+// leaves the rounded value (two instructions instead of a floor sequence).
+inline Vec<float> round_small(Vec<float> x) {
+  const Vec<float> magic(12582912.f);
+  return (x + magic) - magic;
+}
+
+// exp(x) for float: Cephes-style range reduction and a degree-6 polynomial,
+// within 2 ulp; overflow to inf and underflow to 0 fall out of the clamped
+// range and the two-factor scaling, so only NaN needs a select.
 inline Vec<float> exp(Vec<float> x) {
-  const Vec<float> hi(88.7228394f), lo(-103.972084f);
-  Vec<float> xc = minimum(maximum(x, lo), hi);
-  // n = round(x / ln 2), as floor(x * log2(e) + 0.5)
-  Vec<float> fx = xc * Vec<float>(1.44269504088896341f) + Vec<float>(0.5f);
-  Vec<float> n = trunc(fx);
-  n = select(n > fx, n - Vec<float>(1.f), n);
-  Vec<float> r = xc - n * Vec<float>(0.693359375f) - n * Vec<float>(-2.12194440e-4f);
+  // Plain min/max (NaN is restored at the end).
+  Vec<float> xc = x.v < 88.8f ? x.v : Vec<float>(88.8f).v;
+  xc = xc.v > -104.f ? xc.v : Vec<float>(-104.f).v;
+  const Vec<float> n = round_small(xc * Vec<float>(1.44269504088896341f));
+  const Vec<float> r = xc - n * Vec<float>(0.693359375f) - n * Vec<float>(-2.12194440e-4f);
   Vec<float> p(1.9875691500E-4f);
   p = p * r + Vec<float>(1.3981999507E-3f);
   p = p * r + Vec<float>(8.3334519073E-3f);
   p = p * r + Vec<float>(4.1665795894E-2f);
   p = p * r + Vec<float>(1.6666665459E-1f);
   p = p * r + Vec<float>(5.0000001201E-1f);
-  Vec<float> y = p * r * r + r + Vec<float>(1.f);
-  Vec<float> result = y * exp2_int(n);
-  result = select(x > hi, Vec<float>(INFINITY), result);
-  result = select(x < lo, Vec<float>(0.f), result);
-  return select(x != x, x, result);
+  const Vec<float> y = p * r * r + r + Vec<float>(1.f);
+  return select(x != x, x, y * exp2_int(n));
 }
 
 }  // namespace ember::vec
