@@ -200,3 +200,16 @@ TEST(Device, Parse) {
   EXPECT_THROW(Device("cuda:x"), Error);
   EXPECT_THROW(zeros({2}, Device("cuda:0")), Error);  // no CUDA allocator in a CPU build
 }
+
+TEST(Copy, BroadcastsSourceAndConverts) {
+  Tensor dst = zeros({2, 3}, kFloat64);
+  dst.copy_(arange(3, kInt32));
+  EXPECT_DOUBLE_EQ(at<double>(dst, {1, 2}), 2.0);
+  EXPECT_THROW(zeros({3}).copy_(zeros({2, 3})), Error);
+  Tensor t = arange(6).view({2, 3}).t();
+  Tensor c = t.contiguous();
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_EQ(at<int64_t>(c, {2, 1}), 5);
+  Tensor h = arange(4, kFloat32).to(kFloat16).to(kFloat64);
+  EXPECT_DOUBLE_EQ(at<double>(h, {3}), 3.0);
+}

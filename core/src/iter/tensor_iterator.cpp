@@ -125,6 +125,15 @@ void TensorIterator::build() {
 
 void TensorIterator::compute_shape() {
   bool first = true;
+  // In-place and copy_: the written tensor takes part in broadcasting, so a
+  // smaller source broadcasts to it (a larger one is an error below).
+  if (inplace_)
+    for (const auto& op : operands_)
+      if (op.is_output && op.tensor.defined()) {
+        shape_ = DimVector(op.tensor.sizes());
+        first = false;
+        break;
+      }
   for (const auto& op : operands_) {
     if (op.is_output) continue;
     if (first) {

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Ember needs. Idempotent and quiet when all are present.
+#   scripts/install_deps.sh            build + test dependencies
+#   scripts/install_deps.sh --bench    also libtorch-dev (the benchmark peer)
+#   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
+set -euo pipefail
+
+packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --bench) packages+=(libtorch-dev) ;;
+    --fixtures) packages+=(python3-torch python3-numpy python3-scipy) ;;
+    *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install_deps.sh: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

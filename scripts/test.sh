@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures, builds and runs Ember's whole test suite (ctest, every label).
+# Extra arguments go to ctest, e.g. scripts/test.sh -L core
+#   EMBER_BUILD_DIR   build folder (default build)
+#   EMBER_SANITIZE    e.g. "address;undefined" for the sanitizer build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${EMBER_BUILD_DIR:-build}
+jobs=$(nproc)
+mkdir -p "$build"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DEMBER_SANITIZE="${EMBER_SANITIZE:-}" >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"

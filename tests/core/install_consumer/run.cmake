@@ -1,0 +1,15 @@
+# ctest driver: install Ember from EMBER_BINARY_DIR into WORK_DIR/prefix, then
+# configure, build and run the consumer project against it.
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run_step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+run_step(${CMAKE_COMMAND} --install ${EMBER_BINARY_DIR} --prefix ${WORK_DIR}/prefix)
+run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G Ninja
+         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run_step(${WORK_DIR}/build/consumer)
+message(STATUS "consumer built and ran against the installed Ember")
