@@ -291,7 +291,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   if (self.dim() == 0) {
     // As PyTorch: a 0-d input gives a 0-d result when one element is selected.
     Tensor out = index_along_dim(self.view({1}), 0, flat, "index_select", false);
-    return out.numel() == 1 ? out.view({}) : out;
+    return out.numel() == 1 ? out.view(IntArrayRef()) : out;
   }
   return index_along_dim(self, dim, flat, "index_select", false);
 }
