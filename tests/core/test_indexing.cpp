@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include <ember/ember.h>
@@ -149,6 +150,21 @@ TEST(IndexingGet, MatchesPyTorch) {
       EXPECT_EQ(r.dtype(), v.make(x).dtype());
       expect_values(r, fx("get_" + name), name + " (" + v.name + ")");
     }
+}
+
+TEST(IndexingGet, TensorIndexKinds) {
+  std::ostringstream os;
+  os << TensorIndex(None) << ' ' << TensorIndex(Ellipsis) << ' ' << TensorIndex(-2) << ' ' << TensorIndex(true)
+     << ' ' << TensorIndex(Slice(1, None, 2)) << ' ' << TensorIndex(zeros({2, 3}, kInt64));
+  EXPECT_EQ(os.str(), "None ... -2 True 1::2 Tensor([2, 3])");
+  EXPECT_TRUE(TensorIndex("...").is_ellipsis());
+  EXPECT_TRUE(TensorIndex(int8_t{3}).is_integer());
+  EXPECT_TRUE(TensorIndex(Slice()).is_slice());
+  // 0-d bool/uint8 tensors index like Python bools; 0-d ints like integers.
+  const Tensor x = fx("x");
+  expect_values(x.index({scalar_tensor(true)}), fx("get_true"), "0-d true");
+  EXPECT_EQ(x.index({full({}, 0, kUInt8)}).sizes().vec(), (std::vector<int64_t>{0, 4, 5, 6}));
+  EXPECT_EQ(x.index({scalar_tensor(2, kInt32), -1}).storage(), x.storage());
 }
 
 TEST(IndexingGet, FreeFunctionAndIndexTensorLayouts) {

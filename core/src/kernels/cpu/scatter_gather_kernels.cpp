@@ -17,8 +17,8 @@ int64_t positions_grain(const ScatterGatherDims& d) {
 }
 
 // Walk dim innermost when it is the fastest dim, or when the iterator's inner
-// run is shorter than dim itself.
-bool walk_dim_inner(const ScatterGatherDims& d, int64_t run) { return d.dim_is_inner || run < d.n; }
+// run of positions is too short to be worth a loop of its own.
+bool walk_dim_inner(const ScatterGatherDims& d, int64_t run) { return d.dim_is_inner || run < 16; }
 
 // Operands (out, self, index): out[j] = self[index[j]] along dim.
 void gather_kernel(TensorIterator& iter, const ScatterGatherDims& dims) {
