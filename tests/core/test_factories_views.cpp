@@ -213,3 +213,16 @@ TEST(Copy, BroadcastsSourceAndConverts) {
   Tensor h = arange(4, kFloat32).to(kFloat16).to(kFloat64);
   EXPECT_DOUBLE_EQ(at<double>(h, {3}), 3.0);
 }
+
+TEST(Views, ViewAsDtypeAndEmptyShape) {
+  Tensor one = full({1}, 3.0);
+  EXPECT_EQ(one.view({}).dim(), 0);  // a 0-d shape, not a dtype
+  Tensor f = ones({2, 4});
+  Tensor bits = f.view(kInt32);
+  EXPECT_EQ(at<int32_t>(bits, {1, 3}), 0x3f800000);
+  Tensor halves = f.view(kInt16);
+  EXPECT_EQ(halves.sizes(), IntArrayRef({2, 8}));
+  Tensor wide = f.view(kFloat64);
+  EXPECT_EQ(wide.sizes(), IntArrayRef({2, 2}));
+  EXPECT_THROW(ones({2, 3}).view(kFloat64), Error);
+}

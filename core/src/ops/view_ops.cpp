@@ -166,7 +166,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
   return make_view(*this, sizes, *strides, storage_offset());
 }
 
-Tensor Tensor::view(DType t) const {
+Tensor Tensor::view_dtype(DType t) const {
   if (t == dtype()) return *this;
   const int64_t old_es = static_cast<int64_t>(element_size()), new_es = static_cast<int64_t>(ember::element_size(t));
   if (old_es == new_es) return make_view(*this, sizes(), strides(), storage_offset(), t);

@@ -2,6 +2,7 @@
 // Tensor: a cheap, ref-counted handle to a TensorImpl (storage + sizes, strides,
 // offset and dtype). Copying a Tensor shares the data, as in PyTorch; views
 // share the storage of their base.
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -159,7 +160,14 @@ class Tensor {
 
   // ---- views (core/src/ops/view_ops.cpp) ----
   Tensor view(IntArrayRef sizes) const;
-  Tensor view(DType dtype) const;
+  // Reinterprets the bytes as another dtype. A template so that `view({})`
+  // (0-d shape) cannot bind here through DType's value-initialization.
+  template <class D>
+    requires std::same_as<D, DType>
+  Tensor view(D dtype) const {
+    return view_dtype(dtype);
+  }
+  Tensor view_dtype(DType dtype) const;
   Tensor view_as(const Tensor& other) const;
   Tensor reshape(IntArrayRef sizes) const;
   Tensor reshape_as(const Tensor& other) const;
