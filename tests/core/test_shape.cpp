@@ -206,6 +206,8 @@ TEST(ShapeRepeat, EdgeCasesAndErrors) {
   expect_error([] { ones({3}).repeat_interleave(tensor({1.0, 2.0, 1.0})); }, "Long or Int");
   expect_error([] { ones({3}).repeat_interleave(2, 0, 5); }, "output_size");
   expect_error([] { repeat_interleave(ones({2, 2}, kInt64)); }, "1D");
+  expect_error([] { scalar_tensor(1.0).repeat_interleave(2, 0); }, "no dimensions");
+  EXPECT_EQ(scalar_tensor(1.0).repeat_interleave(3).sizes(), IntArrayRef({3}));
 }
 
 // ---- tril / triu ----

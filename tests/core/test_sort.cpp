@@ -117,6 +117,7 @@ TEST(Topk, NanTiesAndEdgeCases) {
   EXPECT_TRUE(equal(si, tensor({1, 4, 3})));
   EXPECT_EQ(topk(ones({2, 3}), 0).first.sizes(), IntArrayRef({2, 0}));
   EXPECT_EQ(topk(scalar_tensor(2.0), 1).first.item<double>(), 2.0);
+  EXPECT_EQ(topk(scalar_tensor(2.0), 0).first.item<double>(), 2.0);
   auto [iv, ii] = topk(tensor({3, 9, 1, 9}, kInt32), 2);
   EXPECT_TRUE(equal(iv, tensor({9, 9}, kInt32)));
   EXPECT_TRUE(equal(ii, tensor({1, 3})));

@@ -269,9 +269,10 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
               repeats.defined() ? repeats.dtype() : kBool);
   EMBER_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got sizes ",
               repeats.sizes());
-  Tensor input = dim ? self : self.flatten();
+  EMBER_CHECK(!dim || self.dim() > 0, "repeat_interleave: dim specified as ", *dim,
+              " but the tensor has no dimensions");
+  const Tensor input = dim ? self : self.reshape({-1});
   const int64_t d = dim ? wrap_dim(*dim, self.dim(), "repeat_interleave") : 0;
-  if (input.dim() == 0) input = input.reshape({1});
   const int64_t n = input.size(d);
   Tensor reps = repeats.to(kInt64).contiguous().reshape({-1});
   EMBER_CHECK(reps.numel() == 1 || reps.numel() == n,

@@ -83,6 +83,8 @@ std::pair<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool 
   const int64_t d = wrap_dim(dim, self.dim(), "topk");
   EMBER_CHECK(k >= 0 && k <= dim_size(self, d), "topk: selected index k out of range (k = ", k, ", dim ", d,
               " of input ", self.sizes(), " has size ", dim_size(self, d), ")");
+  // A 0-d input is its own top-k, even for k = 0 (as PyTorch).
+  if (self.dim() == 0) return {self.clone(), zeros({}, TensorOptions(kInt64).device(self.device()))};
   auto [values, indices] = make_outputs(self, with_dim_size(self, d, k));
   if (values.numel() > 0) topk_stub(self.device())(self, values, indices, d, k, largest, sorted);
   return {values, indices};
