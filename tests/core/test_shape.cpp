@@ -243,6 +243,17 @@ TEST(ShapeTriangle, DtypesNonContiguousAndErrors) {
         }
   }
   EXPECT_EQ(tril(empty({0, 3})).sizes(), IntArrayRef({0, 3}));
+  EXPECT_EQ(triu(empty({3, 0})).sizes(), IntArrayRef({3, 0}));
+  Tensor m = arange(12, kFloat32).view({3, 4});
+  EXPECT_TRUE(equal(tril(m, 10), m));
+  EXPECT_TRUE(equal(tril(m, -10), zeros({3, 4})));
+  EXPECT_TRUE(equal(triu(m, -10), m));
+  EXPECT_TRUE(equal(triu(m, 10), zeros({3, 4})));
+  Tensor nc = arange(12, kFloat32).view({4, 3}).t();  // in-place on a non-contiguous view
+  nc.triu_(1);
+  EXPECT_TRUE(equal(nc, triu(arange(12, kFloat32).view({4, 3}).t(), 1)));
+  EXPECT_EQ(at<float>(nc, {0, 1}), 3.f);
+  EXPECT_EQ(at<float>(nc, {1, 1}), 0.f);
   expect_error([] { tril(ones({3})); }, "at least 2 dimensions");
   expect_error([] { triu(scalar_tensor(1)); }, "at least 2 dimensions");
 }

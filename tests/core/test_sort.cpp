@@ -227,6 +227,23 @@ TEST(Unique, DtypesEmptyAndZeroDim) {
   auto [zv, zi, zc] = unique(scalar_tensor(5), true, true);
   EXPECT_EQ(zv.sizes(), IntArrayRef({1}));
   EXPECT_EQ(zi.dim(), 0);
+  // NaNs sort last, each its own value (NaN != NaN), in input order.
+  auto [nv, ni, nc] = unique(tensor({kNan, 1.0, kNan, 0.0, 1.0}, kFloat64), true, true, true);
+  ASSERT_EQ(nv.numel(), 4);
+  EXPECT_EQ(at<double>(nv, {1}), 1.0);
+  EXPECT_TRUE(std::isnan(at<double>(nv, {2})) && std::isnan(at<double>(nv, {3})));
+  EXPECT_TRUE(equal(ni, tensor({2, 1, 3, 0, 1})));
+  EXPECT_TRUE(equal(nc, tensor({1, 2, 1, 1})));
+  // A larger input against a loop: values ascend, inverse maps back, counts add up.
+  Tensor big = ((arange(50000, kFloat32) * 0.731f).sin() * 20).round();
+  auto [bv, bi, bc] = unique(big, true, true, true);
+  EXPECT_EQ(bv.numel(), 41);
+  EXPECT_EQ(bc.sum().item<int64_t>(), 50000);
+  const float* bvp = bv.data_ptr<float>();
+  const int64_t* bip = bi.data_ptr<int64_t>();
+  const float* src = big.data_ptr<float>();
+  for (int64_t j = 1; j < bv.numel(); ++j) ASSERT_LT(bvp[j - 1], bvp[j]);
+  for (int64_t i = 0; i < 50000; ++i) ASSERT_EQ(bvp[bip[i]], src[i]);
   expect_error([] { unique(ones({2}, kComplex64)); }, "complex");
 }
 

@@ -15,4 +15,10 @@ namespace ember {
 using RemapCopyFn = void(const Tensor& src, Tensor& out, const std::vector<std::vector<int64_t>>& maps);
 extern DispatchStub<RemapCopyFn> remap_copy_stub;
 
+// tril (lower) / triu of the last two dims: src and out contiguous, same shape
+// and dtype; out gets src where col - row <= diagonal (lower) or >= diagonal
+// (upper), zero elsewhere.
+using TriangleFn = void(const Tensor& src, Tensor& out, int64_t diagonal, bool lower);
+extern DispatchStub<TriangleFn> triangle_stub;
+
 }  // namespace ember

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape.h"
 #include "iter/tensor_iterator.h"
@@ -16,6 +15,7 @@
 namespace ember {
 
 EMBER_DEFINE_STUB(remap_copy_stub, RemapCopyFn, "remap_copy");
+EMBER_DEFINE_STUB(triangle_stub, TriangleFn, "triangle");
 
 namespace {
 
@@ -128,19 +128,13 @@ std::vector<std::vector<int64_t>> identity_maps(const Tensor& t) {
   return maps;
 }
 
-// Entries kept by tril (col - row <= diagonal) or triu (col - row >= diagonal),
-// shaped [rows, cols] to broadcast over the batch dims.
-Tensor triangle_mask(const Tensor& self, int64_t diagonal, bool lower, const char* op) {
-  EMBER_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got sizes ", self.sizes());
-  const int64_t rows = self.size(-2), cols = self.size(-1);
-  Tensor offset = arange(cols, TensorOptions(kInt64).device(self.device())) -
-                  arange(rows, TensorOptions(kInt64).device(self.device())).unsqueeze(1);
-  return lower ? offset.le(diagonal) : offset.ge(diagonal);
-}
-
 Tensor triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op) {
-  Tensor keep = triangle_mask(self, diagonal, lower, op);
-  return where(keep, self, zeros({}, self.options()));
+  EMBER_CHECK(self.defined(), op, ": input tensor is undefined");
+  EMBER_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got sizes ", self.sizes());
+  const Tensor src = self.contiguous();
+  Tensor out = empty(self.sizes(), self.options());
+  if (out.numel() > 0) triangle_stub(self.device())(src, out, diagonal, lower);
+  return out;
 }
 
 }  // namespace
@@ -344,13 +338,7 @@ Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> d
 }
 Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
-Tensor& Tensor::tril_(int64_t diagonal) {
-  masked_fill_(triangle_mask(*this, diagonal, true, "tril_").logical_not(), 0);
-  return *this;
-}
-Tensor& Tensor::triu_(int64_t diagonal) {
-  masked_fill_(triangle_mask(*this, diagonal, false, "triu_").logical_not(), 0);
-  return *this;
-}
+Tensor& Tensor::tril_(int64_t diagonal) { return copy_(triangle(*this, diagonal, true, "tril_")); }
+Tensor& Tensor::triu_(int64_t diagonal) { return copy_(triangle(*this, diagonal, false, "triu_")); }
 
 }  // namespace ember

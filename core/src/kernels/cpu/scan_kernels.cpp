@@ -62,46 +62,47 @@ A log_add_exp(A x, A acc) {
   return x;  // both infinite with the same sign
 }
 
-template <class T>
-void scan_typed(const Tensor& in, Tensor& out, int64_t dim, ScanOp op) {
-  using Acc = scan_acc_t<T>;
+// Scans every lane with step(acc, x) -> acc from `init`; the op is a template
+// parameter so the inner loops stay free of branches.
+template <class T, class Acc, class Step>
+void scan_lanes(const Tensor& in, Tensor& out, int64_t dim, Acc init, Step step) {
   const Geometry g(in, dim);
   const T* src = in.data_ptr<T>();
   T* dst = out.data_ptr<T>();
   for_each_lane_block(g, [&](int64_t base, int64_t lanes) {
+    if (lanes == 1) {  // scanned dim innermost: one running value
+      Acc acc = init;
+      for (int64_t i = 0; i < g.n; ++i) {
+        acc = step(acc, convert<Acc>(src[base + i]));
+        dst[base + i] = convert<T>(acc);
+      }
+      return;
+    }
     Acc acc[kLaneBlock];
-    Acc init = Acc(0);
-    if (op == ScanOp::Sum) init = Acc(0);
-    else if (op == ScanOp::Prod) init = Acc(1);
-    else if constexpr (std::is_floating_point_v<Acc>) init = -std::numeric_limits<Acc>::infinity();
     std::fill(acc, acc + lanes, init);
     for (int64_t i = 0; i < g.n; ++i) {
       const T* x = src + base + i * g.inner;
       T* y = dst + base + i * g.inner;
-      switch (op) {
-        case ScanOp::Sum:
-          for (int64_t j = 0; j < lanes; ++j) {
-            acc[j] = acc[j] + convert<Acc>(x[j]);
-            y[j] = convert<T>(acc[j]);
-          }
-          break;
-        case ScanOp::Prod:
-          for (int64_t j = 0; j < lanes; ++j) {
-            acc[j] = acc[j] * convert<Acc>(x[j]);
-            y[j] = convert<T>(acc[j]);
-          }
-          break;
-        case ScanOp::LogSumExp:
-          if constexpr (std::is_floating_point_v<Acc>) {
-            for (int64_t j = 0; j < lanes; ++j) {
-              acc[j] = log_add_exp(convert<Acc>(x[j]), acc[j]);
-              y[j] = convert<T>(acc[j]);
-            }
-          }
-          break;
+      for (int64_t j = 0; j < lanes; ++j) {
+        acc[j] = step(acc[j], convert<Acc>(x[j]));
+        y[j] = convert<T>(acc[j]);
       }
     }
   });
+}
+
+template <class T>
+void scan_typed(const Tensor& in, Tensor& out, int64_t dim, ScanOp op) {
+  using Acc = scan_acc_t<T>;
+  switch (op) {
+    case ScanOp::Sum: return scan_lanes<T>(in, out, dim, Acc(0), [](Acc a, Acc x) { return a + x; });
+    case ScanOp::Prod: return scan_lanes<T>(in, out, dim, Acc(1), [](Acc a, Acc x) { return a * x; });
+    case ScanOp::LogSumExp:
+      if constexpr (std::is_floating_point_v<Acc>)
+        return scan_lanes<T>(in, out, dim, -std::numeric_limits<Acc>::infinity(),
+                             [](Acc a, Acc x) { return log_add_exp(x, a); });
+      break;
+  }
 }
 
 void scan_kernel(const Tensor& in, Tensor& out, int64_t dim, ScanOp op) {

@@ -1,4 +1,5 @@
 // CPU kernel of the shape family: the per-dim index-map copy (see ops/shape_kernels.h).
+#include <algorithm>
 #include <cstring>
 
 #include "ember/core/parallel.h"
@@ -73,8 +74,31 @@ void remap_copy_kernel(const Tensor& src, Tensor& out, const std::vector<std::ve
   }
 }
 
+// Each matrix row keeps one column range; the rest is zero bits, which is zero
+// in every dtype.
+void triangle_kernel(const Tensor& src, Tensor& out, int64_t diagonal, bool lower) {
+  const int64_t rows = src.size(-2), cols = src.size(-1);
+  const int64_t total_rows = src.numel() / std::max<int64_t>(cols, 1);
+  const size_t es = src.element_size();
+  const char* in = static_cast<const char*>(src.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  parallel_for(0, total_rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(cols, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t i = r % rows;
+      const int64_t lo = lower ? 0 : std::clamp<int64_t>(i + diagonal, 0, cols);
+      const int64_t hi = lower ? std::clamp<int64_t>(i + diagonal + 1, 0, cols) : cols;
+      char* row = dst + r * cols * es;
+      const char* src_row = in + r * cols * es;
+      std::memset(row, 0, lo * es);
+      if (hi > lo) std::memcpy(row + lo * es, src_row + lo * es, (hi - lo) * es);
+      std::memset(row + std::max(hi, lo) * es, 0, (cols - std::max(hi, lo)) * es);
+    }
+  });
+}
+
 }  // namespace
 
 EMBER_REGISTER_KERNEL(remap_copy_stub, CPU, remap_copy_kernel);
+EMBER_REGISTER_KERNEL(triangle_stub, CPU, triangle_kernel);
 
 }  // namespace ember

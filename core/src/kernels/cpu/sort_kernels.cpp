@@ -170,33 +170,89 @@ void mode_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim)
   });
 }
 
+template <class T>
+std::tuple<Tensor, Tensor, Tensor> make_unique_outputs(const Tensor& in, const std::vector<compute_type_t<T>>& values,
+                                                       std::vector<int64_t>* inverse, std::vector<int64_t>* counts) {
+  const int64_t u = static_cast<int64_t>(values.size());
+  Tensor v = empty({u}, in.options());
+  T* vp = v.data_ptr<T>();
+  for (int64_t j = 0; j < u; ++j) vp[j] = static_cast<T>(values[j]);
+  const TensorOptions long_opts = TensorOptions(kInt64).device(in.device());
+  Tensor inv = empty({inverse ? in.numel() : 0}, long_opts);
+  if (inverse) std::copy(inverse->begin(), inverse->end(), inv.data_ptr<int64_t>());
+  Tensor cnt = empty({counts ? u : 0}, long_opts);
+  if (counts) std::copy(counts->begin(), counts->end(), cnt.data_ptr<int64_t>());
+  return {v, inv, cnt};
+}
+
+// Sorted unique: sort a copy of the values (NaNs last, each NaN distinct as
+// NaN != NaN), then find each element's slot by binary search, in parallel.
+template <class T>
+std::tuple<Tensor, Tensor, Tensor> unique_sorted(const Tensor& in, bool return_inverse, bool return_counts) {
+  using C = compute_type_t<T>;
+  const int64_t n = in.numel();
+  const T* src = in.data_ptr<T>();
+  std::vector<C> sorted(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) sorted[i] = static_cast<C>(src[i]);
+  const auto nan_begin = std::partition(sorted.begin(), sorted.end(), [](C x) { return !math::isnan(x); });
+  std::sort(sorted.begin(), nan_begin);
+  std::vector<C> values;
+  std::vector<int64_t> counts;
+  for (auto it = sorted.begin(); it != nan_begin; ++it) {
+    if (values.empty() || !(values.back() == *it)) {
+      values.push_back(*it);
+      counts.push_back(0);
+    }
+    ++counts.back();
+  }
+  const int64_t finite = static_cast<int64_t>(values.size());
+  for (auto it = nan_begin; it != sorted.end(); ++it) {
+    values.push_back(*it);
+    counts.push_back(1);
+  }
+  std::vector<int64_t> inverse;
+  if (return_inverse) {
+    inverse.resize(static_cast<size_t>(n));
+    parallel_for(0, n, kGrainSize / 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const C x = static_cast<C>(src[i]);
+        if (!math::isnan(x)) inverse[i] = std::lower_bound(values.begin(), values.begin() + finite, x) - values.begin();
+      }
+    });
+    int64_t next_nan = finite;  // NaNs take their slots in input order
+    if (finite < static_cast<int64_t>(values.size()))
+      for (int64_t i = 0; i < n; ++i)
+        if (math::isnan(static_cast<C>(src[i]))) inverse[i] = next_nan++;
+  }
+  return make_unique_outputs<T>(in, values, return_inverse ? &inverse : nullptr, return_counts ? &counts : nullptr);
+}
+
+// Runs of equal consecutive values, in input order.
+template <class T>
+std::tuple<Tensor, Tensor, Tensor> unique_runs(const Tensor& in, bool return_inverse, bool return_counts) {
+  using C = compute_type_t<T>;
+  const int64_t n = in.numel();
+  const T* src = in.data_ptr<T>();
+  std::vector<C> values;
+  std::vector<int64_t> counts, inverse(return_inverse ? static_cast<size_t>(n) : 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const C x = static_cast<C>(src[i]);
+    if (values.empty() || !(values.back() == x)) {
+      values.push_back(x);
+      counts.push_back(0);
+    }
+    ++counts.back();
+    if (return_inverse) inverse[i] = static_cast<int64_t>(values.size()) - 1;
+  }
+  return make_unique_outputs<T>(in, values, return_inverse ? &inverse : nullptr, return_counts ? &counts : nullptr);
+}
+
 std::tuple<Tensor, Tensor, Tensor> unique_kernel(const Tensor& in, bool consecutive, bool return_inverse,
                                                  bool return_counts) {
   return dispatch<kSortable>(in.dtype(), consecutive ? "unique_consecutive" : "unique", [&](auto t) {
     using T = decltype(t);
-    using C = compute_type_t<T>;
-    const int64_t n = in.numel();
-    const T* src = in.data_ptr<T>();
-    std::vector<Entry<C>> buf(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) buf[i] = {static_cast<C>(src[i]), i};
-    if (!consecutive) std::stable_sort(buf.begin(), buf.end(), ValueLess{});
-    // Runs of equal values in buffer order (NaN != NaN: each NaN is its own run).
-    std::vector<int64_t> starts;
-    std::vector<int64_t> inverse(return_inverse ? static_cast<size_t>(n) : 0);
-    for (int64_t i = 0; i < n; ++i) {
-      if (i == 0 || !(buf[i].first == buf[i - 1].first)) starts.push_back(i);
-      if (return_inverse) inverse[buf[i].second] = static_cast<int64_t>(starts.size()) - 1;
-    }
-    const int64_t u = static_cast<int64_t>(starts.size());
-    Tensor values = empty({u}, in.options());
-    T* v = values.data_ptr<T>();
-    for (int64_t j = 0; j < u; ++j) v[j] = static_cast<T>(buf[starts[j]].first);
-    Tensor inv = empty({return_inverse ? n : 0}, TensorOptions(kInt64).device(in.device()));
-    if (return_inverse) std::copy(inverse.begin(), inverse.end(), inv.data_ptr<int64_t>());
-    Tensor counts = empty({return_counts ? u : 0}, TensorOptions(kInt64).device(in.device()));
-    if (return_counts)
-      for (int64_t j = 0; j < u; ++j) counts.data_ptr<int64_t>()[j] = (j + 1 < u ? starts[j + 1] : n) - starts[j];
-    return std::make_tuple(values, inv, counts);
+    return consecutive ? unique_runs<T>(in, return_inverse, return_counts)
+                       : unique_sorted<T>(in, return_inverse, return_counts);
   });
 }
 
