@@ -11,3 +11,6 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/scan.h"
+#include "ember/ops/shape.h"
+#include "ember/ops/sort.h"

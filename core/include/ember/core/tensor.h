@@ -399,6 +399,37 @@ class Tensor {
 
   // ---- shape, scan and sort (core/src/ops/shape_ops.cpp, sort_ops.cpp, scan_ops.cpp) ----
   // [shape/sort/scan methods: flip, roll, repeat, tril, cumsum, sort, topk, unique, ...]
+  Tensor flip(IntArrayRef dims) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0);
+  Tensor& triu_(int64_t diagonal = 0);
+  Tensor cumsum(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<DType> dtype = std::nullopt) const;
+  Tensor& cumsum_(int64_t dim, std::optional<DType> dtype = std::nullopt);
+  Tensor& cumprod_(int64_t dim, std::optional<DType> dtype = std::nullopt);
+  std::pair<Tensor, Tensor> cummax(int64_t dim) const;
+  std::pair<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  Tensor msort() const;
+  std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  std::pair<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor median() const;
+  std::pair<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::pair<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  std::pair<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
 
 
   // ---- linear algebra (core/src/ops/linalg.cpp) ----

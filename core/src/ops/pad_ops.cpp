@@ -1,0 +1,132 @@
+// pad (torch.nn.functional.pad) and constant_pad_nd. Constant padding fills
+// the output and copies the (possibly cropped) input into its middle; the
+// other modes map each output index to an input index per dim and use the
+// index-map kernel of the shape family.
+#include <algorithm>
+
+#include "ember/ops/factories.h"
+#include "ember/ops/shape.h"
+#include "ops/op_utils.h"
+#include "ops/shape_kernels.h"
+
+namespace ember {
+
+namespace {
+
+void check_pad_length(const Tensor& self, IntArrayRef pad, const char* op) {
+  EMBER_CHECK(self.defined(), op, ": input tensor is undefined");
+  EMBER_CHECK(pad.size() % 2 == 0, op, ": Padding length must be divisible by 2, got ", pad.size(),
+              " values ", pad);
+  EMBER_CHECK(static_cast<int64_t>(pad.size()) <= 2 * self.dim(), op,
+              ": Padding length too large: ", pad.size(), " values ", pad, " for an input of sizes ",
+              self.sizes());
+}
+
+// Dim padded by pair i of `pad` (pairs start from the last dim).
+int64_t padded_dim(const Tensor& self, size_t pair) { return self.dim() - 1 - static_cast<int64_t>(pair); }
+
+enum class PadMode { Reflect, Replicate, Circular };
+
+// Input index read by output index j of a dim of size n padded by (left, right).
+int64_t source_index(PadMode mode, int64_t j, int64_t n, int64_t left, int64_t right) {
+  switch (mode) {
+    case PadMode::Reflect: {
+      const int64_t p = j - left;
+      return p < 0 ? -p : p >= n ? 2 * (n - 1) - p : p;
+    }
+    case PadMode::Replicate: return std::clamp<int64_t>(j - left, 0, n - 1);
+    case PadMode::Circular: {
+      // Negative pads crop first; positive pads then wrap around the cropped range.
+      const int64_t lo = std::max<int64_t>(-left, 0);
+      const int64_t m = n - lo - std::max<int64_t>(-right, 0);
+      const int64_t p = (j - std::max<int64_t>(left, 0)) % m;
+      return lo + (p < 0 ? p + m : p);
+    }
+  }
+  return 0;
+}
+
+Tensor pad_by_index(const Tensor& self, IntArrayRef pad, PadMode mode, const std::string& name) {
+  const int64_t npad = static_cast<int64_t>(pad.size() / 2);
+  EMBER_CHECK(npad >= 1 && npad <= 3 && (self.dim() == npad + 1 || self.dim() == npad + 2), "pad: mode '", name,
+              "' pads the last 1 to 3 dims of a batched or unbatched input: padding ", npad,
+              " dims needs a ", npad + 1, "-d or ", npad + 2, "-d input, got sizes ", self.sizes());
+  DimVector shape(self.sizes());
+  std::vector<std::vector<int64_t>> maps(static_cast<size_t>(self.dim()));
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    maps[d].resize(static_cast<size_t>(self.size(d)));
+    for (int64_t j = 0; j < self.size(d); ++j) maps[d][j] = j;
+  }
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const int64_t d = padded_dim(self, i);
+    const int64_t n = self.size(d), left = pad[2 * i], right = pad[2 * i + 1];
+    EMBER_CHECK(n > 0, "pad: mode '", name, "' needs non-empty padded dims, but dim ", d, " of input ",
+                self.sizes(), " has size 0");
+    if (mode == PadMode::Reflect)
+      EMBER_CHECK(left < n && right < n, "pad: Padding size should be less than the corresponding input "
+                  "dimension for mode 'reflect', but got: padding (", left, ", ", right, ") at dimension ", d,
+                  " of input ", self.sizes());
+    if (mode == PadMode::Circular)
+      EMBER_CHECK(left <= n && right <= n, "pad: Padding value causes wrapping around more than once "
+                  "for mode 'circular': padding (", left, ", ", right, ") at dimension ", d, " of input ",
+                  self.sizes());
+    if (mode == PadMode::Circular)
+      EMBER_CHECK(n + std::min<int64_t>(left, 0) + std::min<int64_t>(right, 0) >= 1,
+                  "pad: Negative padding value (", left, ", ", right, ") is resulting in an empty dimension ", d,
+                  " of input ", self.sizes(), " for mode 'circular'");
+    const int64_t out = n + left + right;
+    EMBER_CHECK(out >= 1, "pad: input size ", n, " of dim ", d, " (input ", self.sizes(), ") is too small for ",
+                "padding (", left, ", ", right, "): calculated output size ", out);
+    shape[d] = out;
+    maps[d].resize(static_cast<size_t>(out));
+    for (int64_t j = 0; j < out; ++j) maps[d][j] = source_index(mode, j, n, left, right);
+  }
+  Tensor result = empty(shape, self.options().memory_format(self.suggest_memory_format()));
+  remap_copy_stub(self.device())(self, result, maps);
+  return result;
+}
+
+}  // namespace
+
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  check_pad_length(self, pad, "constant_pad_nd");
+  DimVector shape(self.sizes());
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const int64_t d = padded_dim(self, i);
+    const int64_t out = self.size(d) + pad[2 * i] + pad[2 * i + 1];
+    EMBER_CHECK(out >= 0, "constant_pad_nd: The input size ", self.size(d), ", plus negative padding ",
+                pad[2 * i], " and ", pad[2 * i + 1], " resulted in a negative output size, which is invalid. "
+                "Check dimension ", d, " of your input (sizes ", self.sizes(), ").");
+    shape[d] = out;
+  }
+  Tensor result = empty(shape, self.options().memory_format(self.suggest_memory_format()));
+  if (result.numel() == 0) return result;
+  result.fill_(value);
+  // Negative pads crop the input; positive pads leave a border in the output.
+  Tensor src = self, dst = result;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const int64_t d = padded_dim(self, i);
+    const int64_t crop_lo = std::max<int64_t>(-pad[2 * i], 0), crop_hi = std::max<int64_t>(-pad[2 * i + 1], 0);
+    const int64_t len = self.size(d) - crop_lo - crop_hi;
+    if (len <= 0) return result;  // everything cropped away: only padding remains
+    src = src.narrow(d, crop_lo, len);
+    dst = dst.narrow(d, std::max<int64_t>(pad[2 * i], 0), len);
+  }
+  if (src.numel() > 0) dst.copy_(src);
+  return result;
+}
+
+Tensor pad(const Tensor& self, IntArrayRef pad, const std::string& mode, std::optional<double> value) {
+  check_pad_length(self, pad, "pad");
+  if (mode == "constant") return constant_pad_nd(self, pad, value.value_or(0.0));
+  PadMode m;
+  if (mode == "reflect") m = PadMode::Reflect;
+  else if (mode == "replicate") m = PadMode::Replicate;
+  else if (mode == "circular") m = PadMode::Circular;
+  else EMBER_FAIL("pad: unrecognised padding mode '", mode, "' (expected constant, reflect, replicate or circular)");
+  EMBER_CHECK(!value || *value == 0, "pad: Padding mode \"", mode, "\" doesn't take in value argument (got ",
+              *value, ")");
+  return pad_by_index(self, pad, m, mode);
+}
+
+}  // namespace ember

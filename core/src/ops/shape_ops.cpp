@@ -1,0 +1,344 @@
+// Shape and combination ops: cat/stack, flip/roll, repeat/tile,
+// repeat_interleave, tril/triu. Copies go through copy_ (TensorIterator) or
+// the per-dim index-map kernel in kernels/cpu/shape_kernels.cpp; pad lives in
+// pad_ops.cpp.
+#include <algorithm>
+#include <numeric>
+
+#include "ember/ops/factories.h"
+#include "ember/ops/shape.h"
+#include "iter/tensor_iterator.h"
+#include "ops/op_utils.h"
+#include "ops/out_resize.h"
+#include "ops/shape_kernels.h"
+
+namespace ember {
+
+EMBER_DEFINE_STUB(remap_copy_stub, RemapCopyFn, "remap_copy");
+EMBER_DEFINE_STUB(triangle_stub, TriangleFn, "triangle");
+
+namespace {
+
+// PyTorch skips 1-d empty inputs of cat whatever the other shapes are (legacy).
+bool cat_skips(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+struct CatPlan {
+  DimVector shape;
+  int64_t dim = 0;
+  DType dtype = DType::Float32;
+  MemoryFormat format = MemoryFormat::Contiguous;
+};
+
+CatPlan plan_cat(TensorList tensors, int64_t dim, const char* op) {
+  EMBER_CHECK(!tensors.empty(), op, "(): expected a non-empty list of Tensors");
+  int64_t ref = -1;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.defined(), op, "(): tensor at position ", i, " is undefined");
+    EMBER_CHECK(t.dim() > 0, op, "(): zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    EMBER_CHECK(t.device() == tensors[0].device(), op, "(): all tensors must be on the same device, got ",
+                tensors[0].device(), " (tensor 0) and ", t.device(), " (tensor ", i, ")");
+    if (ref < 0 && !cat_skips(t)) ref = static_cast<int64_t>(i);
+  }
+  CatPlan plan;
+  plan.dtype = result_type(tensors);
+  // The output keeps the layout every input suggests, else row-major.
+  plan.format = tensors[0].suggest_memory_format();
+  for (const Tensor& t : tensors)
+    if (t.suggest_memory_format() != plan.format) plan.format = MemoryFormat::Contiguous;
+  if (ref < 0) {  // every input is a skipped 1-d empty tensor
+    plan.shape = DimVector(tensors[0].sizes());
+    plan.dim = wrap_dim(dim, 1, op);
+    return plan;
+  }
+  const Tensor& first = tensors[ref];
+  plan.dim = wrap_dim(dim, first.dim(), op);
+  plan.shape = DimVector(first.sizes());
+  int64_t cat_size = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (cat_skips(t)) continue;
+    EMBER_CHECK(t.dim() == first.dim(), op, "(): Tensors must have same number of dimensions: got ",
+                first.dim(), " (tensor ", ref, ", sizes ", first.sizes(), ") and ", t.dim(), " (tensor ", i,
+                ", sizes ", t.sizes(), ")");
+    for (int64_t d = 0; d < t.dim(); ++d)
+      EMBER_CHECK(d == plan.dim || t.size(d) == first.size(d), op,
+                  "(): Sizes of tensors must match except in dimension ", plan.dim, ". Expected size ",
+                  first.size(d), " but got size ", t.size(d), " for tensor number ", i,
+                  " in the list (sizes ", first.sizes(), " vs ", t.sizes(), ")");
+    cat_size += t.size(plan.dim);
+  }
+  plan.shape[plan.dim] = cat_size;
+  return plan;
+}
+
+void cat_into(Tensor& out, TensorList tensors, const CatPlan& plan, const char* op) {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    EMBER_CHECK(tensors[i].storage().get() != out.storage().get(), op,
+                "(): the out tensor shares memory with input tensor ", i, "; pass a separate out tensor");
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (cat_skips(t)) continue;
+    const int64_t n = t.size(plan.dim);
+    if (n > 0 && t.numel() > 0) out.narrow(plan.dim, offset, n).copy_(t);
+    offset += n;
+  }
+}
+
+std::vector<Tensor> unsqueeze_all(TensorList tensors, int64_t dim, const char* op) {
+  EMBER_CHECK(!tensors.empty(), op, " expects a non-empty TensorList");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].defined(), op, ": tensor at position ", i, " is undefined");
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), op,
+                " expects each tensor to be equal size, but got ", tensors[0].sizes(), " at entry 0 and ",
+                tensors[i].sizes(), " at entry ", i);
+  }
+  const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, op);
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.unsqueeze(d));
+  return out;
+}
+
+Tensor at_least(const Tensor& t, int64_t ndim) {
+  if (t.dim() >= ndim) return t;
+  if (t.dim() == 0) return ndim == 1 ? t.reshape({1}) : t.reshape({1, 1});
+  return t.unsqueeze(0);  // 1-d -> 2-d
+}
+
+std::vector<int64_t> identity_map(int64_t n) {
+  std::vector<int64_t> m(static_cast<size_t>(n));
+  std::iota(m.begin(), m.end(), int64_t{0});
+  return m;
+}
+
+// Output of `self`'s dtype and the given shape, filled by the index-map kernel.
+Tensor remap(const Tensor& self, IntArrayRef out_shape, const std::vector<std::vector<int64_t>>& maps) {
+  // Same shape (flip, roll): keep the input's layout, as PyTorch does.
+  Tensor out = out_shape == self.sizes() && self.is_non_overlapping_and_dense()
+                   ? empty_strided(self.sizes(), self.strides(), self.options())
+                   : empty(out_shape, self.options());
+  if (out.numel() > 0) remap_copy_stub(self.device())(self, out, maps);
+  return out;
+}
+
+std::vector<std::vector<int64_t>> identity_maps(const Tensor& t) {
+  std::vector<std::vector<int64_t>> maps;
+  for (int64_t d = 0; d < t.dim(); ++d) maps.push_back(identity_map(t.size(d)));
+  return maps;
+}
+
+Tensor triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op) {
+  EMBER_CHECK(self.defined(), op, ": input tensor is undefined");
+  EMBER_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got sizes ", self.sizes());
+  const Tensor src = self.contiguous();
+  Tensor out = empty(self.sizes(), self.options());
+  if (out.numel() > 0) triangle_stub(self.device())(src, out, diagonal, lower);
+  return out;
+}
+
+}  // namespace
+
+// ---- cat / stack ----
+Tensor cat(TensorList tensors, int64_t dim) {
+  CatPlan plan = plan_cat(tensors, dim, "cat");
+  Tensor out = empty(plan.shape, TensorOptions(plan.dtype).device(tensors[0].device()).memory_format(plan.format));
+  cat_into(out, tensors, plan, "cat");
+  return out;
+}
+
+Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
+  CatPlan plan = plan_cat(tensors, dim, "cat");
+  check_out_dtype(out, plan.dtype, "cat");
+  EMBER_CHECK(out.device() == tensors[0].device(), "cat(): out tensor is on ", out.device(),
+              " but the inputs are on ", tensors[0].device());
+  resize_out(out, plan.shape, "cat", plan.format);
+  cat_into(out, tensors, plan, "cat");
+  return out;
+}
+
+Tensor concat(TensorList tensors, int64_t dim) { return cat(tensors, dim); }
+
+Tensor stack(TensorList tensors, int64_t dim) {
+  std::vector<Tensor> parts = unsqueeze_all(tensors, dim, "stack");
+  return cat(parts, wrap_dim(dim, tensors[0].dim() + 1, "stack"));
+}
+
+Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim) {
+  std::vector<Tensor> parts = unsqueeze_all(tensors, dim, "stack");
+  return cat_out(out, parts, wrap_dim(dim, tensors[0].dim() + 1, "stack"));
+}
+
+Tensor hstack(TensorList tensors) {
+  EMBER_CHECK(!tensors.empty(), "hstack expects a non-empty TensorList");
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) parts.push_back(at_least(t, 1));
+  return cat(parts, parts[0].dim() == 1 ? 0 : 1);
+}
+
+Tensor vstack(TensorList tensors) {
+  EMBER_CHECK(!tensors.empty(), "vstack expects a non-empty TensorList");
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) parts.push_back(at_least(t, 2));
+  return cat(parts, 0);
+}
+
+// ---- flip / roll ----
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  const uint64_t mask = dims.empty() ? 0 : dims_to_mask(dims, self.dim(), "flip");
+  if (mask == 0 || self.dim() == 0) return self.clone(MemoryFormat::Contiguous);
+  auto maps = identity_maps(self);
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (mask >> d & 1) std::reverse(maps[d].begin(), maps[d].end());
+  return remap(self, self.sizes(), maps);
+}
+
+Tensor fliplr(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 2, "fliplr: input must be >= 2-d, got sizes ", self.sizes());
+  return flip(self, {1});
+}
+
+Tensor flipud(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 1, "flipud: input must be >= 1-d, got a 0-d tensor");
+  return flip(self, {0});
+}
+
+Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  EMBER_CHECK(!shifts.empty(), "roll: `shifts` required");
+  if (dims.empty()) {
+    EMBER_CHECK(shifts.size() == 1, "roll: without dims, shifts must have one entry, got ", shifts);
+    return roll(self.flatten(), shifts, {0}).view(self.sizes());
+  }
+  EMBER_CHECK(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: ", shifts.size(),
+              ", dims:", dims.size());
+  if (self.dim() == 0) return self.clone();
+  // Rolling one dim twice adds the shifts, as PyTorch's repeated rolls do.
+  std::vector<int64_t> total(static_cast<size_t>(self.dim()), 0);
+  for (size_t i = 0; i < dims.size(); ++i) total[wrap_dim(dims[i], self.dim(), "roll")] += shifts[i];
+  auto maps = identity_maps(self);
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int64_t n = self.size(d);
+    if (n == 0) continue;
+    const int64_t s = ((total[d] % n) + n) % n;
+    for (int64_t j = 0; j < n; ++j) maps[d][j] = (j - s + n) % n;
+  }
+  return remap(self, self.sizes(), maps);
+}
+
+// ---- repeat / tile / repeat_interleave ----
+Tensor repeat(const Tensor& self, IntArrayRef repeats) {
+  EMBER_CHECK(static_cast<int64_t>(repeats.size()) >= self.dim(),
+              "repeat: Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+              "tensor (repeats ",
+              repeats, ", tensor sizes ", self.sizes(), ")");
+  const size_t nd = repeats.size();
+  const size_t lead = nd - static_cast<size_t>(self.dim());
+  DimVector padded(nd, 1), out_shape(nd), pair_shape, expanded_shape;
+  for (size_t d = 0; d < nd; ++d) {
+    EMBER_CHECK(repeats[d] >= 0, "repeat: repeats can not be negative, got ", repeats);
+    if (d >= lead) padded[d] = self.size(static_cast<int64_t>(d - lead));
+    out_shape[d] = padded[d] * repeats[d];
+    // Each dim becomes a (repeat, size) pair: the input broadcasts along the repeat.
+    pair_shape.push_back(1);
+    pair_shape.push_back(padded[d]);
+    expanded_shape.push_back(repeats[d]);
+    expanded_shape.push_back(padded[d]);
+  }
+  Tensor out = empty(out_shape, self.options());
+  if (out.numel() == 0) return out;
+  out.view(expanded_shape).copy_(self.reshape(pair_shape).expand(expanded_shape));
+  return out;
+}
+
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  std::vector<int64_t> reps(dims.begin(), dims.end());
+  while (static_cast<int64_t>(reps.size()) < self.dim()) reps.insert(reps.begin(), 1);
+  return repeat(self, reps);
+}
+
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.defined() && is_integral(repeats.dtype()),
+              "repeat_interleave: repeats has to be Long or Int tensor, got ",
+              repeats.defined() ? repeats.dtype() : kBool);
+  EMBER_CHECK(repeats.dim() <= 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got sizes ",
+              repeats.sizes());
+  EMBER_CHECK(!dim || self.dim() > 0, "repeat_interleave: dim specified as ", *dim,
+              " but the tensor has no dimensions");
+  const Tensor input = dim ? self : self.reshape({-1});
+  const int64_t d = dim ? wrap_dim(*dim, self.dim(), "repeat_interleave") : 0;
+  const int64_t n = input.size(d);
+  Tensor reps = repeats.to(kInt64).contiguous().reshape({-1});
+  EMBER_CHECK(reps.numel() == 1 || reps.numel() == n,
+              "repeat_interleave: repeats must have the same size as input along dim, but got repeats.size(0) = ",
+              reps.numel(), " and input.size(", d, ") = ", n);
+  const int64_t* r = reps.data_ptr<int64_t>();
+  std::vector<int64_t> map;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t count = reps.numel() == 1 ? r[0] : r[i];
+    EMBER_CHECK(count >= 0, "repeat_interleave: repeats can not be negative, got ", count, " at index ", i);
+    map.insert(map.end(), static_cast<size_t>(count), i);
+  }
+  const int64_t total = static_cast<int64_t>(map.size());
+  EMBER_CHECK(!output_size || *output_size == total, "repeat_interleave: output_size ", *output_size,
+              " doesn't match the sum of repeats ", total);
+  auto maps = identity_maps(input);
+  maps[d] = std::move(map);
+  DimVector shape(input.sizes());
+  shape[d] = total;
+  return remap(input, shape, maps);
+}
+
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative, got ", repeats);
+  return repeat_interleave(self, scalar_tensor(repeats, kInt64), dim, output_size);
+}
+
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.defined() && repeats.dim() == 1,
+              "repeat_interleave: repeat_interleave only accept 1D vector as repeat, got sizes ",
+              repeats.defined() ? repeats.sizes() : IntArrayRef());
+  return repeat_interleave(arange(repeats.size(0), TensorOptions(repeats.dtype()).device(repeats.device())),
+                           repeats, 0, output_size);
+}
+
+// ---- tril / triu ----
+Tensor tril(const Tensor& self, int64_t diagonal) { return triangle(self, diagonal, true, "tril"); }
+Tensor triu(const Tensor& self, int64_t diagonal) { return triangle(self, diagonal, false, "triu"); }
+
+Tensor& tril_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  Tensor result = tril(self, diagonal);
+  check_out_dtype(out, result.dtype(), "tril");
+  resize_out(out, result.sizes(), "tril");
+  return out.copy_(result);
+}
+
+Tensor& triu_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  Tensor result = triu(self, diagonal);
+  check_out_dtype(out, result.dtype(), "triu");
+  resize_out(out, result.sizes(), "triu");
+  return out.copy_(result);
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::flip(IntArrayRef dims) const { return ember::flip(*this, dims); }
+Tensor Tensor::fliplr() const { return ember::fliplr(*this); }
+Tensor Tensor::flipud() const { return ember::flipud(*this); }
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const { return ember::roll(*this, shifts, dims); }
+Tensor Tensor::repeat(IntArrayRef repeats) const { return ember::repeat(*this, repeats); }
+Tensor Tensor::tile(IntArrayRef dims) const { return ember::tile(*this, dims); }
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) const {
+  return ember::repeat_interleave(*this, repeats, dim, output_size);
+}
+Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
+Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
+Tensor& Tensor::tril_(int64_t diagonal) { return copy_(triangle(*this, diagonal, true, "tril_")); }
+Tensor& Tensor::triu_(int64_t diagonal) { return copy_(triangle(*this, diagonal, false, "triu_")); }
+
+}  // namespace ember
