@@ -200,3 +200,13 @@ TEST(Device, Parse) {
   EXPECT_THROW(Device("cuda:x"), Error);
   EXPECT_THROW(zeros({2}, Device("cuda:0")), Error);  // no CUDA allocator in a CPU build
 }
+
+TEST(Conversion, ToAnotherDtypeConvertsValues) {
+  Tensor a = arange(6).view({2, 3});
+  EXPECT_EQ(at<int16_t>(a.to(kInt16), {1, 2}), 5);
+  EXPECT_FLOAT_EQ(at<float>(a.to(kFloat32), {1, 1}), 4.f);
+  EXPECT_FLOAT_EQ(at<float>(a.t().to(kFloat32), {2, 1}), 5.f);
+  Tensor f = empty({2, 3}, kFloat64);
+  f.copy_(a);
+  EXPECT_DOUBLE_EQ(at<double>(f, {0, 2}), 2.0);
+}

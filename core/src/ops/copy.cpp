@@ -29,7 +29,9 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (is_same(src)) return *this;
   if (numel() == 0) return *this;
   TensorIterator iter("copy_");
-  iter.add_output(*this).add_input(src).promote_inputs_to_common_dtype(false).is_inplace();
+  // The output keeps its own dtype: the kernel converts (without output_dtype the
+  // iterator would compute into a temporary of the source dtype and drop it).
+  iter.add_output(*this).add_input(src).promote_inputs_to_common_dtype(false).output_dtype(dtype()).is_inplace();
   iter.build();
   copy_stub(device())(iter);
   bump_version();
