@@ -9,4 +9,5 @@
 #include "ember/core/tensor.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/linalg.h"
 #include "ember/ops/reduce.h"

@@ -368,6 +368,21 @@ class Tensor {
   Tensor mv(const Tensor& vec) const;
   Tensor dot(const Tensor& other) const;
   // [linalg methods]
+  Tensor vdot(const Tensor& other) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                   const Scalar& alpha = 1);
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
 
   // ---- random (core/src/ops/random_ops.cpp) ----
   // [random methods: uniform_, normal_, bernoulli_, exponential_, random_, ...]
