@@ -386,6 +386,23 @@ class Tensor {
 
   // ---- random (core/src/ops/random_ops.cpp) ----
   // [random methods: uniform_, normal_, bernoulli_, exponential_, random_, ...]
+  // Samplers filling self in place (see ember/ops/random.h); generator
+  // nullptr means default_generator(). random_(to): [0, to); random_(from,
+  // to): [from, to); random_(): [0, max] for integers, [0, 2^digits] for floats.
+  Tensor& uniform_(double from = 0, double to = 1, Generator* generator = nullptr);
+  Tensor& normal_(double mean = 0, double std = 1, Generator* generator = nullptr);
+  Tensor& bernoulli_(double p = 0.5, Generator* generator = nullptr);
+  Tensor& bernoulli_(const Tensor& p, Generator* generator = nullptr);
+  Tensor& exponential_(double lambd = 1, Generator* generator = nullptr);
+  Tensor& geometric_(double p, Generator* generator = nullptr);
+  Tensor& random_(int64_t from, int64_t to, Generator* generator = nullptr);
+  Tensor& random_(int64_t to, Generator* generator = nullptr);
+  Tensor& random_(Generator* generator = nullptr);
+  // Samples with self as the probabilities.
+  Tensor bernoulli(Generator* generator = nullptr) const;
+  Tensor bernoulli(double p, Generator* generator = nullptr) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     Generator* generator = nullptr) const;
 
  private:
   intrusive_ptr<TensorImpl> impl_;
