@@ -283,6 +283,12 @@ TEST(Linalg, EinsumFixtures) {
       {"broadcast_size1", "ij,jk->ik"},
       {"contract_ellipsis", "i...->i"},
       {"spaces", "i j , j k -> i k"},
+      {"transposed_right", "bij,bkj->bik"},
+      {"elementwise_keep", "i,i->i"},
+      {"frobenius", "ij,ij->"},
+      {"ellipsis_middle", "a...b->...ab"},
+      {"ellipsis_uneven", "...ij,...jk"},
+      {"batch_outer", "bi,bj->bij"},
   };
   for (const auto& [name, eq] : cases) {
     std::vector<Tensor> ops;
