@@ -6,15 +6,16 @@
 // GPU) throws an ember::Error naming itself instead of running: it calls
 // detail::alert_not_deterministic("op") first thing.
 //
-// All of Ember's CPU ops are deterministic for a given thread count: there are
-// no atomics-based accumulations (index_add_/scatter_add-style ops accumulate
-// without atomics on CPU), and reductions split their work the same way each
-// run. Matrix products and random numbers go further and are independent of
-// the thread count: OpenBLAS splits a GEMM's output (never its inner
-// dimension) across threads, batched products run each GEMM whole on one
-// thread, and random ops use a counter-based generator (Note
-// [Counter-based random numbers] in random_ops.cpp). So no CPU op calls
-// alert_not_deterministic today; CUDA kernels with atomics will.
+// All of Ember's CPU ops are deterministic: run to run, for a given thread
+// count, they give bitwise-identical results. There are no atomics-based
+// accumulations on CPU (index_add_/scatter_add-style ops do not need them),
+// and parallel loops split their work statically. Random ops go further and
+// are independent of the thread count (Note [Counter-based random numbers] in
+// random_ops.cpp), as are GEMMs (OpenBLAS splits a GEMM's output across
+// threads, and batched products run each GEMM whole on one thread); OpenBLAS's
+// threaded matrix-vector products may split the inner dimension, so their last
+// bits can change with the thread count (never from run to run). So no CPU op
+// calls alert_not_deterministic; CUDA kernels with atomics will.
 namespace ember {
 
 void set_deterministic(bool enabled);
