@@ -18,9 +18,13 @@ namespace {
 
 // "2x3" as in PyTorch's shape messages.
 std::string shape_str(IntArrayRef sizes) {
-  std::string s;
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? "x" : "") + std::to_string(sizes[i]);
-  return sizes.empty() ? "[]" : s;
+  if (sizes.empty()) return "[]";
+  std::string s = std::to_string(sizes[0]);
+  for (size_t i = 1; i < sizes.size(); ++i) {
+    s += 'x';
+    s += std::to_string(sizes[i]);
+  }
+  return s;
 }
 
 void check_operands(const char* op, const Tensor& a, const Tensor& b) {
