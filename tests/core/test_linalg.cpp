@@ -105,6 +105,14 @@ TEST(Linalg, MmBmmAndOut) {
   Tensor out_t = empty({5, 3}, kFloat64).t();
   mm_out(out_t, a, b);
   expect_close(out_t, expected, 1e-12, 1e-12, "mm_out column-major out");
+  // An out BLAS can't write directly (step-2 columns): computed aside, beta kept.
+  Tensor wide = zeros({3, 10}, kFloat64);
+  Tensor stepped = wide.slice(1, 0, 10, 2);
+  mm_out(stepped, a, b);
+  expect_close(stepped, expected, 1e-12, 1e-12, "mm_out step-2 out");
+  EXPECT_EQ(at<double>(wide, {0, 1}), 0.0);
+  stepped.addmm_(a, b, 2.0, 1.0);
+  expect_close(stepped, expected * 3.0, 1e-12, 1e-12, "addmm_ step-2 self");
 
   Tensor ia = fixture("int_a"), ib = fixture("int_b");
   EXPECT_TRUE(bmm(ia, ib).equal(fixture("int_bmm")));
