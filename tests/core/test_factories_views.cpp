@@ -226,3 +226,13 @@ TEST(Views, ViewAsDtypeAndEmptyShape) {
   EXPECT_EQ(wide.sizes(), IntArrayRef({2, 2}));
   EXPECT_THROW(ones({2, 3}).view(kFloat64), Error);
 }
+
+TEST(Conversion, ToAnotherDtypeConvertsValues) {
+  Tensor a = arange(6).view({2, 3});
+  EXPECT_EQ(at<int16_t>(a.to(kInt16), {1, 2}), 5);
+  EXPECT_FLOAT_EQ(at<float>(a.to(kFloat32), {1, 1}), 4.f);
+  EXPECT_FLOAT_EQ(at<float>(a.t().to(kFloat32), {2, 1}), 5.f);
+  Tensor f = empty({2, 3}, kFloat64);
+  f.copy_(a);
+  EXPECT_DOUBLE_EQ(at<double>(f, {0, 2}), 2.0);
+}

@@ -439,9 +439,41 @@ class Tensor {
   Tensor mv(const Tensor& vec) const;
   Tensor dot(const Tensor& other) const;
   // [linalg methods]
+  Tensor vdot(const Tensor& other) const;
+  Tensor outer(const Tensor& vec2) const;
+  Tensor ger(const Tensor& vec2) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
+  Tensor baddbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                 const Scalar& alpha = 1) const;
+  Tensor& baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+                   const Scalar& alpha = 1);
+  Tensor addmv(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta = 1,
+                 const Scalar& alpha = 1);
 
   // ---- random (core/src/ops/random_ops.cpp) ----
   // [random methods: uniform_, normal_, bernoulli_, exponential_, random_, ...]
+  // Samplers filling self in place (see ember/ops/random.h); generator
+  // nullptr means default_generator(). random_(to): [0, to); random_(from,
+  // to): [from, to); random_(): [0, max] for integers, [0, 2^digits] for floats.
+  Tensor& uniform_(double from = 0, double to = 1, Generator* generator = nullptr);
+  Tensor& normal_(double mean = 0, double std = 1, Generator* generator = nullptr);
+  Tensor& bernoulli_(double p = 0.5, Generator* generator = nullptr);
+  Tensor& bernoulli_(const Tensor& p, Generator* generator = nullptr);
+  Tensor& exponential_(double lambd = 1, Generator* generator = nullptr);
+  Tensor& geometric_(double p, Generator* generator = nullptr);
+  Tensor& random_(int64_t from, int64_t to, Generator* generator = nullptr);
+  Tensor& random_(int64_t to, Generator* generator = nullptr);
+  Tensor& random_(Generator* generator = nullptr);
+  // Samples with self as the probabilities.
+  Tensor bernoulli(Generator* generator = nullptr) const;
+  Tensor bernoulli(double p, Generator* generator = nullptr) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false,
+                     Generator* generator = nullptr) const;
 
  private:
   intrusive_ptr<TensorImpl> impl_;
