@@ -104,10 +104,6 @@ int main(int argc, char** argv) {
   std::printf("suite %s, %d threads; copy bandwidth over 256 MB: %.1f GB/s (plain stores), "
               "%.1f GB/s (memcpy)\n",
               args.suite.c_str(), args.threads, bw.copy_gbs, bw.memcpy_gbs);
-  std::ofstream(args.out_dir + "/" + args.suite + ".machine.json", std::ios::trunc)
-      << "{\"suite\": " << json_string(args.suite) << ", \"threads\": " << args.threads
-      << ", \"copy_gbs\": " << num(bw.copy_gbs) << ", \"memcpy_gbs\": " << num(bw.memcpy_gbs)
-      << (args.commit.empty() ? "" : ", \"commit\": " + json_string(args.commit)) << "}\n";
 
   std::printf("\n%-28s %11s %13s %9s %15s  %s\n", "workload", "ember ms", "libtorch ms", "speedup",
               "ember GB/s (%)", "check");
@@ -141,7 +137,8 @@ int main(int argc, char** argv) {
     std::ostringstream line;
     line << "{\"workload\": " << json_string(w->name) << ", \"ember_s\": " << num(m.ember_s)
          << ", \"peer\": \"libtorch\", \"peer_s\": " << num(m.peer_s)
-         << ", \"speedup\": " << num(speedup) << ", \"reps\": " << m.reps
+         << ", \"speedup\": " << num(speedup) << ", \"ember_min_s\": " << num(m.ember_min_s)
+         << ", \"peer_min_s\": " << num(m.peer_min_s) << ", \"reps\": " << m.reps
          << ", \"threads\": " << args.threads << ", \"ok\": " << (m.mismatch.empty() ? "true" : "false");
     if (bytes > 0) {
       const double gbs = bytes / m.ember_s / 1e9;
@@ -163,6 +160,17 @@ int main(int argc, char** argv) {
   if (timed)
     std::printf("geometric mean speedup (libtorch/ember) over %d workloads: %.2fx\n", timed,
                 std::exp(log_speedup_sum / timed));
+  // Measured again so that a reader sees whether other load moved the machine
+  // during the run (the bandwidth column uses the first measurement).
+  const auto bw_end = ember_bench::measure_copy_bandwidth(size_t(256) << 20, args.threads);
+  std::printf("copy bandwidth after the run: %.1f GB/s (plain stores), %.1f GB/s (memcpy)\n",
+              bw_end.copy_gbs, bw_end.memcpy_gbs);
+  std::ofstream(args.out_dir + "/" + args.suite + ".machine.json", std::ios::trunc)
+      << "{\"suite\": " << json_string(args.suite) << ", \"threads\": " << args.threads
+      << ", \"copy_gbs\": " << num(bw.copy_gbs) << ", \"memcpy_gbs\": " << num(bw.memcpy_gbs)
+      << ", \"copy_gbs_after\": " << num(bw_end.copy_gbs)
+      << ", \"memcpy_gbs_after\": " << num(bw_end.memcpy_gbs)
+      << (args.commit.empty() ? "" : ", \"commit\": " + json_string(args.commit)) << "}\n";
   std::printf("results: %s\n", jsonl_path.c_str());
   if (problems) std::printf("%d workload(s) failed or disagreed with libtorch\n", problems);
   return problems ? 1 : 0;

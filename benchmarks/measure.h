@@ -17,6 +17,8 @@ struct TimingOptions {
 struct Measurement {
   double ember_s = 0;  // median seconds per run
   double peer_s = 0;
+  double ember_min_s = 0;  // fastest run per side: less sensitive to other load
+  double peer_min_s = 0;
   int reps = 0;
   std::string mismatch;  // "" when the results agree
   std::string error;     // an exception from either side; nothing was timed
@@ -28,7 +30,7 @@ struct CopyBandwidth {
   double copy_gbs = 0;    // plain load/store loop
   double memcpy_gbs = 0;  // libc memcpy
 };
-// Best of a few passes over `bytes` with `threads` OpenMP threads, counting
+// Best of many passes over `bytes` with `threads` OpenMP threads, counting
 // bytes read + bytes written (STREAM's convention).
 CopyBandwidth measure_copy_bandwidth(size_t bytes, int threads);
 
