@@ -10,7 +10,7 @@ set -euo pipefail
 
 suite=${1:-}
 if [[ -z "$suite" || "$suite" == -* ]]; then
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 shift
