@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds ember_bench (Release) and runs one suite, Ember vs libtorch, side by side.
+#   benchmarks/run.sh <suite> [--filter SUBSTR] [--target-s SECONDS] [--list]
+# Suites: core (more to come: autograd, nn, fft, io, data, models).
+# Environment: EMBER_BENCH_OUT (results folder, default bench-results/),
+#   EMBER_BENCH_BUILD (build folder, default build-bench/), EMBER_BENCH_THREADS (2),
+#   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build
+#   lock so that no build shares the cores with the timings; 0: don't).
+set -euo pipefail
+
+suite=${1:-}
+if [[ -z "$suite" || "$suite" == -* ]]; then
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  exit 2
+fi
+shift
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${EMBER_BENCH_BUILD:-$root/build-bench}
+out=${EMBER_BENCH_OUT:-$root/bench-results}
+threads=${EMBER_BENCH_THREADS:-2}
+jobs=${EMBER_BENCH_JOBS:-2}
+lock=/tmp/ember-build.lock  # shared by every build on this machine
+
+generator=()
+if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DEMBER_BUILD_BENCHMARKS=ON -DEMBER_BUILD_TESTS=OFF -DEMBER_WITH_CUDA="${EMBER_WITH_CUDA:-OFF}" >/dev/null
+CCACHE_BASEDIR=$(dirname "$root") flock "$lock" cmake --build "$build" --target ember_bench -j "$jobs"
+
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit+dirty"; fi
+cmd=(env OMP_NUM_THREADS="$threads" "$build/benchmarks/ember_bench" "$suite"
+     --threads "$threads" --out "$out" --commit "$commit" "$@")
+if [[ "${EMBER_BENCH_EXCLUSIVE:-1}" == 1 ]]; then
+  flock "$lock" "${cmd[@]}"
+else
+  "${cmd[@]}"
+fi
