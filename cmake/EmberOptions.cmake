@@ -11,7 +11,7 @@ endif()
 # Flags for Ember's own targets (not for outside projects linking Ember).
 add_library(ember_build_flags INTERFACE)
 target_compile_options(ember_build_flags INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -fno-math-errno>)
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -fno-math-errno -ffp-contract=fast>)
 # x86-64: the AVX2/FMA/F16C level (x86-64-v3) is the baseline Ember targets.
 # aarch64 needs no flags: NEON is always there.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")

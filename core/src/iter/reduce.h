@@ -110,7 +110,8 @@ void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops
     kept_outer.sizes.pop_back();
     kept_outer.in_strides.pop_back();
     kept_outer.out_strides.pop_back();
-    parallel_for(0, outer_kept * blocks, std::max<int64_t>(1, 16384 / std::max<int64_t>(n_red, 1)),
+    // Each task is a whole column block over every reduced row: grain 1.
+    parallel_for(0, outer_kept * blocks, 1,
                  [&](int64_t b, int64_t e) {
       // Not std::vector: vector<bool> has no data().
       std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(kBlock)]);

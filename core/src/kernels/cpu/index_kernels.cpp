@@ -125,11 +125,19 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
     });
     return;
   }
-  // Whole rows of `inner` elements: one memcpy each.
+  // Whole rows of `inner` elements: one memcpy each. Rows are picked at random
+  // places, so the loop is bound by memory latency: prefetch a few rows ahead.
   const size_t row_bytes = static_cast<size_t>(inner) * self.element_size();
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / static_cast<int64_t>(row_bytes));
+  constexpr int64_t kAhead = 16;
   parallel_for(0, outer * n, grain, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
+      if (r + kAhead < end) {
+        const int64_t ra = r + kAhead;
+        const int64_t ka = idx[ra % n];
+        if (ka >= -size && ka < size)
+          __builtin_prefetch(src + ((ra / n) * size + (ka < 0 ? ka + size : ka)) * row_bytes);
+      }
       const int64_t o = r / n, k = checked_index(idx[r % n], b);
       std::memcpy(dst + r * row_bytes, src + (o * size + k) * row_bytes, row_bytes);
     }

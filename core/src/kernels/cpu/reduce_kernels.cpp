@@ -5,6 +5,7 @@
 #include "iter/reduce.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/math.h"
+#include "kernels/cpu/vec.h"
 #include "ops/reduce_kernels.h"
 
 namespace ember {
@@ -68,19 +69,26 @@ struct MinMaxOps {
   }
   C combine(C a, C b) const { return IsMax ? math::max_nan(a, b) : math::min_nan(a, b); }
   T project(C a) const { return static_cast<T>(a); }
-  // 16 independent lanes so the loop vectorizes; max/min are exact, so the
-  // lane split cannot change the result.
+  // SIMD lanes for float/double (max/min are exact, so splitting the run into
+  // lanes cannot change the result); a plain loop otherwise.
   template <class U = T>
   C reduce_run(C a, const U* p, int64_t n, int64_t) const {
-    if constexpr (std::is_same_v<U, C>) {
-      C lanes[16];
-      for (C& l : lanes) l = a;
+    if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
+      using V = vec::Vec<U>;
+      constexpr int W = V::size;
+      auto pick = [](V x, V y) { return IsMax ? vec::maximum(x, y) : vec::minimum(x, y); };
+      V l0(a), l1(a), l2(a), l3(a);
       int64_t i = 0;
-      for (; i + 16 <= n; i += 16)
-        for (int k = 0; k < 16; ++k) lanes[k] = combine(lanes[k], p[i + k]);
-      for (; i < n; ++i) lanes[0] = combine(lanes[0], p[i]);
-      for (int k = 1; k < 16; ++k) lanes[0] = combine(lanes[0], lanes[k]);
-      return lanes[0];
+      for (; i + 4 * W <= n; i += 4 * W) {
+        l0 = pick(l0, V::load(p + i));
+        l1 = pick(l1, V::load(p + i + W));
+        l2 = pick(l2, V::load(p + i + 2 * W));
+        l3 = pick(l3, V::load(p + i + 3 * W));
+      }
+      V l = pick(pick(l0, l1), pick(l2, l3));
+      for (int k = 0; k < W; ++k) a = combine(a, l[k]);
+      for (; i < n; ++i) a = combine(a, p[i]);
+      return a;
     } else {
       for (int64_t i = 0; i < n; ++i) a = reduce(a, p[i], 0);
       return a;

@@ -84,10 +84,16 @@ void silu_float(TensorIterator& iter) {
                  [](V x) { return x / (V(1.f) + vec::exp(-x)); });
 }
 
+void tanh_float(TensorIterator& iter) {
+  cpu_kernel_vec(iter, [](float x) { return std::tanh(x); },
+                 [](vec::Vec<float> x) { return vec::tanh(x); });
+}
+
 void unary_kernel(TensorIterator& iter, UnaryOp op) {
   const DType dt = iter.input_dtype(0);
   const char* name = iter.op_name();
   if (dt == kFloat32) {
+    if (op == UnaryOp::Tanh) return tanh_float(iter);
     if (op == UnaryOp::Exp) return exp_float(iter);
     if (op == UnaryOp::Sigmoid) return sigmoid_float(iter);
     if (op == UnaryOp::Silu) return silu_float(iter);

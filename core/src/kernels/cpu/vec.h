@@ -125,4 +125,21 @@ inline Vec<float> exp(Vec<float> x) {
   return select(x != x, x, y * exp2_int(n));
 }
 
+// tanh(x) for float: Cephes's odd polynomial for |x| < 0.625 (where the exp
+// form cancels), 1 - 2 / (exp(2|x|) + 1) with the sign restored elsewhere.
+inline Vec<float> tanh(Vec<float> x) {
+  const Vec<float> ax = abs(x);
+  const Vec<float> z = x * x;
+  Vec<float> p(-5.70498872745E-3f);
+  p = p * z + Vec<float>(2.06390887954E-2f);
+  p = p * z + Vec<float>(-5.37397155531E-2f);
+  p = p * z + Vec<float>(1.33314422036E-1f);
+  p = p * z + Vec<float>(-3.33332819422E-1f);
+  const Vec<float> small = p * z * x + x;
+  const Vec<float> e = exp(ax + ax);
+  Vec<float> big = Vec<float>(1.f) - Vec<float>(2.f) / (e + Vec<float>(1.f));
+  big = select(x < Vec<float>(0.f), -big, big);
+  return select(ax < Vec<float>(0.625f), small, big);
+}
+
 }  // namespace ember::vec
