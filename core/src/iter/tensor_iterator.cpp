@@ -193,6 +193,11 @@ void TensorIterator::compute_types() {
   const DType out_dtype = forced_output_dtype_.value_or(common_dtype_);
   for (auto& op : operands_) {
     if (!op.is_output) continue;
+    if (!promote_ && !forced_output_dtype_ && !op.will_allocate) {
+      // No promotion (copy_): a given output keeps its dtype; the kernel converts.
+      op.dtype = op.tensor.dtype();
+      continue;
+    }
     op.dtype = out_dtype;
     if (op.will_allocate || op.tensor.dtype() == out_dtype) continue;
     // out= tensor of another dtype: compute into a temporary, copy back in finish().
