@@ -114,6 +114,11 @@ void TensorIterator::build() {
                   op.tensor.device());
     }
   }
+  for (const auto& op : operands_)
+    EMBER_CHECK(!op.is_output || !op.tensor.defined() || !has_internal_overlap(op.tensor), op_name_,
+                ": unsupported operation: more than one element of the written-to tensor (sizes ",
+                op.tensor.sizes(), ", strides ", op.tensor.strides(),
+                ") refers to a single memory location; clone() it first");
   compute_shape();
   compute_types();
   reorder_dimensions();

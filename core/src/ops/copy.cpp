@@ -9,17 +9,6 @@ namespace ember {
 EMBER_DEFINE_STUB(copy_stub, CopyFn, "copy_");
 EMBER_DEFINE_STUB(fill_stub, FillFn, "fill_");
 
-namespace {
-// True if some element of `t` is stored in the same place as another
-// (expanded tensors): writing through it would race and lose writes.
-bool has_internal_overlap(const Tensor& t) {
-  if (t.is_contiguous() || t.is_non_overlapping_and_dense()) return false;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.stride(d) == 0 && t.size(d) > 1) return true;
-  return false;
-}
-}  // namespace
-
 Tensor& Tensor::copy_(const Tensor& src) {
   EMBER_CHECK(src.defined(), "copy_: source tensor is undefined");
   EMBER_CHECK(!has_internal_overlap(*this), "copy_: the destination (sizes ", sizes(),
