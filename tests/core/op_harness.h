@@ -14,6 +14,7 @@
 #include <ember/ember.h>
 
 #include "npy.h"
+#include "test_util.h"
 
 namespace ember::testing {
 
