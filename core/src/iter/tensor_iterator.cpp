@@ -131,7 +131,9 @@ void TensorIterator::build() {
 void TensorIterator::compute_shape() {
   bool first = true;
   for (const auto& op : operands_) {
-    if (op.is_output) continue;
+    // In-place writes (and copy_) broadcast the inputs to the written tensor,
+    // so it takes part; other outputs just receive the inputs' shape.
+    if (op.is_output && !(inplace_ && op.tensor.defined())) continue;
     if (first) {
       shape_ = DimVector(op.tensor.sizes());
       first = false;
