@@ -50,10 +50,25 @@ Tensor Tensor::contiguous(MemoryFormat format) const {
   return clone(format);
 }
 
+namespace {
+// A dense copy of a non-dense tensor in `dtype`, allocated by the elementwise
+// engine: it keeps the order of t's strides (a transposed slice stays
+// transposed), as PyTorch's empty_like does for non-dense inputs.
+Tensor dense_copy_keeping_order(const Tensor& t, DType dtype) {
+  TensorIterator iter("clone");
+  iter.add_output(Tensor()).add_input(t).promote_inputs_to_common_dtype(false).output_dtype(dtype);
+  iter.build();
+  copy_stub(t.device())(iter);
+  return iter.output();
+}
+}  // namespace
+
 Tensor Tensor::clone(MemoryFormat format) const {
   Tensor out;
   if (format == MemoryFormat::Preserve && is_non_overlapping_and_dense()) {
     out = empty_strided(sizes(), strides(), options());
+  } else if (format == MemoryFormat::Preserve && suggest_memory_format() == MemoryFormat::Contiguous) {
+    return dense_copy_keeping_order(*this, dtype());
   } else {
     MemoryFormat f = format == MemoryFormat::Preserve ? suggest_memory_format() : format;
     out = empty(sizes(), options().memory_format(f));
@@ -65,6 +80,9 @@ Tensor Tensor::clone(MemoryFormat format) const {
 Tensor Tensor::to(const TensorOptions& options, bool copy) const {
   DType target = options.has_dtype() ? options.dtype() : dtype();
   if (!copy && target == dtype() && options.device() == device()) return *this;
+  if (options.device() == device() && !is_non_overlapping_and_dense() &&
+      suggest_memory_format() == MemoryFormat::Contiguous)
+    return dense_copy_keeping_order(*this, target);
   Tensor out = is_non_overlapping_and_dense()
                    ? empty_strided(sizes(), strides(), TensorOptions(target).device(options.device()))
                    : empty(sizes(), TensorOptions(target)
