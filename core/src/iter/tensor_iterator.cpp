@@ -114,6 +114,11 @@ void TensorIterator::build() {
                   op.tensor.device());
     }
   }
+  for (const auto& op : operands_)
+    EMBER_CHECK(!op.is_output || !op.tensor.defined() || !has_internal_overlap(op.tensor), op_name_,
+                ": unsupported operation: more than one element of the written-to tensor (sizes ",
+                op.tensor.sizes(), ", strides ", op.tensor.strides(),
+                ") refers to a single memory location; clone() it first");
   compute_shape();
   compute_types();
   reorder_dimensions();
@@ -135,7 +140,9 @@ void TensorIterator::compute_shape() {
         break;
       }
   for (const auto& op : operands_) {
-    if (op.is_output) continue;
+    // In-place writes (and copy_) broadcast the inputs to the written tensor,
+    // so it takes part; other outputs just receive the inputs' shape.
+    if (op.is_output && !(inplace_ && op.tensor.defined())) continue;
     if (first) {
       shape_ = DimVector(op.tensor.sizes());
       first = false;
@@ -202,6 +209,11 @@ void TensorIterator::compute_types() {
   const DType out_dtype = forced_output_dtype_.value_or(common_dtype_);
   for (auto& op : operands_) {
     if (!op.is_output) continue;
+    if (!promote_ && !forced_output_dtype_ && !op.will_allocate) {
+      // No promotion (copy_): a given output keeps its dtype; the kernel converts.
+      op.dtype = op.tensor.dtype();
+      continue;
+    }
     op.dtype = out_dtype;
     if (op.will_allocate || op.tensor.dtype() == out_dtype) continue;
     // out= tensor of another dtype: compute into a temporary, copy back in finish().

@@ -25,7 +25,8 @@ class TensorIterator {
   // An undefined output is allocated; a defined one is written (out= / in-place).
   TensorIterator& add_output(const Tensor& out);
   TensorIterator& add_input(const Tensor& in);
-  // Cast inputs to their common dtype (result_type) before computing.
+  // Cast inputs to their common dtype (result_type) before computing. Without
+  // it, a given output keeps its own dtype and the kernel converts (copy_).
   TensorIterator& promote_inputs_to_common_dtype(bool v = true) { promote_ = v; return *this; }
   // Integer/bool common dtype becomes the default float dtype (true division, exp...).
   TensorIterator& promote_integer_inputs_to_float(bool v = true) { int_to_float_ = v; return *this; }

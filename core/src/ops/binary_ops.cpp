@@ -42,9 +42,9 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, boo
   if (op == BinaryOp::Add) {
     if (is_integral(common, true))
       EMBER_CHECK(alpha.is_integral(true), name, ": for integral input tensors, argument alpha must not be a floating point number (got ", alpha, ")");
-    if (common == kBool)
-      EMBER_CHECK(alpha.is_boolean() || alpha.toLong() == 1 || alpha.toLong() == 0, name,
-                  ": boolean alpha only supported for bool results");
+    // As PyTorch: a bool alpha needs a bool result; a bool result takes any integral alpha.
+    EMBER_CHECK(!alpha.is_boolean() || common == kBool, name,
+                ": boolean alpha only supported for bool results (got ", common, ")");
     if (!is_complex(common))
       EMBER_CHECK(!alpha.is_complex(), name, ": complex alpha needs a complex result, got ", common);
   }
@@ -54,6 +54,10 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, boo
       op == BinaryOp::DivFloor || op == BinaryOp::DivTrunc)
     EMBER_CHECK(!is_complex(common), name, ": is not supported for complex inputs (got ", a.dtype(),
                 " and ", b.dtype(), ")");
+  // As PyTorch: int_tensor ** -1 (a number) is an error, not 0; tensor exponents give 0.
+  if (op == BinaryOp::Pow && b.impl()->is_wrapped_number() && is_integral(common, true))
+    EMBER_CHECK(b.item<int64_t>() >= 0, name,
+                ": integers to negative integer powers are not allowed (exponent ", b.item<int64_t>(), ")");
   binary_stub(iter.device())(iter, op, alpha);
   iter.finish();
   if (out.defined()) out.bump_version();

@@ -9,17 +9,6 @@ namespace ember {
 EMBER_DEFINE_STUB(copy_stub, CopyFn, "copy_");
 EMBER_DEFINE_STUB(fill_stub, FillFn, "fill_");
 
-namespace {
-// True if some element of `t` is stored in the same place as another
-// (expanded tensors): writing through it would race and lose writes.
-bool has_internal_overlap(const Tensor& t) {
-  if (t.is_contiguous() || t.is_non_overlapping_and_dense()) return false;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.stride(d) == 0 && t.size(d) > 1) return true;
-  return false;
-}
-}  // namespace
-
 Tensor& Tensor::copy_(const Tensor& src) {
   EMBER_CHECK(src.defined(), "copy_: source tensor is undefined");
   EMBER_CHECK(!has_internal_overlap(*this), "copy_: the destination (sizes ", sizes(),
@@ -63,10 +52,25 @@ Tensor Tensor::contiguous(MemoryFormat format) const {
   return clone(format);
 }
 
+namespace {
+// A dense copy of a non-dense tensor in `dtype`, allocated by the elementwise
+// engine: it keeps the order of t's strides (a transposed slice stays
+// transposed), as PyTorch's empty_like does for non-dense inputs.
+Tensor dense_copy_keeping_order(const Tensor& t, DType dtype) {
+  TensorIterator iter("clone");
+  iter.add_output(Tensor()).add_input(t).promote_inputs_to_common_dtype(false).output_dtype(dtype);
+  iter.build();
+  copy_stub(t.device())(iter);
+  return iter.output();
+}
+}  // namespace
+
 Tensor Tensor::clone(MemoryFormat format) const {
   Tensor out;
   if (format == MemoryFormat::Preserve && is_non_overlapping_and_dense()) {
     out = empty_strided(sizes(), strides(), options());
+  } else if (format == MemoryFormat::Preserve && suggest_memory_format() == MemoryFormat::Contiguous) {
+    return dense_copy_keeping_order(*this, dtype());
   } else {
     MemoryFormat f = format == MemoryFormat::Preserve ? suggest_memory_format() : format;
     out = empty(sizes(), options().memory_format(f));
@@ -78,6 +82,9 @@ Tensor Tensor::clone(MemoryFormat format) const {
 Tensor Tensor::to(const TensorOptions& options, bool copy) const {
   DType target = options.has_dtype() ? options.dtype() : dtype();
   if (!copy && target == dtype() && options.device() == device()) return *this;
+  if (options.device() == device() && !is_non_overlapping_and_dense() &&
+      suggest_memory_format() == MemoryFormat::Contiguous)
+    return dense_copy_keeping_order(*this, target);
   Tensor out = is_non_overlapping_and_dense()
                    ? empty_strided(sizes(), strides(), TensorOptions(target).device(options.device()))
                    : empty(sizes(), TensorOptions(target)

@@ -38,6 +38,13 @@ Tensor scalar_to_tensor(const Scalar& s, Device device) {
   return t;
 }
 
+bool has_internal_overlap(const Tensor& t) {
+  if (t.is_contiguous() || t.is_non_overlapping_and_dense()) return false;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.stride(d) == 0 && t.size(d) > 1) return true;
+  return false;
+}
+
 void check_sizes_nonnegative(IntArrayRef sizes, const char* op) {
   for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, op, ": negative dimension ", s, " in sizes ", sizes);

@@ -29,6 +29,10 @@ inline int64_t numel_of(IntArrayRef sizes) {
   return n;
 }
 
+// True if some element of `t` is stored in the same place as another
+// (expanded tensors): writing through it would race and lose writes.
+bool has_internal_overlap(const Tensor& t);
+
 // Throws unless sizes are all non-negative.
 void check_sizes_nonnegative(IntArrayRef sizes, const char* op);
 

@@ -65,27 +65,29 @@ Formatter make_formatter(const Tensor& values, const Tensor& t) {
   const double* p = values.data_ptr<double>();
   for (int64_t i = 0; i < n; ++i) shown.push_back(p[i]);
   if (f.floating) {
+    // As torch/_tensor_str.py: the mode and the column width come from the
+    // finite non-zero values only; zeros, nan and inf are padded to that width.
+    std::vector<double> finite;
+    for (double v : shown)
+      if (std::isfinite(v) && v != 0) finite.push_back(std::abs(v));
+    if (finite.empty()) {
+      f.int_mode = true;
+      return f;
+    }
     bool all_int = true;
     double max_abs = 0, min_abs = INFINITY;
-    bool any = false;
-    for (double v : shown) {
-      if (!std::isfinite(v)) continue;
-      if (v != std::ceil(v)) all_int = false;
-      double a = std::abs(v);
-      if (a != 0) {
-        any = true;
-        max_abs = std::max(max_abs, a);
-        min_abs = std::min(min_abs, a);
-      }
+    for (double a : finite) {
+      if (a != std::ceil(a)) all_int = false;
+      max_abs = std::max(max_abs, a);
+      min_abs = std::min(min_abs, a);
     }
-    if (all_int) {
-      f.int_mode = true;
-      if (any && max_abs > 1e8) f.sci_mode = true;
-    } else if (any && (max_abs / min_abs > 1000.0 || max_abs > 1e8 || min_abs < 1e-4)) {
-      f.sci_mode = true;
-    }
+    f.int_mode = all_int;
+    f.sci_mode = max_abs / min_abs > 1000.0 || max_abs > 1e8 || (!all_int && min_abs < 1e-4);
+    for (double v : shown)
+      if (std::isfinite(v) && v != 0) f.width = std::max(f.width, f.real(v).size());
+    return f;
   }
-  for (double v : shown) f.width = std::max(f.width, f.real(f.complex ? v : v).size());
+  for (double v : shown) f.width = std::max(f.width, f.real(v).size());
   return f;
 }
 
@@ -112,9 +114,9 @@ void print_rec(std::ostream& os, const Tensor& t, const Formatter& f, bool summa
   os << '[';
   if (t.dim() == 1) {
     // Wrap rows at the line width like Python.
-    const size_t elem_width = f.complex ? 2 * f.width + 2 : f.width;
-    const size_t per_line = std::max<size_t>(
-        1, (g_print_options.linewidth - indent - 1) / (elem_width + 2));
+    // ", " plus the element (complex: real and imag columns and the "j").
+    const size_t elem_len = f.complex ? 2 * f.width + 3 : f.width + 2;
+    const size_t per_line = std::max<size_t>(1, (g_print_options.linewidth - indent) / elem_len);
     size_t on_line = 0;
     for (size_t k = 0; k < idx.size(); ++k) {
       if (k) {
@@ -127,7 +129,7 @@ void print_rec(std::ostream& os, const Tensor& t, const Formatter& f, bool summa
         }
       }
       if (idx[k] < 0) {
-        os << "...";
+        os << " ...";  // torch's 1-d elision has a leading space
         continue;
       }
       double r = re.select(0, idx[k]).item<double>();
@@ -172,10 +174,17 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   } else {
     print_rec(os, cpu, f, summarize, edge, 7, re, im);
   }
-  if (cpu.numel() == 0 && cpu.dim() != 1) os << ", size=" << cpu.sizes();
-  const bool default_dtype_shown = cpu.dtype() == default_dtype() || cpu.dtype() == kInt64 ||
-                                   cpu.dtype() == kBool ||
-                                   (cpu.dtype() == kComplex64 && default_dtype() == kFloat32);
+  if (cpu.numel() == 0 && cpu.dim() != 1) {
+    // Python's tuple spelling: size=(0, 3).
+    os << ", size=(";
+    for (int64_t d = 0; d < cpu.dim(); ++d) os << (d ? ", " : "") << cpu.size(d);
+    os << ')';
+  }
+  // int64 and bool go unnamed only when values show them; an empty tensor has none.
+  const bool default_dtype_shown =
+      cpu.dtype() == default_dtype() ||
+      (cpu.numel() != 0 && (cpu.dtype() == kInt64 || cpu.dtype() == kBool ||
+                            (cpu.dtype() == kComplex64 && default_dtype() == kFloat32)));
   if (!default_dtype_shown) os << ", dtype=" << cpu.dtype();
   if (!t.is_cpu()) os << ", device='" << t.device() << "'";
   return os << ')';

@@ -15,6 +15,12 @@ EMBER_DEFINE_STUB(reduce_stub, ReduceFn, "reduce");
 EMBER_DEFINE_STUB(arg_reduce_stub, ArgReduceFn, "arg_reduce");
 
 namespace {
+// Entry points read self's dtype before reduce() runs: check it exists first.
+const Tensor& defined(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.defined(), op, ": input tensor is undefined");
+  return t;
+}
+
 DimVector keepdim_shape(const Tensor& t, uint64_t mask) {
   DimVector shape(t.sizes());
   for (int64_t d = 0; d < t.dim(); ++d)
@@ -70,11 +76,11 @@ DType sum_dtype(const Tensor& self, std::optional<DType> dtype) {
 }  // namespace
 
 Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
-  return reduce(self, dims, keepdim, sum_dtype(self, dtype), ReduceOp::Sum, "sum");
+  return reduce(self, dims, keepdim, sum_dtype(defined(self, "sum"), dtype), ReduceOp::Sum, "sum");
 }
 Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum(self, {}, false, dtype); }
 Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
-  const DType t = dtype.value_or(self.dtype());
+  const DType t = dtype.value_or(defined(self, "mean").dtype());
   EMBER_CHECK(is_floating_point(t) || is_complex(t),
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ",
               t);
@@ -82,35 +88,35 @@ Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DT
 }
 Tensor mean(const Tensor& self, std::optional<DType> dtype) { return mean(self, {}, false, dtype); }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
-  return reduce(self, IntArrayRef(dim), keepdim, sum_dtype(self, dtype), ReduceOp::Prod, "prod");
+  return reduce(self, IntArrayRef(dim), keepdim, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
 }
 Tensor prod(const Tensor& self, std::optional<DType> dtype) {
-  return reduce(self, {}, false, sum_dtype(self, dtype), ReduceOp::Prod, "prod");
+  return reduce(self, {}, false, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
 }
 
 Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  EMBER_CHECK(!self.is_complex(), "amax: complex inputs are not supported (got ", self.dtype(), ")");
+  EMBER_CHECK(!defined(self, "amax").is_complex(), "amax: complex inputs are not supported (got ", self.dtype(), ")");
   check_nonempty(self, dims_to_mask(dims, self.dim(), "amax"), "amax");
   return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amax, "amax");
 }
 Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  EMBER_CHECK(!self.is_complex(), "amin: complex inputs are not supported (got ", self.dtype(), ")");
+  EMBER_CHECK(!defined(self, "amin").is_complex(), "amin: complex inputs are not supported (got ", self.dtype(), ")");
   check_nonempty(self, dims_to_mask(dims, self.dim(), "amin"), "amin");
   return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amin, "amin");
 }
 Tensor max(const Tensor& self) {
-  EMBER_CHECK(self.numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  EMBER_CHECK(defined(self, "max").numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
   return amax(self);
 }
 Tensor min(const Tensor& self) {
-  EMBER_CHECK(self.numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
+  EMBER_CHECK(defined(self, "min").numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
   return amin(self);
 }
 
 namespace {
 std::pair<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
                                      ArgReduceOp op, const char* name) {
-  EMBER_CHECK(!self.is_complex(), name, ": complex inputs are not supported (got ", self.dtype(), ")");
+  EMBER_CHECK(!defined(self, name).is_complex(), name, ": complex inputs are not supported (got ", self.dtype(), ")");
   const uint64_t mask = dim ? dims_to_mask(IntArrayRef(*dim), self.dim(), name)
                             : dims_to_mask({}, self.dim(), name);
   if (dim) check_nonempty(self, mask, name);
@@ -132,25 +138,25 @@ std::pair<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   // Without dim: index into the flattened input.
-  if (!dim) return arg_reduce(self.reshape({-1}), 0, false, ArgReduceOp::Max, "argmax").second;
+  if (!dim) return arg_reduce(defined(self, "argmax").reshape({-1}), 0, false, ArgReduceOp::Max, "argmax").second;
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Max, "argmax").second;
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  if (!dim) return arg_reduce(self.reshape({-1}), 0, false, ArgReduceOp::Min, "argmin").second;
+  if (!dim) return arg_reduce(defined(self, "argmin").reshape({-1}), 0, false, ArgReduceOp::Min, "argmin").second;
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "argmin").second;
 }
 
 Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  EMBER_CHECK(self.is_floating_point(), "var: expected a floating point tensor, got ", self.dtype());
+  EMBER_CHECK(defined(self, "var").is_floating_point(), "var: expected a floating point tensor, got ", self.dtype());
   return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "var", {2, correction, false});
 }
 Tensor std(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  EMBER_CHECK(self.is_floating_point(), "std: expected a floating point tensor, got ", self.dtype());
+  EMBER_CHECK(defined(self, "std").is_floating_point(), "std: expected a floating point tensor, got ", self.dtype());
   return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});
 }
 
 Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdim) {
-  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
+  EMBER_CHECK(defined(self, "norm").is_floating_point() || self.is_complex(),
               "norm: expected a floating point or complex tensor, got ", self.dtype());
   const double p = p_s.toDouble();
   ReduceOp op = ReduceOp::NormP;
@@ -163,7 +169,7 @@ Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdi
 Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, p, {}, false); }
 
 Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  Tensor x = is_integral(self.dtype(), true) ? self.to(default_dtype()) : self;
+  Tensor x = is_integral(defined(self, "logsumexp").dtype(), true) ? self.to(default_dtype()) : self;
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
   // Shift by the max so exp never overflows; an infinite max is replaced by 0
   // so that inf - inf does not produce nan.
@@ -175,7 +181,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
 }
 
 namespace {
-DType all_any_dtype(const Tensor& self) { return self.dtype() == kUInt8 ? kUInt8 : kBool; }
+DType all_any_dtype(const Tensor& self) { return defined(self, "all/any").dtype() == kUInt8 ? kUInt8 : kBool; }
 }  // namespace
 Tensor all(const Tensor& self) { return reduce(self, {}, false, all_any_dtype(self), ReduceOp::All, "all"); }
 Tensor all(const Tensor& self, int64_t dim, bool keepdim) {

@@ -59,6 +59,8 @@ Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
       if (self.is_complex()) iter.output_dtype(to_real_dtype(self.dtype()));
       break;
   }
+  // square is pow(x, 2) in PyTorch: a bool input squares to int64.
+  if (op == UnaryOp::Square && self.dtype() == kBool) iter.compute_dtype(kInt64);
   iter.build();
   unary_stub(iter.device())(iter, op);
   iter.finish();

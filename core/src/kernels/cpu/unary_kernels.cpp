@@ -135,7 +135,8 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
     EMBER_UNARY_CASE(Acosh, kFC, std::acosh(x))
     EMBER_UNARY_CASE(Atanh, kFC, std::atanh(x))
     EMBER_UNARY_CASE(Sigmoid, kFC, sigmoid_of(x))
-    EMBER_UNARY_CASE(Relu, kMaskReal, x <= C(0) ? C(0) : x)
+    // x < 0, not x <= 0: relu(-0.) stays -0. as in PyTorch (clamp_min(x, 0)).
+    EMBER_UNARY_CASE(Relu, kMaskReal, x < C(0) ? C(0) : x)
     EMBER_UNARY_CASE(Silu, kFC, x * sigmoid_of(x))
     EMBER_UNARY_CASE(Erf, kF, std::erf(x))
     EMBER_UNARY_CASE(Erfc, kF, std::erfc(x))
@@ -200,7 +201,8 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
           cpu_kernel(iter, [](T a) { return a; });
         } else {
           using C = compute_type_t<T>;
-          cpu_kernel(iter, [](T a) -> T { C x = static_cast<C>(a); return static_cast<T>(x < C(0) ? -x : x); });
+          // std::abs clears the sign bit, so abs(-0.) is 0. (a compare would keep -0.).
+          cpu_kernel(iter, [](T a) -> T { return static_cast<T>(std::abs(static_cast<C>(a))); });
         }
       });
       return;
