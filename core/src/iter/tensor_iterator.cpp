@@ -115,7 +115,7 @@ void TensorIterator::build() {
     }
   }
   for (const auto& op : operands_)
-    EMBER_CHECK(!op.is_output || !op.tensor.defined() || !has_internal_overlap(op.tensor), op_name_,
+    EMBER_CHECK(!check_overlap_ || !op.is_output || !op.tensor.defined() || !has_internal_overlap(op.tensor), op_name_,
                 ": unsupported operation: more than one element of the written-to tensor (sizes ",
                 op.tensor.sizes(), ", strides ", op.tensor.strides(),
                 ") refers to a single memory location; clone() it first");

@@ -36,6 +36,9 @@ class TensorIterator {
   TensorIterator& output_dtype(DType t) { forced_output_dtype_ = t; return *this; }
   // Output must have the computed shape exactly (in-place ops: no broadcasting of self).
   TensorIterator& is_inplace(bool v = true) { inplace_ = v; return *this; }
+  // Reject outputs whose elements share memory (expanded tensors): on by
+  // default; off for kernels that write through computed offsets (index_put_).
+  TensorIterator& check_mem_overlap(bool v) { check_overlap_ = v; return *this; }
   // Inputs must already share one dtype (no promotion); error names the op.
   TensorIterator& check_all_same_dtype(bool v = true) { same_dtype_ = v; return *this; }
   void build();
@@ -87,6 +90,7 @@ class TensorIterator {
   std::vector<Operand> operands_;
   int noutputs_ = 0;
   bool promote_ = true, int_to_float_ = false, inplace_ = false, same_dtype_ = false;
+  bool check_overlap_ = true;
   std::optional<DType> forced_compute_dtype_, forced_output_dtype_;
   DimVector shape_;  // broadcast shape; after reorder/coalesce, innermost first
   DimVector perm_;   // perm_[i]: logical dim of iteration dim i

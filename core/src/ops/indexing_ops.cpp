@@ -330,8 +330,10 @@ Tensor& index_put_impl(Tensor& self, ArrayRef<std::optional<Tensor>> indices, co
   IndexPlan plan = make_plan(ex.self, ex.indices, op, true);
   Tensor v = broadcast_value(unaliased(values, self), plan.src.sizes(), op);
   TensorIterator iter(op);
+  // plan.src is self restrided with stride 0 over the indexed dims; the kernel
+  // writes through the offsets, so the overlap check does not apply.
   iter.add_output(plan.src).add_input(v).add_input(plan.offsets);
-  iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
+  iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype()).check_mem_overlap(false);
   iter.build();
   index_put_stub(iter.device())(iter, accumulate);
   self.bump_version();

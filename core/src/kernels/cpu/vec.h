@@ -135,7 +135,8 @@ inline Vec<float> tanh(Vec<float> x) {
   p = p * z + Vec<float>(-5.37397155531E-2f);
   p = p * z + Vec<float>(1.33314422036E-1f);
   p = p * z + Vec<float>(-3.33332819422E-1f);
-  const Vec<float> small = p * z * x + x;
+  // x * (1 + z p) rather than x + x z p keeps tanh(-0) = -0.
+  const Vec<float> small = x * (Vec<float>(1.f) + p * z);
   const Vec<float> e = exp(ax + ax);
   Vec<float> big = Vec<float>(1.f) - Vec<float>(2.f) / (e + Vec<float>(1.f));
   big = select(x < Vec<float>(0.f), -big, big);
