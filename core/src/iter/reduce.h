@@ -98,36 +98,66 @@ void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops
   if (kept_contig && !red_contig && n_red > 1) {
     const int64_t m = kept.sizes.back();
     const int64_t outer_kept = n_out / m;
-    // Column blocks as wide as possible (long contiguous row segments stream
-    // well), but enough of them to give every thread work. Splitting columns
-    // never changes a column's summation order, so results stay deterministic.
     const int64_t nt = get_num_threads();
-    int64_t block = outer_kept >= nt ? m : (m + nt - 1) / nt;
-    block = std::clamp<int64_t>((block + 63) / 64 * 64, 64, 4096);
-    const int64_t kBlock = block;
-    const int64_t blocks = (m + kBlock - 1) / kBlock;
     Dims kept_outer = kept;
     kept_outer.sizes.pop_back();
     kept_outer.in_strides.pop_back();
     kept_outer.out_strides.pop_back();
+    // Accumulates reduced rows [r0, r1) of kept index ko, columns [c0, c0 + w), into acc.
+    auto accumulate_rows = [&](Acc* acc, int64_t ko, int64_t r0, int64_t r1, int64_t c0, int64_t w) {
+      int64_t in_off, out_off;
+      offsets_of(kept_outer, ko, in_off, out_off);
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t roff, unused;
+        offsets_of(red, r, roff, unused);
+        const T* row = src + in_off + roff + c0;
+        for (int64_t c = 0; c < w; ++c) acc[c] = ops.reduce(acc[c], row[c], r);
+      }
+      return out_off;
+    };
+    const int64_t chunk_rows = 128;
+    const int64_t chunks = (n_red + chunk_rows - 1) / chunk_rows;
+    if (outer_kept < nt && chunks > 1 &&
+        chunks * m * static_cast<int64_t>(sizeof(Acc)) <= (int64_t{64} << 20)) {
+      // Few kept rows: split the reduced rows into fixed chunks (not per
+      // thread, so results don't depend on the thread count), each reading
+      // whole rows sequentially into its own accumulator row; then combine
+      // the chunks in order.
+      std::unique_ptr<Acc[]> partial(new Acc[static_cast<size_t>(chunks * m)]);
+      for (int64_t ko = 0; ko < outer_kept; ++ko) {
+        int64_t out_off = 0;
+        parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) {
+            Acc* acc = partial.get() + k * m;
+            std::fill(acc, acc + m, ops.identity());
+            out_off = accumulate_rows(acc, ko, k * chunk_rows, std::min(n_red, (k + 1) * chunk_rows), 0, m);
+          }
+        });
+        parallel_for(0, m, 1024, [&](int64_t c0, int64_t c1) {
+          for (int64_t c = c0; c < c1; ++c) {
+            Acc a = partial[c];
+            for (int64_t k = 1; k < chunks; ++k) a = ops.combine(a, partial[k * m + c]);
+            store(out_off + c, a);
+          }
+        });
+      }
+      return;
+    }
+    // Many kept rows: column blocks as wide as possible (long contiguous row
+    // segments stream well), enough of them to give every thread work.
+    // Splitting columns never changes a column's order of accumulation.
+    int64_t block = outer_kept >= nt ? m : (m + nt - 1) / nt;
+    block = std::clamp<int64_t>((block + 63) / 64 * 64, 64, 4096);
+    const int64_t blocks = (m + block - 1) / block;
     // Each task is a whole column block over every reduced row: grain 1.
-    parallel_for(0, outer_kept * blocks, 1,
-                 [&](int64_t b, int64_t e) {
+    parallel_for(0, outer_kept * blocks, 1, [&](int64_t b, int64_t e) {
       // Not std::vector: vector<bool> has no data().
-      std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(kBlock)]);
+      std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(block)]);
       for (int64_t task = b; task < e; ++task) {
-        const int64_t ko = task / blocks, c0 = (task % blocks) * kBlock;
-        const int64_t c1 = std::min(m, c0 + kBlock), w = c1 - c0;
-        int64_t in_off, out_off;
-        offsets_of(kept_outer, ko, in_off, out_off);
+        const int64_t ko = task / blocks, c0 = (task % blocks) * block;
+        const int64_t w = std::min(m, c0 + block) - c0;
         std::fill(acc.get(), acc.get() + w, ops.identity());
-        for (int64_t r = 0; r < n_red; ++r) {
-          int64_t roff, unused;
-          offsets_of(red, r, roff, unused);
-          const T* row = src + in_off + roff + c0;
-          Acc* a = acc.get();
-          for (int64_t c = 0; c < w; ++c) a[c] = ops.reduce(a[c], row[c], r);
-        }
+        const int64_t out_off = accumulate_rows(acc.get(), ko, 0, n_red, c0, w);
         for (int64_t c = 0; c < w; ++c) store(out_off + c0 + c, acc[c]);
       }
     });

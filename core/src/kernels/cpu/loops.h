@@ -147,18 +147,28 @@ inline void vectorized_loop(const Op& op, const VOp& vop, char** data, int64_t n
   using vec::Vec;
   constexpr int W = Vec<T>::size;
   const T* in[] = {reinterpret_cast<const T*>(data[I + 1])...};
+  R* out = reinterpret_cast<R*>(data[0]);
   auto run = [&](auto load, auto scalar_at) {
-    run_output(reinterpret_cast<R*>(data[0]), n, stream, [&](R* dst, int64_t first, int64_t count) {
-      int64_t i = 0;
-      for (; i + 2 * W <= count; i += 2 * W) {
-        Vec<R> a = vop(load(I, first + i)...);
-        Vec<R> b = vop(load(I, first + i + W)...);
-        a.store(dst + i);
-        b.store(dst + i + W);
+    int64_t i = 0;
+    if (stream && reinterpret_cast<uintptr_t>(out) % sizeof(R) == 0) {
+      // Streaming stores straight from registers; a scalar head aligns them.
+      for (; i < n && reinterpret_cast<uintptr_t>(out + i) % 32 != 0; ++i) out[i] = op(scalar_at(I, i)...);
+      for (; i + 2 * W <= n; i += 2 * W) {
+        Vec<R> a = vop(load(I, i)...);
+        Vec<R> b = vop(load(I, i + W)...);
+        a.store_stream(out + i);
+        b.store_stream(out + i + W);
       }
-      for (; i + W <= count; i += W) vop(load(I, first + i)...).store(dst + i);
-      for (; i < count; ++i) dst[i] = op(scalar_at(I, first + i)...);
-    });
+      stream_fence();
+    }
+    for (; i + 2 * W <= n; i += 2 * W) {
+      Vec<R> a = vop(load(I, i)...);
+      Vec<R> b = vop(load(I, i + W)...);
+      a.store(out + i);
+      b.store(out + i + W);
+    }
+    for (; i + W <= n; i += W) vop(load(I, i)...).store(out + i);
+    for (; i < n; ++i) out[i] = op(scalar_at(I, i)...);
   };
   if (scalar_mask == 0) {
     // All contiguous: no per-load scalar test in the hot loop.

@@ -44,6 +44,15 @@ struct Vec {
     return r;
   }
   void store(T* p) const { std::memcpy(p, &v, sizeof(V)); }
+  // Non-temporal store (Note [Streaming stores] in loops.h); p 32-byte aligned.
+  void store_stream(T* p) const {
+#if defined(__AVX__)
+    if constexpr (sizeof(T) == 4) __builtin_ia32_movntps256(reinterpret_cast<float*>(p), (__attribute__((vector_size(32))) float)v);
+    else __builtin_ia32_movntpd256(reinterpret_cast<double*>(p), (__attribute__((vector_size(32))) double)v);
+#else
+    store(p);
+#endif
+  }
   T operator[](int i) const { return v[i]; }
 
   friend Vec operator+(Vec a, Vec b) { return a.v + b.v; }
@@ -99,6 +108,22 @@ inline Vec<float> exp2_int(Vec<float> n) {
   return f1 * f2;
 }
 
+// min/max without NaN handling (one instruction on x86; callers restore NaN).
+inline Vec<float> fast_min(Vec<float> a, Vec<float> b) {
+#if defined(__AVX__)
+  return Vec<float>(__builtin_ia32_minps256(a.v, b.v));
+#else
+  return a.v < b.v ? a.v : b.v;
+#endif
+}
+inline Vec<float> fast_max(Vec<float> a, Vec<float> b) {
+#if defined(__AVX__)
+  return Vec<float>(__builtin_ia32_maxps256(a.v, b.v));
+#else
+  return a.v > b.v ? a.v : b.v;
+#endif
+}
+
 // Round to nearest (even), for |x| < 2^22: adding and subtracting 1.5 * 2^23
 // leaves the rounded value (two instructions instead of a floor sequence).
 inline Vec<float> round_small(Vec<float> x) {
@@ -111,8 +136,7 @@ inline Vec<float> round_small(Vec<float> x) {
 // range and the two-factor scaling, so only NaN needs a select.
 inline Vec<float> exp(Vec<float> x) {
   // Plain min/max (NaN is restored at the end).
-  Vec<float> xc = x.v < 88.8f ? x.v : Vec<float>(88.8f).v;
-  xc = xc.v > -104.f ? xc.v : Vec<float>(-104.f).v;
+  const Vec<float> xc = fast_max(fast_min(x, Vec<float>(88.8f)), Vec<float>(-104.f));
   const Vec<float> n = round_small(xc * Vec<float>(1.44269504088896341f));
   const Vec<float> r = xc - n * Vec<float>(0.693359375f) - n * Vec<float>(-2.12194440e-4f);
   Vec<float> p(1.9875691500E-4f);
