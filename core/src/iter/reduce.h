@@ -115,7 +115,7 @@ void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops
       }
       return out_off;
     };
-    const int64_t chunk_rows = 128;
+    const int64_t chunk_rows = 256;
     const int64_t chunks = (n_red + chunk_rows - 1) / chunk_rows;
     if (outer_kept < nt && chunks > 1 &&
         chunks * m * static_cast<int64_t>(sizeof(Acc)) <= (int64_t{64} << 20)) {
@@ -125,12 +125,15 @@ void run_with(const Tensor& in, const Tensor& out, uint64_t mask, const Ops& ops
       // the chunks in order.
       std::unique_ptr<Acc[]> partial(new Acc[static_cast<size_t>(chunks * m)]);
       for (int64_t ko = 0; ko < outer_kept; ++ko) {
-        int64_t out_off = 0;
+        int64_t in_off, out_off;
+        offsets_of(kept_outer, ko, in_off, out_off);
         parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
           for (int64_t k = b; k < e; ++k) {
             Acc* acc = partial.get() + k * m;
             std::fill(acc, acc + m, ops.identity());
-            out_off = accumulate_rows(acc, ko, k * chunk_rows, std::min(n_red, (k + 1) * chunk_rows), 0, m);
+            // Whole rows: splitting columns here breaks the sequential stream
+            // the prefetcher follows (measured 2x slower).
+            accumulate_rows(acc, ko, k * chunk_rows, std::min(n_red, (k + 1) * chunk_rows), 0, m);
           }
         });
         parallel_for(0, m, 1024, [&](int64_t c0, int64_t c1) {
