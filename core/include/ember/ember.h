@@ -13,6 +13,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/promotion.h"
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/scan.h"

@@ -9,6 +9,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/core/tensor.h"
+#include "ember/ops/promotion.h"
 
 namespace ember {
 
@@ -100,9 +101,5 @@ class TensorIterator {
   bool has_coalesced_ = false;
 };
 
-// The dtype PyTorch's result_type gives these operands (Note [Type promotion]).
-DType result_type(ArrayRef<Tensor> tensors);
-DType result_type(const Tensor& a, const Scalar& b);
-bool can_cast(DType from, DType to);
 
 }  // namespace ember

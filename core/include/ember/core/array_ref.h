@@ -19,8 +19,17 @@ class ArrayRef {
   constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
+  // Binding to a braced list is safe for the duration of the full expression
+  // (a function argument), which is the only way Ember takes ArrayRefs.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   constexpr ArrayRef(std::initializer_list<T> list)
       : data_(list.begin() == list.end() ? nullptr : list.begin()), size_(list.size()) {}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
   template <size_t N>
   constexpr ArrayRef(const T (&arr)[N]) : data_(arr), size_(N) {}
 

@@ -43,10 +43,10 @@ void add_kernel(TensorIterator& iter, const Scalar& alpha_s) {
   } else {
     const C alpha = alpha_s.to<C>();
     if (alpha == C(1)) {
-      cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(static_cast<C>(a) + static_cast<C>(b)); });
+      cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(math::wrapping_add(static_cast<C>(a), static_cast<C>(b))); });
     } else {
       cpu_kernel(iter, [alpha](T a, T b) -> T {
-        return static_cast<T>(static_cast<C>(a) + alpha * static_cast<C>(b));
+        return static_cast<T>(math::wrapping_add(static_cast<C>(a), math::wrapping_mul(alpha, static_cast<C>(b))));
       });
     }
   }
@@ -81,7 +81,7 @@ void binary_kernel(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
       return;
     EMBER_BINARY_CASE(Mul, kMaskAll, [&] {
       if constexpr (std::is_same_v<C, bool>) return x && y;
-      else return x * y;
+      else return math::wrapping_mul(x, y);
     }())
     EMBER_BINARY_CASE(Div, kMaskFloating | kMaskComplex, x / y)
     EMBER_BINARY_CASE(DivTrunc, kMaskReal, [&] {

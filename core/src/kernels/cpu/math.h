@@ -45,6 +45,37 @@ inline T min_nan(T a, T b) {
   else return (a < b || a != a) ? a : b;
 }
 
+// Two's-complement wrapping add/mul for integers (what PyTorch's int64 sums
+// and products do on overflow), without signed-overflow UB; plain for floats.
+template <class T>
+inline T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+inline T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <class T>
+inline T wrapping_neg(T a) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(U(0) - static_cast<U>(a));
+  } else {
+    return -a;
+  }
+}
+
 // Python-style floor division and modulo for integers; throws on zero divisor
 // instead of raising SIGFPE.
 template <class T>
@@ -121,9 +152,9 @@ inline T int_pow(T base, T exp) {
   }
   T result = 1;
   while (exp) {
-    if (exp & 1) result = static_cast<T>(result * base);
+    if (exp & 1) result = wrapping_mul(result, base);
     exp = static_cast<T>(exp >> 1);
-    base = static_cast<T>(base * base);
+    base = wrapping_mul(base, base);
   }
   return result;
 }

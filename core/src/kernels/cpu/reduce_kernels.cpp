@@ -21,8 +21,8 @@ template <class T, class Acc, class Out>
 struct SumOps {
   double scale = 1;  // mean: 1/n
   Acc identity() const { return Acc(0); }
-  Acc reduce(Acc a, T v, int64_t) const { return a + convert<Acc>(v); }
-  Acc combine(Acc a, Acc b) const { return a + b; }
+  Acc reduce(Acc a, T v, int64_t) const { return math::wrapping_add(a, convert<Acc>(v)); }
+  Acc combine(Acc a, Acc b) const { return math::wrapping_add(a, b); }
   Out project(Acc a) const {
     if constexpr (std::is_integral_v<Acc>) return static_cast<Out>(a);
     else return convert<Out>(a * static_cast<real_of_t<Acc>>(scale));
@@ -40,7 +40,7 @@ struct SumOps {
       for (double l : lanes) s += l;
       return a + s;
     } else {
-      for (int64_t i = 0; i < n; ++i) a = a + convert<Acc>(p[i]);
+      for (int64_t i = 0; i < n; ++i) a = math::wrapping_add(a, convert<Acc>(p[i]));
       return a;
     }
   }
@@ -49,8 +49,8 @@ struct SumOps {
 template <class T, class Acc, class Out>
 struct ProdOps {
   Acc identity() const { return Acc(1); }
-  Acc reduce(Acc a, T v, int64_t) const { return a * convert<Acc>(v); }
-  Acc combine(Acc a, Acc b) const { return a * b; }
+  Acc reduce(Acc a, T v, int64_t) const { return math::wrapping_mul(a, convert<Acc>(v)); }
+  Acc combine(Acc a, Acc b) const { return math::wrapping_mul(a, b); }
   Out project(Acc a) const { return convert<Out>(a); }
 };
 

@@ -95,8 +95,8 @@ template <class T>
 void scan_typed(const Tensor& in, Tensor& out, int64_t dim, ScanOp op) {
   using Acc = scan_acc_t<T>;
   switch (op) {
-    case ScanOp::Sum: return scan_lanes<T>(in, out, dim, Acc(0), [](Acc a, Acc x) { return a + x; });
-    case ScanOp::Prod: return scan_lanes<T>(in, out, dim, Acc(1), [](Acc a, Acc x) { return a * x; });
+    case ScanOp::Sum: return scan_lanes<T>(in, out, dim, Acc(0), [](Acc a, Acc x) { return math::wrapping_add(a, x); });
+    case ScanOp::Prod: return scan_lanes<T>(in, out, dim, Acc(1), [](Acc a, Acc x) { return math::wrapping_mul(a, x); });
     case ScanOp::LogSumExp:
       if constexpr (std::is_floating_point_v<Acc>)
         return scan_lanes<T>(in, out, dim, -std::numeric_limits<Acc>::infinity(),

@@ -99,7 +99,7 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
     if (op == UnaryOp::Silu) return silu_float(iter);
   }
   switch (op) {
-    EMBER_UNARY_CASE(Neg, kMaskNumber, -x)
+    EMBER_UNARY_CASE(Neg, kMaskNumber, math::wrapping_neg(x))
     EMBER_UNARY_CASE(Sign, kMaskReal | kMaskBool, sign_of(x))
     EMBER_UNARY_CASE(Sgn, kMaskAll, sgn_of(x))
     EMBER_UNARY_CASE(Exp, kFC, std::exp(x))
@@ -120,7 +120,7 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
     }())
     EMBER_UNARY_CASE(Sqrt, kFC, std::sqrt(x))
     EMBER_UNARY_CASE(Rsqrt, kFC, C(1) / std::sqrt(x))
-    EMBER_UNARY_CASE(Square, kMaskNumber, x * x)
+    EMBER_UNARY_CASE(Square, kMaskNumber, math::wrapping_mul(x, x))
     EMBER_UNARY_CASE(Reciprocal, kFC, C(1) / x)
     EMBER_UNARY_CASE(Sin, kFC, std::sin(x))
     EMBER_UNARY_CASE(Cos, kFC, std::cos(x))
@@ -199,6 +199,9 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
           cpu_kernel(iter, [](T a) { return std::abs(a); });
         } else if constexpr (std::is_unsigned_v<T>) {
           cpu_kernel(iter, [](T a) { return a; });
+        } else if constexpr (std::is_integral_v<T>) {
+          // abs(INT_MIN) wraps to INT_MIN, as PyTorch (std::abs would be UB).
+          cpu_kernel(iter, [](T a) -> T { return a < 0 ? math::wrapping_neg(a) : a; });
         } else {
           using C = compute_type_t<T>;
           // std::abs clears the sign bit, so abs(-0.) is 0. (a compare would keep -0.).
