@@ -33,7 +33,7 @@ void check_operands(const char* op, const Tensor& a, const Tensor& b) {
               a.dtype(), " and ", b.dtype());
   EMBER_CHECK(a.device() == b.device(), op, ": expected both operands on one device, but got ",
               a.device(), " and ", b.device());
-  EMBER_CHECK(a.dtype() != kBool, op, ": not implemented for bool tensors");
+  EMBER_CHECK(a.dtype() != kBool, op, ": bool tensors are not supported (as in PyTorch); convert to an integer or floating dtype");
 }
 
 // beta/alpha must be representable in the operands' dtype category.
