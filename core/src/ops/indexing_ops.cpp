@@ -51,13 +51,6 @@ std::ostream& operator<<(std::ostream& os, const TensorIndex& index) {
   return os;
 }
 
-bool has_repeated_elements(const Tensor& t) {
-  if (t.is_contiguous() || t.is_non_overlapping_and_dense()) return false;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.stride(d) == 0 && t.size(d) > 1) return true;
-  return false;
-}
-
 Tensor checked_long_index(const Tensor& index, const char* op, bool allow_int32) {
   EMBER_CHECK(index.defined(), op, ": got an undefined index tensor");
   if (index.dtype() == kInt64) return index;
@@ -293,7 +286,7 @@ Tensor unaliased(const Tensor& values, const Tensor& self) {
 }
 
 void check_writable(const Tensor& self, const char* op) {
-  EMBER_CHECK(!has_repeated_elements(self), op,
+  EMBER_CHECK(!has_internal_overlap(self), op,
               ": unsupported operation: some elements of the written-to tensor (sizes ", self.sizes(),
               ", strides ", self.strides(), ") refer to a single memory location; clone() it first");
 }

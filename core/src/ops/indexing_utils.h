@@ -14,10 +14,6 @@ Tensor index_along_dim(const Tensor& self, int64_t dim, const Tensor& index, con
 // An int64 (or int32, converted) index tensor, else an error naming op and dtype.
 Tensor checked_long_index(const Tensor& index, const char* op, bool allow_int32);
 
-// True when writing through t would write one memory location twice (an
-// expanded tensor): such destinations are rejected as in PyTorch.
-bool has_repeated_elements(const Tensor& t);
-
 // Writes `result` into an out= tensor: copied when the shapes agree, adopted
 // (storage and geometry) when out is empty, else an error naming op.
 Tensor& assign_result(Tensor& out, const Tensor& result, const char* op);

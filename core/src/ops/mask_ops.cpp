@@ -45,7 +45,7 @@ Tensor& Tensor::masked_scatter_(const Tensor& mask, const Tensor& source) {
   const DimVector shape = infer_broadcast_size(sizes(), m.sizes(), op);
   EMBER_CHECK(shape.ref() == sizes(), op, ": mask of shape ", m.sizes(),
               " is not broadcastable to self of shape ", sizes());
-  EMBER_CHECK(!has_repeated_elements(*this), op,
+  EMBER_CHECK(!has_internal_overlap(*this), op,
               ": unsupported operation: some elements of the written-to tensor (sizes ", sizes(),
               ", strides ", strides(), ") refer to a single memory location; clone() it first");
   Tensor src = source.storage() == storage() ? source.clone() : source;

@@ -72,7 +72,7 @@ void run_gather(Tensor& out, const Tensor& self, int64_t dim, const Tensor& inde
 }
 
 void check_writable(const Tensor& self, const char* op) {
-  EMBER_CHECK(!has_repeated_elements(self), op,
+  EMBER_CHECK(!has_internal_overlap(self), op,
               ": unsupported operation: some elements of the written-to tensor (sizes ", self.sizes(),
               ", strides ", self.strides(), ") refer to a single memory location; clone() it first");
 }
