@@ -333,3 +333,20 @@ TEST(ReduceOps, LargeInputsMatchFloat64Loops) {
     EXPECT_EQ(at<int64_t>(idx, {j}), mi);
   }
 }
+
+// The SIMD max/min lanes drop NaN and track it separately: a NaN anywhere in a
+// long contiguous row (lanes, tail, first or last element) must win.
+TEST(ReduceOps, MinMaxLongRowsPropagateNan) {
+  for (DType dt : {kFloat32, kFloat64}) {
+    for (int64_t pos : {int64_t{0}, int64_t{5}, int64_t{31}, int64_t{64}, int64_t{999}, int64_t{1002}}) {
+      Tensor x = arange(0, 1003, 1, dt).reshape({1, 1003});
+      x.index_put_({0, pos}, NAN);
+      EXPECT_TRUE(std::isnan(x.amax({1}).item<double>())) << dtype_name(dt) << " pos " << pos;
+      EXPECT_TRUE(std::isnan(x.amin({1}).item<double>())) << dtype_name(dt) << " pos " << pos;
+      EXPECT_TRUE(std::isnan(x.max().item<double>())) << dtype_name(dt) << " pos " << pos;
+    }
+    Tensor y = arange(0, 1003, 1, dt).neg().reshape({1, 1003});
+    EXPECT_EQ(y.amax({1}).item<double>(), 0);
+    EXPECT_EQ(y.amin({1}).item<double>(), -1002);
+  }
+}

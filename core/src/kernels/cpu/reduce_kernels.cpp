@@ -70,22 +70,33 @@ struct MinMaxOps {
   C combine(C a, C b) const { return IsMax ? math::max_nan(a, b) : math::min_nan(a, b); }
   T project(C a) const { return static_cast<T>(a); }
   // SIMD lanes for float/double (max/min are exact, so splitting the run into
-  // lanes cannot change the result); a plain loop otherwise.
+  // lanes cannot change the result); a plain loop otherwise. The lanes use the
+  // one-instruction max/min (which drops NaN) and record NaNs in a separate
+  // mask, so the loop stays at the memory bandwidth.
   template <class U = T>
   C reduce_run(C a, const U* p, int64_t n, int64_t) const {
     if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
       using V = vec::Vec<U>;
+      using M = typename V::Mask;
       constexpr int W = V::size;
-      auto pick = [](V x, V y) { return IsMax ? vec::maximum(x, y) : vec::minimum(x, y); };
+      auto pick = [](V acc, V x) -> V {
+        return IsMax ? (x.v > acc.v ? x.v : acc.v) : (x.v < acc.v ? x.v : acc.v);
+      };
       V l0(a), l1(a), l2(a), l3(a);
+      M nan = M{};
       int64_t i = 0;
       for (; i + 4 * W <= n; i += 4 * W) {
-        l0 = pick(l0, V::load(p + i));
-        l1 = pick(l1, V::load(p + i + W));
-        l2 = pick(l2, V::load(p + i + 2 * W));
-        l3 = pick(l3, V::load(p + i + 3 * W));
+        const V x0 = V::load(p + i), x1 = V::load(p + i + W);
+        const V x2 = V::load(p + i + 2 * W), x3 = V::load(p + i + 3 * W);
+        l0 = pick(l0, x0);
+        l1 = pick(l1, x1);
+        l2 = pick(l2, x2);
+        l3 = pick(l3, x3);
+        nan |= (x0 != x0) | (x1 != x1) | (x2 != x2) | (x3 != x3);
       }
-      V l = pick(pick(l0, l1), pick(l2, l3));
+      for (int k = 0; k < W; ++k)
+        if (nan[k]) return std::numeric_limits<C>::quiet_NaN();
+      const V l = pick(pick(l0, l1), pick(l2, l3));
       for (int k = 0; k < W; ++k) a = combine(a, l[k]);
       for (; i < n; ++i) a = combine(a, p[i]);
       return a;
