@@ -1,5 +1,6 @@
 #pragma once
 // Umbrella header of Ember's core library.
+#include "ember/autograd/autograd.h"
 #include "ember/core/allocator.h"
 #include "ember/core/determinism.h"
 #include "ember/core/device.h"

@@ -1,11 +1,21 @@
 #include "ember/core/tensor.h"
 
+#include "autograd/autograd_meta.h"
+#include "ember/autograd/grad_mode.h"
+
 namespace ember {
 
 TensorImpl::TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset)
-    : storage_(std::move(storage)), dtype_(dtype) {
+    : storage_(std::move(storage)), dtype_(dtype), is_inference_(is_inference_mode_enabled()) {
   set_geometry(sizes, strides, storage_offset);
+}
+
+TensorImpl::~TensorImpl() = default;
+
+autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_meta_) autograd_meta_ = std::make_unique<autograd::AutogradMeta>();
+  return *autograd_meta_;
 }
 
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {

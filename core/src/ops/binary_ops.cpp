@@ -1,4 +1,5 @@
 // Binary elementwise ops and the Tensor operators built on them.
+#include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ops/elementwise_kernels.h"
@@ -30,9 +31,67 @@ bool promotes_to_float(BinaryOp op) {
 }
 
 Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
-                  const Scalar& alpha = 1) {
+                  const Scalar& alpha = 1);
+Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
+                      const Scalar& alpha);
+
+// d(op(a, b)) for the differentiable binary ops (Note [Recording an op]):
+// gradients w.r.t. a and b, at full (broadcast) shape; the engine reduces
+// them to the inputs' shapes. Complex: the conjugate Wirtinger convention.
+autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, const Tensor& a, const Tensor& b,
+                                     const Tensor& result, const Scalar& alpha) {
+  using autograd::BackwardContext;
+  using autograd::variable_list;
+  switch (op) {
+    case BinaryOp::Add: {
+      const bool unit = !alpha.is_complex() && alpha.to<double>() == 1.0;
+      const Scalar alpha_conj = alpha.is_complex() ? Scalar(std::conj(alpha.to<complex128>())) : alpha;
+      return [unit, alpha_conj](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        return {g, c.needs(1) ? (unit ? g : g * alpha_conj) : Tensor()};
+      };
+    }
+    case BinaryOp::Mul: {
+      auto sa = rec.save_if(rec.needs(1), a), sb = rec.save_if(rec.needs(0), b);
+      return [sa, sb](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        return {c.needs(0) ? g * c.unpack(sb).conj() : Tensor(), c.needs(1) ? g * c.unpack(sa).conj() : Tensor()};
+      };
+    }
+    case BinaryOp::Div: {
+      auto sa = rec.save_if(rec.needs(1), a), sb = rec.save(b);
+      return [sa, sb](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor bb = c.unpack(sb).conj();
+        return {c.needs(0) ? g / bb : Tensor(), c.needs(1) ? -g * c.unpack(sa).conj() / (bb * bb) : Tensor()};
+      };
+    }
+    default:
+      return nullptr;  // not differentiable
+  }
+  (void)result;
+}
+
+// The forward with autograd around it: in-place ops under autograd run out of
+// place and copy back (Note [In-place writes and views]); out= variants take
+// no part in autograd.
+Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
+                  const Scalar& alpha) {
   const char* name = op_name(op);
   EMBER_CHECK(a.defined() && b.defined(), name, ": got an undefined tensor");
+  if (inplace && autograd::inplace_records(a, {b}))
+    return autograd::assign_inplace(const_cast<Tensor&>(a), run_binary(op, a, b, Tensor(), false, alpha), name);
+  if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {a, b});
+  autograd::OpRecorder rec(name, {a, b});
+  Tensor result = compute_binary(op, a, b, out, inplace, alpha);
+  if (rec)
+    if (auto fn = binary_backward(op, rec, a, b, result, alpha)) rec.record(result, std::move(fn));
+  return result;
+}
+
+Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
+                      const Scalar& alpha) {
+  const char* name = op_name(op);
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).is_inplace(inplace);
   if (promotes_to_float(op)) iter.promote_integer_inputs_to_float();

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/formulas.h"
+#include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
@@ -76,7 +78,13 @@ DType sum_dtype(const Tensor& self, std::optional<DType> dtype) {
 }  // namespace
 
 Tensor sum(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
-  return reduce(self, dims, keepdim, sum_dtype(defined(self, "sum"), dtype), ReduceOp::Sum, "sum");
+  autograd::OpRecorder rec("sum", {self});
+  Tensor r = reduce(self, dims, keepdim, sum_dtype(defined(self, "sum"), dtype), ReduceOp::Sum, "sum");
+  if (rec)
+    rec.record(r, [sizes = DimVector(self.sizes()), d = DimVector(dims), keepdim](autograd::BackwardContext& c) {
+      return autograd::variable_list{autograd::expand_reduced(c.grads[0], sizes, d, keepdim)};
+    });
+  return r;
 }
 Tensor sum(const Tensor& self, std::optional<DType> dtype) { return sum(self, {}, false, dtype); }
 Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DType> dtype) {
@@ -84,7 +92,15 @@ Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DT
   EMBER_CHECK(is_floating_point(t) || is_complex(t),
               "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: ",
               t);
-  return reduce(self, dims, keepdim, t, ReduceOp::Mean, "mean");
+  autograd::OpRecorder rec("mean", {self});
+  Tensor r = reduce(self, dims, keepdim, t, ReduceOp::Mean, "mean");
+  if (rec) {
+    const int64_t n = r.numel() == 0 ? 0 : self.numel() / r.numel();
+    rec.record(r, [sizes = DimVector(self.sizes()), d = DimVector(dims), keepdim, n](autograd::BackwardContext& c) {
+      return autograd::variable_list{autograd::expand_reduced(c.grads[0] / static_cast<double>(n), sizes, d, keepdim)};
+    });
+  }
+  return r;
 }
 Tensor mean(const Tensor& self, std::optional<DType> dtype) { return mean(self, {}, false, dtype); }
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {

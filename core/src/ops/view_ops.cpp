@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/formulas.h"
+#include "autograd/record.h"
+#include "ember/autograd/grad_mode.h"
 #include "ember/ops/factories.h"
 #include "ops/op_utils.h"
 
@@ -11,8 +14,36 @@ namespace ember {
 namespace {
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
                  std::optional<DType> dtype = std::nullopt) {
-  return Tensor(make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes,
-                                           strides, offset));
+  auto impl = make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
+  if (base.is_inference()) impl->set_inference(true);
+  // Under grad mode a view remembers its root base, so that in-place writes
+  // through it (or to the base) rebase autograd history: Note [In-place
+  // writes and views] in autograd/view_history.cpp. Changing dtype is not a
+  // differentiable view.
+  if (is_grad_enabled() && !dtype) {
+    const TensorImpl* b = base.impl();
+    impl->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
+    impl->set_view_version(base._version());
+  }
+  return Tensor(std::move(impl));
+}
+
+// Records a view op's backward: `backward` maps the view's gradient to self's.
+template <class F>
+Tensor recorded_view(const char* op, const Tensor& self, Tensor view, F&& backward) {
+  autograd::OpRecorder rec(op, {self});
+  if (rec)
+    rec.record(view, [b = std::forward<F>(backward)](autograd::BackwardContext& c) {
+      return autograd::variable_list{b(c.grads[0])};
+    });
+  return view;
+}
+
+// Views that only regroup elements: the gradient is reshaped back.
+Tensor recorded_reshape_view(const char* op, const Tensor& self, Tensor view) {
+  return recorded_view(op, self, std::move(view), [sizes = DimVector(self.sizes())](const Tensor& g) {
+    return g.reshape(sizes);
+  });
 }
 
 // Replaces a single -1 in `shape` so that it holds numel elements.
@@ -163,7 +194,7 @@ Tensor Tensor::view(IntArrayRef shape) const {
   EMBER_CHECK(strides.has_value(), "view: size ", shape, " is not compatible with input tensor's size ",
               this->sizes(), " and stride ", this->strides(),
               " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, sizes, *strides, storage_offset());
+  return recorded_reshape_view("view", *this, make_view(*this, sizes, *strides, storage_offset()));
 }
 
 Tensor Tensor::view_dtype(DType t) const {
@@ -197,7 +228,7 @@ Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector sizes = infer_size(shape, numel(), "reshape");
   if (auto strides = compute_view_strides(this->sizes(), this->strides(), sizes))
-    return make_view(*this, sizes, *strides, storage_offset());
+    return recorded_reshape_view("view", *this, make_view(*this, sizes, *strides, storage_offset()));
   return clone(MemoryFormat::Contiguous).view(sizes);
 }
 Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
@@ -241,7 +272,10 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     sizes[i] = this->sizes()[d];
     strides[i] = this->strides()[d];
   }
-  return make_view(*this, sizes, strides, storage_offset());
+  DimVector inverse(dim());
+  for (int64_t i = 0; i < dim(); ++i) inverse[wrap_dim(dims[i], dim(), "permute")] = i;
+  return recorded_view("permute", *this, make_view(*this, sizes, strides, storage_offset()),
+                       [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
@@ -251,7 +285,8 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   DimVector sizes(this->sizes()), strides(this->strides());
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
-  return make_view(*this, sizes, strides, storage_offset());
+  return recorded_view("transpose", *this, make_view(*this, sizes, strides, storage_offset()),
+                       [d0, d1](const Tensor& g) { return g.transpose(d0, d1); });
 }
 
 Tensor Tensor::t() const {
@@ -288,7 +323,10 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   const int64_t offset = storage_offset() + index * strides[d];
   sizes.erase(d);
   strides.erase(d);
-  return make_view(*this, sizes, strides, offset);
+  return recorded_view("select", *this, make_view(*this, sizes, strides, offset),
+                       [self_sizes = DimVector(this->sizes()), d, index](const Tensor& g) {
+                         return autograd::select_backward(g, self_sizes, d, index);
+                       });
 }
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
@@ -307,7 +345,10 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   const int64_t offset = storage_offset() + start * strides[d];
   sizes[d] = (end - start + step - 1) / step;
   strides[d] *= step;
-  return make_view(*this, sizes, strides, offset);
+  return recorded_view("slice", *this, make_view(*this, sizes, strides, offset),
+                       [self_sizes = DimVector(this->sizes()), d, start, end, step](const Tensor& g) {
+                         return autograd::slice_backward(g, self_sizes, d, start, end, step);
+                       });
 }
 
 Tensor Tensor::expand(IntArrayRef target) const {
@@ -339,7 +380,10 @@ Tensor Tensor::expand(IntArrayRef target) const {
       strides[i] = 0;
     }
   }
-  return make_view(*this, sizes, strides, storage_offset());
+  return recorded_view("expand", *this, make_view(*this, sizes, strides, storage_offset()),
+                       [self_sizes = DimVector(this->sizes())](const Tensor& g) {
+                         return autograd::sum_to(g, self_sizes);
+                       });
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
@@ -351,7 +395,7 @@ Tensor Tensor::squeeze() const {
       sizes.push_back(size(d));
       strides.push_back(stride(d));
     }
-  return make_view(*this, sizes, strides, storage_offset());
+  return recorded_reshape_view("squeeze", *this, make_view(*this, sizes, strides, storage_offset()));
 }
 
 Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef(d)); }
@@ -364,7 +408,7 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
       sizes.push_back(size(d));
       strides.push_back(stride(d));
     }
-  return make_view(*this, sizes, strides, storage_offset());
+  return recorded_reshape_view("squeeze", *this, make_view(*this, sizes, strides, storage_offset()));
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -373,7 +417,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t st = d >= dim() ? 1 : sizes[d] * strides[d];
   sizes.insert(d, 1);
   strides.insert(d, st);
-  return make_view(*this, sizes, strides, storage_offset());
+  return recorded_reshape_view("unsqueeze", *this, make_view(*this, sizes, strides, storage_offset()));
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {

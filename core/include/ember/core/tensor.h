@@ -4,6 +4,8 @@
 // share the storage of their base.
 #include <concepts>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -23,11 +25,16 @@ namespace ember {
 class Tensor;
 class TensorIndex;
 class Generator;
+namespace autograd {
+struct AutogradMeta;
+class Node;
+}  // namespace autograd
 
 class TensorImpl : public RefCounted {
  public:
   TensorImpl(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
              int64_t storage_offset);
+  ~TensorImpl() override;
 
   const Storage& storage() const { return storage_; }
   DType dtype() const { return dtype_; }
@@ -52,7 +59,28 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const { return is_contiguous_; }
   void refresh_contiguity();
 
+  // ---- autograd (core/src/autograd/) ----
+  // Allocated the first time the tensor takes part in autograd.
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  autograd::AutogradMeta& ensure_autograd_meta();
+  // The tensor this one is a differentiable view of (the root base: views of
+  // views point at the first non-view); null for non-views.
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+  // Views: the version counter's value when this view's history was last set
+  // (or when it was made). A later value means the base or another view was
+  // modified in place, and autograd rebuilds this view's grad_fn from the base.
+  uint64_t view_version() const { return view_version_; }
+  void set_view_version(uint64_t v) { view_version_ = v; }
+  // Made under InferenceMode (or a view of such a tensor): may never enter autograd.
+  bool is_inference() const { return is_inference_; }
+  void set_inference(bool v) { is_inference_ = v; }
+
  private:
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
+  uint64_t view_version_ = 0;
+  bool is_inference_ = false;
   Storage storage_;
   DimVector sizes_;
   DimVector strides_;
@@ -133,7 +161,14 @@ class Tensor {
   bool is_non_overlapping_and_dense() const;
   // Version counter shared with every view (see StorageImpl::version).
   uint64_t _version() const { return storage()->version(); }
-  void bump_version() const { storage()->bump_version(); }
+  // Every in-place write ends here; inference tensors may only be written
+  // under InferenceMode.
+  void bump_version() const {
+    if (impl()->is_inference()) [[unlikely]]
+      check_inference_write();
+    storage()->bump_version();
+  }
+  void check_inference_write() const;
   std::string toString() const;  // "CPUFloatType{2,3}"-style short description
 
   void* data_ptr() const { return impl()->data(); }
@@ -154,6 +189,48 @@ class Tensor {
   Tensor to(Device device, DType dtype, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool copy = false) const;
   Tensor cpu() const { return to(kCPU); }
+
+  // ---- autograd (core/src/autograd/tensor_autograd.cpp) ----
+  // Only floating point and complex tensors can require grad; only leaves can
+  // change the flag.
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool requires_grad) { return requires_grad_(requires_grad); }
+  bool requires_grad() const;
+  // Accumulated gradient of a leaf (or of a non-leaf after retain_grad()).
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  void set_grad(const Tensor& grad);
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  // Which output of grad_fn this tensor is.
+  uint32_t output_nr() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  // A tensor sharing the data (and version counter) without history.
+  Tensor detach() const;
+  Tensor& detach_();
+  bool is_view() const { return static_cast<bool>(impl()->view_base()); }
+  // Gradient of this tensor w.r.t. the leaves of its graph, accumulated into
+  // their .grad (or only into `inputs` when given).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, const std::vector<Tensor>& inputs = {}) const;
+  // Hooks on this tensor's gradient: fn returns a replacement or an undefined
+  // tensor to keep the gradient. Returns a handle for remove_hook.
+  template <class F>
+  uint64_t register_hook(F&& fn) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F, const Tensor&>>)
+      return register_hook_impl([f = std::forward<F>(fn)](const Tensor& g) {
+        f(g);
+        return Tensor();
+      });
+    else
+      return register_hook_impl(std::function<Tensor(const Tensor&)>(std::forward<F>(fn)));
+  }
+  uint64_t register_hook_impl(std::function<Tensor(const Tensor&)> fn) const;
+  void remove_hook(uint64_t handle) const;
+  // Leaves only: runs after the leaf's .grad has been updated by backward.
+  uint64_t register_post_accumulate_grad_hook(std::function<void(Tensor&)> fn) const;
+  bool is_inference() const { return impl()->is_inference(); }
   Tensor fill_(const Scalar& value);
   Tensor fill_(const Tensor& value);
   Tensor zero_();

@@ -1,0 +1,255 @@
+// Note [The engine]
+// One backward pass is a GraphTask on the calling thread:
+//  1. discover the nodes reachable from the roots and count, per node, the
+//     edges that point at it (its dependencies);
+//  2. when only some inputs matter (autograd::grad, backward(inputs)), mark
+//     the nodes that lead to them; others are not run;
+//  3. run ready nodes (all dependencies delivered) highest sequence number
+//     first, i.e. in reverse order of recording, accumulators first. A node's
+//     incoming gradients are summed in its input buffer; its outputs are
+//     checked against the next node's input metadata (shape reduced when the
+//     gradient was broadcast, dtype cast) and delivered.
+// A node's saved tensors are freed right after it ran unless keep_graph, so a
+// backward pass holds no more memory than PyTorch's.
+#include "autograd/engine.h"
+
+#include <queue>
+#include <unordered_map>
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/autograd_meta.h"
+#include "autograd/record.h"
+#include "ember/autograd/autograd.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/reduce.h"
+
+namespace ember::autograd {
+
+namespace {
+
+bool expandable_to(IntArrayRef from, IntArrayRef to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  return true;
+}
+
+// Makes a node's output gradient fit the input it flows into.
+Tensor fit_gradient(Tensor grad, const Node& producer, size_t index, const InputMetadata& md) {
+  if (grad.sizes() != IntArrayRef(md.sizes)) {
+    EMBER_CHECK(expandable_to(md.sizes, grad.sizes()), "Function ", producer.name(),
+                " returned an invalid gradient at index ", index, " - got ", grad.sizes(),
+                " but expected shape compatible with ", IntArrayRef(md.sizes));
+    grad = sum_to(grad, md.sizes);
+  }
+  if (grad.dtype() != md.dtype) {
+    if (grad.is_complex() && !is_complex(md.dtype)) grad = grad.real();
+    if (grad.dtype() != md.dtype) grad = grad.to(md.dtype);
+  }
+  return grad;
+}
+
+void accumulate_into(Tensor& slot, Tensor grad, bool create_graph) {
+  if (!slot.defined()) {
+    slot = std::move(grad);
+    return;
+  }
+  // Sum in place when nobody else can see the buffer's memory.
+  if (!create_graph && slot.use_count() == 1 && slot.storage().use_count() == 1 && !slot.requires_grad() &&
+      slot.is_non_overlapping_and_dense() &&
+      slot.sizes() == grad.sizes() && slot.dtype() == grad.dtype()) {
+    SuspendRecording below;
+    slot.add_(grad);
+    return;
+  }
+  slot = slot + grad;
+}
+
+void check_anomaly(const Node& node, const variable_list& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& g = outputs[i];
+    if (!g.defined() || !(g.is_floating_point() || g.is_complex())) continue;
+    NoGradGuard no_grad;
+    EMBER_CHECK(!g.isnan().any().item<bool>(), "Function '", node.name(), "' returned nan values in its ", i,
+                "th output; the node was recorded by the forward op '", node.forward_op(), "'");
+  }
+}
+
+struct GraphTask {
+  std::vector<Node*> nodes;  // discovery order
+  std::unordered_map<Node*, size_t> index;
+  std::vector<int> deps;
+  std::vector<variable_list> buffers;
+  std::vector<char> execute;
+  // Per node: (input_nr, slot in `captured`).
+  std::unordered_map<size_t, std::vector<std::pair<uint32_t, size_t>>> captures;
+  variable_list captured;
+
+  size_t add(Node* n) {
+    auto [it, fresh] = index.emplace(n, nodes.size());
+    if (fresh) {
+      nodes.push_back(n);
+      deps.push_back(0);
+      buffers.emplace_back(n->num_inputs());
+    }
+    return it->second;
+  }
+};
+
+// Which nodes must run: those from which a target (capture or accumulator to
+// run) is reachable. Post-order over the discovered graph.
+void mark_needed(GraphTask& task, const std::vector<char>& is_target) {
+  const size_t n = task.nodes.size();
+  std::vector<char> reaches(n, 0), state(n, 0);  // state: 0 new, 1 open, 2 done
+  task.execute.assign(n, 0);
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root]) continue;
+    std::vector<std::pair<size_t, size_t>> stack{{root, 0}};  // (node, next edge)
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [i, e] = stack.back();
+      const auto& edges = task.nodes[i]->next_edges();
+      if (e < edges.size()) {
+        const Edge& edge = edges[e++];
+        if (!edge.is_valid()) continue;
+        const size_t j = task.index.at(edge.function.get());
+        if (!state[j]) {
+          state[j] = 1;
+          stack.emplace_back(j, 0);
+        }
+        continue;
+      }
+      bool child_reaches = false;
+      for (const Edge& edge : edges)
+        if (edge.is_valid() && reaches[task.index.at(edge.function.get())]) child_reaches = true;
+      task.execute[i] = child_reaches || is_target[i];
+      reaches[i] = child_reaches || is_target[i] || task.captures.count(i);
+      state[i] = 2;
+      stack.pop_back();
+    }
+  }
+}
+
+}  // namespace
+
+variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
+                           bool create_graph, const variable_list& inputs, bool accumulate_grad) {
+  EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(), "backward: got ", roots.size(),
+              " tensors but ", grad_roots.size(), " gradients");
+  GraphTask task;
+  std::vector<std::pair<size_t, Tensor>> seeds;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& root = roots[i];
+    EMBER_CHECK(root.defined(), "backward: tensor ", i, " is undefined");
+    Edge edge = gradient_edge(root);
+    EMBER_CHECK(edge.is_valid(), "backward: element ", i, " of tensors does not require grad and does not have a grad_fn");
+    Tensor g = grad_roots.empty() ? Tensor() : grad_roots[i];
+    if (!g.defined()) {
+      EMBER_CHECK(root.numel() == 1, "backward: grad can be implicitly created only for scalar outputs, but tensor ", i,
+                  " has shape ", root.sizes());
+      g = ones_like(root);
+    } else {
+      EMBER_CHECK(g.sizes() == root.sizes(), "backward: gradient ", i, " has shape ", g.sizes(),
+                  " but the tensor has shape ", root.sizes());
+    }
+    const size_t idx = task.add(edge.function.get());
+    seeds.emplace_back(idx, Tensor());
+    Tensor& slot = task.buffers[idx][edge.input_nr];
+    accumulate_into(slot, fit_gradient(g, *edge.function, i, edge.function->input_metadata(edge.input_nr)),
+                    create_graph);
+  }
+  // Keep the root nodes alive for the whole pass.
+  std::vector<std::shared_ptr<Node>> keep;
+  for (const Tensor& root : roots) keep.push_back(grad_fn_of(root) ? grad_fn_of(root) : gradient_edge(root).function);
+
+  // 1. discovery and dependency counts
+  for (size_t k = 0; k < task.nodes.size(); ++k) {
+    for (const Edge& e : task.nodes[k]->next_edges()) {
+      if (!e.is_valid()) continue;
+      const size_t j = task.add(e.function.get());
+      ++task.deps[j];
+    }
+  }
+
+  // 2. targets
+  std::vector<std::shared_ptr<Node>> input_nodes;
+  if (!inputs.empty()) {
+    std::vector<char> is_target(task.nodes.size(), 0);
+    task.captured.resize(inputs.size());
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      EMBER_CHECK(inputs[k].defined() && inputs[k].requires_grad(), accumulate_grad ? "backward" : "autograd::grad",
+                  ": input ", k, " does not require grad");
+      Edge e = gradient_edge(inputs[k]);
+      input_nodes.push_back(e.function);
+      auto it = task.index.find(e.function.get());
+      if (it == task.index.end()) continue;  // not reached by the graph
+      if (accumulate_grad && dynamic_cast<AccumulateGrad*>(e.function.get())) is_target[it->second] = 1;
+      else task.captures[it->second].emplace_back(e.input_nr, k);
+    }
+    mark_needed(task, is_target);
+  } else {
+    task.execute.assign(task.nodes.size(), 1);
+  }
+
+  // 3. execution
+  using Ready = std::pair<uint64_t, size_t>;
+  std::priority_queue<Ready> ready;
+  for (auto& [idx, unused] : seeds)
+    if (task.deps[idx] == 0) {
+      ready.emplace(task.nodes[idx]->sequence_nr(), idx);
+      task.deps[idx] = -1;  // queued once even when several roots share it
+    }
+  const bool anomaly = is_anomaly_enabled();
+  AutoGradMode grad_mode(create_graph);
+  while (!ready.empty()) {
+    const size_t idx = ready.top().second;
+    ready.pop();
+    Node* node = task.nodes[idx];
+    variable_list grads = std::move(task.buffers[idx]);
+    bool any_defined = false;
+    for (const Tensor& g : grads) any_defined = any_defined || g.defined();
+    if (any_defined) node->run_tensor_pre_hooks(grads);
+    if (auto it = task.captures.find(idx); it != task.captures.end())
+      for (auto [input_nr, slot] : it->second) task.captured[slot] = grads[input_nr];
+
+    variable_list outputs;
+    if (task.execute[idx] && any_defined) {
+      try {
+        outputs = node->apply(std::move(grads));
+      } catch (const Error& e) {
+        if (!anomaly) throw;
+        EMBER_FAIL(e.what(), " [in ", node->name(), ", recorded by the forward op '", node->forward_op(), "']");
+      }
+      if (anomaly) check_anomaly(*node, outputs);
+    }
+    if (!keep_graph && task.execute[idx]) node->release_variables();
+
+    const auto& edges = node->next_edges();
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.is_valid()) continue;
+      const size_t j = task.index.at(e.function.get());
+      if (i < outputs.size() && outputs[i].defined()) {
+        Tensor g = fit_gradient(std::move(outputs[i]), *node, i, e.function->input_metadata(e.input_nr));
+        accumulate_into(task.buffers[j][e.input_nr], std::move(g), create_graph);
+      }
+      if (--task.deps[j] == 0) ready.emplace(task.nodes[j]->sequence_nr(), j);
+    }
+  }
+
+  // backward(inputs=...) on non-leaf inputs accumulates into their .grad.
+  if (accumulate_grad && !inputs.empty()) {
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (!task.captured[k].defined()) continue;
+      Tensor input = inputs[k];
+      Tensor& slot = input.mutable_grad();
+      slot = slot.defined() ? slot + task.captured[k] : task.captured[k].clone();
+    }
+    return {};
+  }
+  return task.captured;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,240 @@
+// Note [Recording an op]
+// A differentiable op opens an OpRecorder with its tensor inputs. The
+// recorder is active only when grad mode is on and some input requires grad;
+// the inactive check is a few loads, so ops pay nothing for autograd when no
+// one needs it. While active, the recorder takes the inputs' gradient edges
+// (before the forward runs: an in-place op must point at self's old history)
+// and suspends recording, so the ops the forward uses internally record
+// nothing. After the forward, record() makes one LambdaNode whose lambda is
+// the op's backward formula, written with Tensor ops: under create_graph the
+// engine runs formulas with recording on, and double backward comes for free.
+#include "autograd/record.h"
+
+#include <cctype>
+
+#include "autograd/autograd_meta.h"
+#include "autograd/view_history.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/promotion.h"
+#include "ember/ops/reduce.h"
+
+namespace ember::autograd {
+
+namespace detail {
+bool set_recording_suspended(bool v);  // grad_mode.cpp
+}
+
+// ---- SavedVariable ----
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output, uint32_t output_nr)
+    : version_(t.defined() ? t._version() : 0), output_nr_(output_nr), is_output_(is_output) {
+  if (!t.defined()) return;
+  EMBER_CHECK(!t.is_inference() || is_inference_mode_enabled(),
+              "autograd: inference tensors cannot be saved for backward (", t.toString(),
+              " was made under InferenceMode). Make a clone() of it outside InferenceMode to use it in autograd.");
+  if (is_output) {
+    // The same data without history: the node keeps it, and the node is the
+    // output's grad_fn (a reference cycle otherwise).
+    data_ = Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset()));
+  } else {
+    data_ = t;
+  }
+}
+
+Tensor SavedVariable::unpack(const Node& owner) const {
+  EMBER_CHECK(data_.defined(), owner.name(), ": a saved tensor was already freed");
+  if (data_._version() != version_) {
+    std::string what;
+    if (is_output_) what = ember::detail::concat("output ", output_nr_, " of ", owner.name());
+    else if (auto fn = grad_fn_of(data_)) what = ember::detail::concat("output ", meta_of(data_)->output_nr, " of ", fn->name());
+    else what = "a leaf or an input that does not require grad";
+    EMBER_FAIL("one of the variables needed for gradient computation has been modified by an inplace operation: [",
+               data_.toString(), "], which is ", what, ", is at version ", data_._version(), "; expected version ",
+               version_, " instead (needed by ", owner.name(), ", recorded by ", owner.forward_op(),
+               "). Hint: replace the in-place operation by an out-of-place one, or clone() the tensor before modifying it.");
+  }
+  if (!is_output_ || !is_grad_enabled()) return data_;
+  // Under create_graph the output must lead back to its node again.
+  Tensor t(make_intrusive<TensorImpl>(data_.storage(), data_.dtype(), data_.sizes(), data_.strides(),
+                                      data_.storage_offset()));
+  set_history(t, std::const_pointer_cast<Node>(owner.shared_from_this()), output_nr_);
+  return t;
+}
+
+// ---- LambdaNode ----
+
+std::string backward_name(const char* op) {
+  std::string name;
+  bool upper = true;
+  for (const char* p = op; *p; ++p) {
+    if (*p == '_') {
+      upper = true;
+      continue;
+    }
+    name += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(*p))) : *p;
+    upper = false;
+  }
+  return name + "Backward0";
+}
+
+LambdaNode::LambdaNode(const char* op, std::vector<Edge> edges, BackwardFn fn, bool has_saved,
+                       const char* node_name)
+    : Node(std::move(edges)), op_(op), node_name_(node_name), fn_(std::move(fn)), has_saved_(has_saved) {}
+
+std::string LambdaNode::name() const { return node_name_ ? node_name_ : backward_name(op_); }
+
+variable_list LambdaNode::apply(variable_list&& grads) {
+  EMBER_CHECK(!released_, name(),
+              ": trying to backward through the graph a second time (or to use saved tensors after they "
+              "were freed). Saved values are freed when backward() or autograd::grad() runs; pass "
+              "retain_graph=true to backward through the graph again.");
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (!grads[i].defined()) grads[i] = zeros(input_metadata(i).sizes, TensorOptions(input_metadata(i).dtype));
+  BackwardContext c{grads, *this};
+  variable_list out = fn_(c);
+  EMBER_CHECK(out.size() <= num_outputs(), name(), ": backward returned ", out.size(),
+              " gradients for ", num_outputs(), " inputs");
+  out.resize(num_outputs());
+  return out;
+}
+
+void LambdaNode::release_variables() {
+  if (!has_saved_) return;  // nothing to free: running it again is fine
+  fn_ = nullptr;
+  released_ = true;
+}
+
+// ---- OpRecorder ----
+
+OpRecorder::OpRecorder(const char* op, std::initializer_list<std::reference_wrapper<const Tensor>> inputs)
+    : op_(op) {
+  if (!is_recording()) return;
+  bool any = false;
+  for (const Tensor& t : inputs) any = any || (t.defined() && requires_grad(t));
+  if (!any) return;
+  edges_.reserve(inputs.size());
+  for (const Tensor& t : inputs) edges_.push_back(gradient_edge(t));
+  start();
+}
+
+OpRecorder::OpRecorder(const char* op, const std::vector<Tensor>& inputs) : op_(op) {
+  if (!is_recording()) return;
+  bool any = false;
+  for (const Tensor& t : inputs) any = any || (t.defined() && requires_grad(t));
+  if (!any) return;
+  edges_.reserve(inputs.size());
+  for (const Tensor& t : inputs) edges_.push_back(gradient_edge(t));
+  start();
+}
+
+void OpRecorder::start() {
+  active_ = true;
+  suspended_here_ = !detail::set_recording_suspended(true);
+}
+
+OpRecorder::~OpRecorder() {
+  if (suspended_here_) detail::set_recording_suspended(false);
+}
+
+SavedVariable OpRecorder::save(const Tensor& input) {
+  ++saved_;
+  return SavedVariable(input, false);
+}
+
+SavedVariable OpRecorder::save_output(const Tensor& output, uint32_t output_nr) {
+  ++saved_;
+  return SavedVariable(output, true, output_nr);
+}
+
+std::shared_ptr<Node> OpRecorder::record_outputs(const Tensor* const* outputs, size_t n, BackwardFn fn) {
+  EMBER_CHECK(active_, op_, ": record() called on an inactive recorder");
+  if (suspended_here_) {
+    detail::set_recording_suspended(false);
+    suspended_here_ = false;
+  }
+  active_ = false;
+  auto node = std::make_shared<LambdaNode>(op_, std::move(edges_), std::move(fn), saved_ > 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor& o = *outputs[i];
+    node->add_input_metadata(o);
+    if (is_floating_point(o.dtype()) || is_complex(o.dtype())) set_history(o, node, static_cast<uint32_t>(i));
+  }
+  return node;
+}
+
+std::shared_ptr<Node> OpRecorder::record(const Tensor& output, BackwardFn fn) {
+  const Tensor* p = &output;
+  return record_outputs(&p, 1, std::move(fn));
+}
+
+std::shared_ptr<Node> OpRecorder::record(std::initializer_list<std::reference_wrapper<const Tensor>> outputs,
+                                         BackwardFn fn) {
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& t : outputs) ptrs.push_back(&t);
+  return record_outputs(ptrs.data(), ptrs.size(), std::move(fn));
+}
+
+std::shared_ptr<Node> OpRecorder::record(const std::vector<Tensor>& outputs, BackwardFn fn) {
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& t : outputs) ptrs.push_back(&t);
+  return record_outputs(ptrs.data(), ptrs.size(), std::move(fn));
+}
+
+// ---- in-place ops ----
+
+bool inplace_records(const Tensor& self, std::initializer_list<std::reference_wrapper<const Tensor>> others) {
+  if (!is_recording()) return false;
+  if (requires_grad(self)) return true;
+  for (const Tensor& t : others)
+    if (t.defined() && requires_grad(t)) return true;
+  return false;
+}
+
+void check_inplace(const Tensor& self, const char* op) {
+  EMBER_CHECK(!self.is_inference() || is_inference_mode_enabled(), op,
+              ": in-place update to an inference tensor outside InferenceMode is not allowed");
+  if (!is_recording()) return;
+  const TensorImpl* impl = self.impl();
+  const TensorImpl* leaf = impl->view_base() ? impl->view_base().get() : impl;
+  const AutogradMeta* m = leaf->autograd_meta();
+  if (m && m->requires_grad && !m->grad_fn)
+    EMBER_FAIL(op, ": a ", impl->view_base() ? "view of a leaf Variable" : "leaf Variable",
+               " that requires grad is being used in an in-place operation (", self.toString(),
+               "). Use an out-of-place op, or write under NoGradGuard.");
+}
+
+Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
+  check_inplace(self, op);
+  EMBER_CHECK(result.sizes() == self.sizes(), op, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", result.sizes());
+  EMBER_CHECK(can_cast(result.dtype(), self.dtype()), op, ": result type ", result.dtype(),
+              " can't be cast to the desired output type ", self.dtype());
+  self.copy_(result);
+  return self;
+}
+
+void check_out_arguments(const char* op, const Tensor& out,
+                         std::initializer_list<std::reference_wrapper<const Tensor>> inputs) {
+  if (!is_recording()) return;
+  bool any = out.defined() && requires_grad(out);
+  for (const Tensor& t : inputs) any = any || (t.defined() && requires_grad(t));
+  EMBER_CHECK(!any, op, "_out: functions with out=... arguments don't support automatic differentiation, "
+              "but one of the arguments requires grad");
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
+  if (grad.sizes() == sizes) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
+  EMBER_CHECK(lead >= 0, "sum_to: gradient of shape ", grad.sizes(), " cannot be reduced to shape ", sizes);
+  DimVector dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t g = grad.size(lead + static_cast<int64_t>(i));
+    if (sizes[i] == 1 && g != 1) dims.push_back(lead + static_cast<int64_t>(i));
+    else EMBER_CHECK(sizes[i] == g, "sum_to: gradient of shape ", grad.sizes(), " cannot be reduced to shape ", sizes);
+  }
+  Tensor r = dims.empty() ? grad : grad.sum(dims, true);
+  return lead > 0 ? r.reshape(sizes) : r;
+}
+
+}  // namespace ember::autograd

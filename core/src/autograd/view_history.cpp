@@ -1,0 +1,95 @@
+// Note [In-place writes and views]
+// Every recorded in-place op ends in copy_ (see assign_inplace in record.cpp):
+// the op's value is computed out of place, with its own node, and copied into
+// self. So copy_ is the one place that rebases history:
+//  - self is not a view: self's grad_fn becomes CopyBackwards(self's old
+//    history, src), which sends zeros to the old value and the gradient to src.
+//  - self is a view of base: the base changed, so the base's grad_fn becomes
+//    CopySlices(base's old history, src): the gradient outside the view's
+//    region goes to the old base, the region's gradient goes to src. The view
+//    (and every other view of the base, lazily, through the version counter)
+//    then gets a grad_fn that reads its region of the base's gradient.
+// Backward formulas are written with Tensor ops, including these, so double
+// backward through in-place writes works too.
+#include "autograd/view_history.h"
+
+#include "autograd/autograd_meta.h"
+#include "autograd/record.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/reduce.h"
+
+namespace ember::autograd {
+
+namespace {
+struct Geometry {
+  DimVector sizes, strides;
+  int64_t offset;
+  explicit Geometry(const Tensor& t) : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()) {}
+};
+
+// A zero-based buffer laid out like `base`; `region` finds a view's elements in it.
+Tensor like_base(const Geometry& base, const Tensor& grad) {
+  return empty_strided(base.sizes, base.strides, grad.options());
+}
+Tensor region(const Tensor& buffer, const Geometry& base, const Geometry& view) {
+  return buffer.as_strided(view.sizes, view.strides, buffer.storage_offset() + view.offset - base.offset);
+}
+}  // namespace
+
+std::shared_ptr<Node> make_view_rebuild_node(const Tensor& base, const Tensor& view) {
+  Geometry bg(base), vg(view);
+  auto node = std::make_shared<LambdaNode>(
+      "as_strided", std::vector<Edge>{gradient_edge(base)},
+      [bg, vg](BackwardContext& c) -> variable_list {
+        Tensor result = like_base(bg, c.grads[0]).zero_();
+        region(result, bg, vg).copy_(c.grads[0]);
+        return {result};
+      },
+      false, "AsStridedBackward0");
+  node->add_input_metadata(view);
+  return node;
+}
+
+void copy_with_grad(Tensor& self, const Tensor& src) {
+  check_inplace(self, "copy_");
+  TensorImpl* impl = self.impl();
+  if (impl->view_base()) {
+    const Tensor base(impl->view_base());
+    Geometry bg(base), vg(self);
+    std::vector<Edge> edges{gradient_edge(base), gradient_edge(src)};
+    {
+      SuspendRecording below;
+      self.copy_(src);
+    }
+    auto node = std::make_shared<LambdaNode>(
+        "copy_slices", std::move(edges),
+        [bg, vg](BackwardContext& c) -> variable_list {
+          Tensor result = like_base(bg, c.grads[0]);
+          result.copy_(c.grads[0]);
+          Tensor slice = region(result, bg, vg);
+          Tensor grad_src = c.needs(1) ? slice.clone() : Tensor();
+          slice.zero_();
+          return {result, grad_src};
+        },
+        false, "CopySlices");
+    node->add_input_metadata(base);
+    set_history(base, std::move(node), 0);
+    set_history(self, make_view_rebuild_node(base, self), 0);
+    return;
+  }
+  std::vector<Edge> edges{gradient_edge(self), gradient_edge(src)};
+  {
+    SuspendRecording below;
+    self.copy_(src);
+  }
+  auto node = std::make_shared<LambdaNode>(
+      "copy_", std::move(edges),
+      [](BackwardContext& c) -> variable_list {
+        return {c.needs(0) ? zeros_like(c.grads[0]) : Tensor(), c.grads[0]};
+      },
+      false, "CopyBackwards");
+  node->add_input_metadata(self);
+  set_history(self, std::move(node), 0);
+}
+
+}  // namespace ember::autograd
