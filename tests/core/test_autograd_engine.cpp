@@ -272,3 +272,36 @@ TEST(AutogradEngine, LongChainDoesNotOverflow) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+TEST(Gradcheck, PassesCorrectFormulasAndCatchesWrongOnes) {
+  Tensor a = randn({2, 3}, kFloat64).requires_grad_();
+  Tensor b = randn({3}, kFloat64).requires_grad_();
+  auto f = [](const autograd::variable_list& x) { return autograd::variable_list{x[0] * x[1] / (x[1] * x[1] + 2)}; };
+  EXPECT_TRUE(autograd::gradcheck(f, {a, b}));
+  EXPECT_TRUE(autograd::gradgradcheck(f, {a, b}));
+  // detach() hides a dependency: the analytical gradient misses it.
+  auto wrong = [](const autograd::variable_list& x) { return autograd::variable_list{x[0] * x[0].detach()}; };
+  expect_error([&] { autograd::gradcheck(wrong, {a}); }, "Jacobian mismatch");
+  autograd::GradcheckOptions quiet;
+  quiet.raise_exception = false;
+  EXPECT_FALSE(autograd::gradcheck(wrong, {a}, quiet));
+  expect_error([&] { autograd::gradcheck(f, {a.detach().to(kFloat32).requires_grad_(), b}); }, "float64");
+}
+
+TEST(Gradcheck, ComplexWirtinger) {
+  auto crandn = [](int64_t n) {
+    return (randn({n}, kFloat64).to(kComplex128) + randn({n}, kFloat64).to(kComplex128) * Scalar(complex128(0, 1)))
+        .requires_grad_();
+  };
+  Tensor z = crandn(3), w = crandn(3);
+  auto f = [](const autograd::variable_list& x) { return autograd::variable_list{x[0] * x[1] + x[0] / (x[1] + 3)}; };
+  EXPECT_TRUE(autograd::gradcheck(f, {z, w}));
+  EXPECT_TRUE(autograd::gradgradcheck(f, {z, w}));
+  // A wrong complex formula (missing conjugate) is caught.
+  auto g = [](const autograd::variable_list& x) { return autograd::variable_list{x[0] * x[0].detach()}; };
+  expect_error([&] { autograd::gradcheck(g, {z}); }, "Jacobian mismatch");
+}
+}  // namespace
+}  // namespace ember

@@ -1,6 +1,7 @@
 #pragma once
 // Umbrella header of Ember's core library.
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/gradcheck.h"
 #include "ember/core/allocator.h"
 #include "ember/core/determinism.h"
 #include "ember/core/device.h"

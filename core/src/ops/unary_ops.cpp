@@ -1,4 +1,5 @@
 // Unary elementwise ops: argument checks, output dtype, iterator; kernels compute.
+#include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ops/elementwise_kernels.h"
@@ -43,9 +44,45 @@ const char* op_name(UnaryOp op) {
   return "unary";
 }
 
+// d(op(x)) for the differentiable unary ops (Note [Recording an op]);
+// complex inputs: the conjugate Wirtinger convention (grad * conj(f'(x))).
+autograd::BackwardFn unary_backward(UnaryOp op, autograd::OpRecorder& rec, const Tensor& self,
+                                    const Tensor& result) {
+  using autograd::BackwardContext;
+  using autograd::variable_list;
+  switch (op) {
+    case UnaryOp::Neg:
+      return [](BackwardContext& c) -> variable_list { return {c.grads[0].neg()}; };
+    case UnaryOp::Conj:
+      return [](BackwardContext& c) -> variable_list { return {c.grads[0].conj()}; };
+    case UnaryOp::Exp:
+      return [r = rec.save_output(result)](BackwardContext& c) -> variable_list {
+        return {c.grads[0] * c.unpack(r).conj()};
+      };
+    default:
+      return nullptr;  // not differentiable (or not yet: see the autograd issue)
+  }
+  (void)self;
+}
+
+Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace);
+
+// The forward with autograd around it (as run_binary in binary_ops.cpp).
 Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
   const char* name = op_name(op);
   EMBER_CHECK(self.defined(), name, ": input tensor is undefined");
+  if (inplace && autograd::inplace_records(self))
+    return autograd::assign_inplace(const_cast<Tensor&>(self), run_unary(op, self, Tensor(), false), name);
+  if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {self});
+  autograd::OpRecorder rec(name, {self});
+  Tensor result = compute_unary(op, self, out, inplace);
+  if (rec)
+    if (auto fn = unary_backward(op, rec, self, result)) rec.record(result, std::move(fn));
+  return result;
+}
+
+Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
+  const char* name = op_name(op);
   if (op == UnaryOp::Neg)
     EMBER_CHECK(self.dtype() != kBool, "neg: negation, the `-` operator, on a bool tensor is not supported. "
                 "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
