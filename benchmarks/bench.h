@@ -34,6 +34,10 @@ struct Case {
   double bytes = 0;
   double rtol = 1e-5;
   double atol = 1e-6;
+  // Workloads made of `units` repetitions of something (e.g. graph nodes):
+  // the table shows, and the JSON line records, the time per unit in us.
+  int64_t units = 0;
+  std::string unit_name;
 };
 
 struct Workload {

@@ -117,9 +117,13 @@ int main(int argc, char** argv) {
   for (const auto* w : selected) {
     ember_bench::Measurement m;
     double bytes = 0;
+    int64_t units = 0;
+    std::string unit_name;
     try {
       const ember_bench::Case c = w->make();
       bytes = c.bytes;
+      units = c.units;
+      unit_name = c.unit_name;
       m = ember_bench::measure(c, timing);
     } catch (const std::exception& e) {
       m.error = e.what();
@@ -149,6 +153,14 @@ int main(int argc, char** argv) {
       bw_col = buf;
       line << ", \"ember_gbs\": " << num(gbs) << ", \"peer_gbs\": " << num(bytes / m.peer_s / 1e9)
            << ", \"copy_gbs\": " << num(bw.copy_gbs) << ", \"bw_fraction\": " << num(gbs / bw.copy_gbs);
+    }
+    if (units > 0) {
+      const double ours = m.ember_s / static_cast<double>(units) * 1e6, theirs = m.peer_s / static_cast<double>(units) * 1e6;
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%.2f us/%s", ours, unit_name.c_str());
+      bw_col = buf;
+      line << ", \"ember_us_per_" << unit_name << "\": " << num(ours) << ", \"peer_us_per_" << unit_name
+           << "\": " << num(theirs);
     }
     if (!m.mismatch.empty()) line << ", \"mismatch\": " << json_string(m.mismatch);
     if (!args.commit.empty()) line << ", \"commit\": " << json_string(args.commit);
