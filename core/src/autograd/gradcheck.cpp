@@ -23,6 +23,15 @@ variable_list run(const GradcheckFn& fn, const variable_list& inputs) {
   return out;
 }
 
+// fn's outputs copied: an output may be a view of an input (x.t(), or a vjp
+// that is a view of v), and the input is perturbed again before comparing.
+variable_list run_snapshot(const GradcheckFn& fn, const variable_list& inputs) {
+  variable_list out = run(fn, inputs);
+  NoGradGuard no_grad;
+  for (Tensor& t : out) t = t.clone();
+  return out;
+}
+
 // Element i (flat, logical order) of t as a complex number.
 std::complex<double> element(const Tensor& t, int64_t i) {
   Tensor flat = t.reshape({-1}).select(0, i);
@@ -79,9 +88,9 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
     for (int64_t e = 0; e < n; ++e) {
       for (int part = 0; part < parts; ++part) {
         perturb(x, e, part, opt.eps);
-        const variable_list plus = run(fn, xs);
+        const variable_list plus = run_snapshot(fn, xs);
         perturb(x, e, part, -2 * opt.eps);
-        const variable_list minus = run(fn, xs);
+        const variable_list minus = run_snapshot(fn, xs);
         perturb(x, e, part, opt.eps);
         {
           NoGradGuard no_grad;

@@ -1,5 +1,7 @@
 // einsum and tensordot, reduced to diagonal/permute/reshape views, sums and
-// bmm/mm (as PyTorch does): no kernels of their own.
+// bmm/mm (as PyTorch does): no kernels of their own, and no backward formulas
+// either: every step is a recorded op, so gradients (and double backward)
+// flow through the composition.
 #include <algorithm>
 #include <array>
 #include <numeric>
@@ -7,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/record.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/reduce.h"
@@ -49,6 +52,20 @@ std::vector<int> parse_subscripts(std::string_view s, size_t start, std::string_
   return labels;
 }
 
+// t.diagonal(0, d1, d2), recorded here so that einsum's repeated labels ('ii->i')
+// differentiate whether or not the view op records itself.
+Tensor recorded_diagonal(const Tensor& t, int64_t d1, int64_t d2) {
+  autograd::OpRecorder rec("diagonal", {t});
+  Tensor v = t.diagonal(0, d1, d2);
+  if (rec)
+    rec.record(v, [sizes = DimVector(t.sizes()), d1, d2](autograd::BackwardContext& c) {
+      Tensor r = zeros(sizes, c.grads[0].options());
+      r.diagonal(0, d1, d2).copy_(c.grads[0]);
+      return autograd::variable_list{r};
+    });
+  return v;
+}
+
 // The sum over the dims flagged in `sum_dims` of left * right (both with the
 // same number of dims, broadcasting size-1 dims), keeping summed dims as size
 // 1. Contracted dims become one bmm: [lro, lo, sum] x [lro, sum, ro].
@@ -57,7 +74,7 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum_d
   std::vector<int64_t> lro, lo, ro, sum_list, rest;
   int64_t lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
   for (int64_t d = 0; d < nd; ++d) {
-    const bool sl = left.size(d) > 1, sr = right.size(d) > 1;
+    const bool sl = left.size(d) != 1, sr = right.size(d) != 1;
     if (sum_dims[d]) {
       if (sl && sr) {
         sum_list.push_back(d);
@@ -215,7 +232,7 @@ Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
           if (ids[d1] != ids[d2]) continue;
           EMBER_CHECK(t.size(d1) == t.size(d2), "einsum(): a subscript is repeated for operand ", i,
                       " but the sizes don't match, ", t.size(d1), " != ", t.size(d2));
-          t = t.diagonal(0, static_cast<int64_t>(d1), static_cast<int64_t>(d2));
+          t = recorded_diagonal(t, static_cast<int64_t>(d1), static_cast<int64_t>(d2));
           const int64_t id = ids[d1];
           ids.erase(ids.begin() + d2);
           ids.erase(ids.begin() + d1);
@@ -223,17 +240,26 @@ Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
           repeated = true;
         }
     }
-    DimVector sizes(total, 1), strides(total, 0);
     for (size_t d = 0; d < ids.size(); ++d) {
-      sizes[ids[d]] = t.size(d);
-      strides[ids[d]] = t.stride(d);
       const int64_t s = t.size(d), g = ids[d];
       EMBER_CHECK(s == extent[g] || s == 1 || extent[g] == 1, "einsum(): operand ", i,
                   " has size ", s, " for a subscript that previous operands have with size ", extent[g],
                   " (sizes must match or be 1)");
       if (s != 1) extent[g] = s;
     }
-    ops.push_back(t.as_strided(sizes, strides, t.storage_offset()));
+    // Align: dims in global order (permute), size-1 dims where t has none
+    // (unsqueeze); recorded views, so gradients flow back.
+    std::vector<int64_t> order(ids.size());
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return ids[x] < ids[y]; });
+    bool identity = true;
+    for (size_t d = 0; d < order.size(); ++d) identity = identity && order[d] == static_cast<int64_t>(d);
+    if (!identity) t = t.permute(order);
+    std::vector<bool> present(total, false);
+    for (int64_t g : ids) present[g] = true;
+    for (int64_t g = 0; g < total; ++g)
+      if (!present[g]) t = t.unsqueeze(g);
+    ops.push_back(t);
   }
 
   // ---- contract ----
@@ -242,14 +268,14 @@ Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors) {
   // A contracted dim can be summed once no later operand still has it.
   auto needed_after = [&](int64_t g, int64_t i) {
     for (int64_t j = i + 1; j < nops; ++j)
-      if (ops[j].size(g) > 1) return true;
+      if (ops[j].size(g) != 1) return true;
     return false;
   };
   Tensor result = ops[0];
   if (nops == 1) {
     std::vector<int64_t> dims;
     for (int64_t g = out_ndim; g < total; ++g)
-      if (result.size(g) > 1) dims.push_back(g);
+      if (result.size(g) != 1) dims.push_back(g);
     if (!dims.empty()) result = result.sum(dims, true, result.dtype());
   } else {
     for (int64_t i = 1; i < nops; ++i) {

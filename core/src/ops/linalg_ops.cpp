@@ -1,8 +1,13 @@
 // Matrix products: argument checks, broadcasting and output allocation for
 // matmul, mm, bmm, addmm, baddbmm, addmv, mv, dot, vdot and outer. Every
 // product ends in gemm_stub or dot_stub (ops/linalg_kernels.h).
+// Backward formulas (Note [Recording an op]) live beside each op: products of
+// the output gradient with the other operand's conjugate transpose, passed to
+// mm/bmm as transposed views (BLAS reads them through its transpose flags).
+#include <complex>
 #include <string>
 
+#include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
@@ -91,6 +96,7 @@ void prepare_out(Tensor& out, IntArrayRef sizes, DType dtype, Device device, con
 }
 
 bool is_zero(const Scalar& s) { return s.toComplexDouble() == complex128(0, 0); }
+bool is_one(const Scalar& s) { return s.toComplexDouble() == complex128(1, 0); }
 
 // A vector [n] as a batch of one [n, 1] matrix.
 Tensor as_column(const Tensor& v) { return v.unsqueeze(1).unsqueeze(0); }
@@ -216,11 +222,113 @@ Tensor matmul_impl(const Tensor& a, const Tensor& b, Tensor out) {
   return out;
 }
 
+
+// ---- backward formulas ----
+using autograd::BackwardContext;
+using autograd::variable_list;
+
+// The conjugate transpose of the last two dims: a view for real dtypes.
+Tensor mh(const Tensor& t) { return t.mT().conj(); }
+Scalar conj_scalar(const Scalar& s) { return s.is_complex() ? Scalar(std::conj(s.to<complex128>())) : s; }
+// t * s, skipping the pass when s == 1.
+Tensor scaled(const Tensor& t, const Scalar& s) { return is_one(s) ? t : t * s; }
+int64_t prod_front(IntArrayRef sizes) {  // product of all but the last size
+  int64_t n = 1;
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) n *= sizes[i];
+  return n;
+}
+
+// d(beta * self + alpha * (a @ b)) for mm, bmm, addmm and baddbmm. `first`
+// is a's index among the recorder's inputs (1 when self comes first); self's
+// gradient is grad * conj(beta), which the engine reduces to self's shape.
+autograd::BackwardFn product_backward(autograd::OpRecorder& rec, size_t first, const Tensor& a,
+                                      const Tensor& b, bool batched, const Scalar& beta,
+                                      const Scalar& alpha) {
+  auto sa = rec.save_if(rec.needs(first + 1), a), sb = rec.save_if(rec.needs(first), b);
+  return [sa, sb, first, batched, beta = conj_scalar(beta), alpha = conj_scalar(alpha)](
+             BackwardContext& c) -> variable_list {
+    const Tensor& g = c.grads[0];
+    variable_list out(first + 2);
+    if (first == 1 && c.needs(0)) out[0] = scaled(g, beta);
+    if (c.needs(first)) {
+      const Tensor bh = mh(c.unpack(sb));
+      out[first] = scaled(batched ? g.bmm(bh) : g.mm(bh), alpha);
+    }
+    if (c.needs(first + 1)) {
+      const Tensor ah = mh(c.unpack(sa));
+      out[first + 1] = scaled(batched ? ah.bmm(g) : ah.mm(g), alpha);
+    }
+    return out;
+  };
+}
+
+// d(beta * self + alpha * (mat @ vec)) for mv (first = 0) and addmv (first = 1).
+autograd::BackwardFn matvec_backward(autograd::OpRecorder& rec, size_t first, const Tensor& mat,
+                                     const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  auto sm = rec.save_if(rec.needs(first + 1), mat), sv = rec.save_if(rec.needs(first), vec);
+  return [sm, sv, first, beta = conj_scalar(beta), alpha = conj_scalar(alpha)](
+             BackwardContext& c) -> variable_list {
+    const Tensor& g = c.grads[0];
+    variable_list out(first + 2);
+    if (first == 1 && c.needs(0)) out[0] = scaled(g, beta);
+    if (c.needs(first)) out[first] = scaled(g.unsqueeze(1) * c.unpack(sv).conj().unsqueeze(0), alpha);
+    if (c.needs(first + 1)) out[first + 1] = scaled(mh(c.unpack(sm)).mv(g), alpha);
+    return out;
+  };
+}
+
+// d(matmul(a, b)) for every broadcasting case. Gradients of broadcast batch
+// dims come back at the broadcast shape; the engine sums them to the inputs'.
+autograd::BackwardFn matmul_backward(autograd::OpRecorder& rec, const Tensor& a, const Tensor& b) {
+  auto sa = rec.save_if(rec.needs(1), a), sb = rec.save_if(rec.needs(0), b);
+  return [sa, sb, da = a.dim(), db = b.dim()](BackwardContext& c) -> variable_list {
+    const Tensor& g = c.grads[0];
+    Tensor ga, gb;
+    if (da == 1 && db == 1) {  // dot
+      if (c.needs(0)) ga = g * c.unpack(sb).conj();
+      if (c.needs(1)) gb = g * c.unpack(sa).conj();
+      return {ga, gb};
+    }
+    if (da >= 2 && db <= 2) {
+      // The forward folded a's batch dims into rows; so does b's gradient:
+      // one [k, rows] x [rows, n] product, no batch of partial products to sum.
+      if (c.needs(0)) {
+        const Tensor bb = c.unpack(sb);
+        ga = db == 1 ? g.unsqueeze(-1) * bb.conj() : g.matmul(mh(bb));
+      }
+      if (c.needs(1)) {
+        const Tensor aa = c.unpack(sa);
+        const int64_t rows = prod_front(aa.sizes());
+        const Tensor ah = mh(aa.reshape({rows, aa.size(-1)}));
+        gb = db == 1 ? ah.mv(g.reshape({rows})) : ah.mm(g.reshape({rows, g.size(-1)}));
+      }
+      return {ga, gb};
+    }
+    // Batched (db >= 2 here; a may be 1-d): a 1-d a is a [1, k] row.
+    const Tensor g2 = da == 1 ? g.unsqueeze(-2) : g;
+    if (c.needs(0)) {
+      const Tensor r = g2.matmul(mh(c.unpack(sb)));
+      ga = da == 1 ? r.squeeze(-2) : r;
+    }
+    if (c.needs(1)) {
+      const Tensor aa = c.unpack(sa);
+      gb = da == 1 ? aa.conj().unsqueeze(-1) * g2 : mh(aa).matmul(g2);
+    }
+    return {ga, gb};
+  };
+}
+
 }  // namespace
 
-Tensor matmul(const Tensor& self, const Tensor& other) { return matmul_impl(self, other, Tensor()); }
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  autograd::OpRecorder rec("matmul", {self, other});
+  Tensor out = matmul_impl(self, other, Tensor());
+  if (rec) rec.record(out, matmul_backward(rec, self, other));
+  return out;
+}
 
 Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  autograd::check_out_arguments("matmul", out, {self, other});
   const MatmulPlan p = plan_matmul(self, other);
   prepare_out(out, p.result, self.dtype(), self.device(), "matmul");
   matmul_impl(self, other, out);
@@ -229,12 +337,15 @@ Tensor& matmul_out(Tensor& out, const Tensor& self, const Tensor& other) {
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_matrices("mm", self, mat2);
+  autograd::OpRecorder rec("mm", {self, mat2});
   Tensor out = empty({self.size(0), mat2.size(1)}, self.options());
   run_gemm(self.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), 0, 1);
+  if (rec) rec.record(out, product_backward(rec, 0, self, mat2, false, 0, 1));
   return out;
 }
 
 Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
+  autograd::check_out_arguments("mm", out, {self, mat2});
   check_matrices("mm", self, mat2);
   prepare_out(out, {self.size(0), mat2.size(1)}, self.dtype(), self.device(), "mm");
   run_gemm(self.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), 0, 1);
@@ -243,42 +354,58 @@ Tensor& mm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   check_batches("bmm", self, mat2);
+  autograd::OpRecorder rec("bmm", {self, mat2});
   Tensor out = empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
   run_gemm(self, mat2, out, 0, 1);
+  if (rec) rec.record(out, product_backward(rec, 0, self, mat2, true, 0, 1));
   return out;
 }
 
 Tensor& bmm_out(Tensor& out, const Tensor& self, const Tensor& mat2) {
+  autograd::check_out_arguments("bmm", out, {self, mat2});
   check_batches("bmm", self, mat2);
   prepare_out(out, {self.size(0), self.size(1), mat2.size(2)}, self.dtype(), self.device(), "bmm");
   run_gemm(self, mat2, out, 0, 1);
   return out;
 }
 
-Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
-                  const Scalar& beta, const Scalar& alpha) {
+namespace {
+void addmm_into(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                const Scalar& beta, const Scalar& alpha) {
   check_matrices("addmm", mat1, mat2);
   check_coefficients("addmm", mat1.dtype(), beta, alpha);
   prepare_out(out, {mat1.size(0), mat2.size(1)}, mat1.dtype(), mat1.device(), "addmm");
   seed_with_self("addmm", out, self, beta);
   run_gemm(mat1.unsqueeze(0), mat2.unsqueeze(0), out.unsqueeze(0), beta, alpha);
+}
+}  // namespace
+
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                  const Scalar& beta, const Scalar& alpha) {
+  autograd::check_out_arguments("addmm", out, {self, mat1, mat2});
+  addmm_into(out, self, mat1, mat2, beta, alpha);
   return out;
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
   check_matrices("addmm", mat1, mat2);
+  autograd::OpRecorder rec("addmm", {self, mat1, mat2});
   Tensor out = empty({mat1.size(0), mat2.size(1)}, mat1.options());
-  return addmm_out(out, self, mat1, mat2, beta, alpha);
+  addmm_into(out, self, mat1, mat2, beta, alpha);
+  if (rec) rec.record(out, product_backward(rec, 1, mat1, mat2, false, beta, alpha));
+  return out;
 }
 
 Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                const Scalar& alpha) {
   check_batches("baddbmm", batch1, batch2);
   check_coefficients("baddbmm", batch1.dtype(), beta, alpha);
+  autograd::OpRecorder rec("baddbmm", {self, batch1, batch2});
   Tensor out = empty({batch1.size(0), batch1.size(1), batch2.size(2)}, batch1.options());
   seed_with_self("baddbmm", out, self, beta);
   run_gemm(batch1, batch2, out, beta, alpha);
+  if (rec) rec.record(out, product_backward(rec, 1, batch1, batch2, true, beta, alpha));
   return out;
 }
 
@@ -286,22 +413,51 @@ Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Sca
              const Scalar& alpha) {
   check_matrix_vector("addmv", mat, vec);
   check_coefficients("addmv", mat.dtype(), beta, alpha);
+  autograd::OpRecorder rec("addmv", {self, mat, vec});
   Tensor out = empty({mat.size(0)}, mat.options());
   seed_with_self("addmv", out, self, beta);
   run_gemm(mat.unsqueeze(0), as_column(vec), as_column(out), beta, alpha);
+  if (rec) rec.record(out, matvec_backward(rec, 1, mat, vec, beta, alpha));
   return out;
 }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {
   check_matrix_vector("mv", self, vec);
+  autograd::OpRecorder rec("mv", {self, vec});
   Tensor out = empty({self.size(0)}, self.options());
   run_gemm(self.unsqueeze(0), as_column(vec), as_column(out), 0, 1);
+  if (rec) rec.record(out, matvec_backward(rec, 0, self, vec, 0, 1));
   return out;
 }
 
-Tensor dot(const Tensor& self, const Tensor& other) { return dot_impl("dot", self, other, false); }
-Tensor vdot(const Tensor& self, const Tensor& other) { return dot_impl("vdot", self, other, true); }
+Tensor dot(const Tensor& self, const Tensor& other) {
+  autograd::OpRecorder rec("dot", {self, other});
+  Tensor out = dot_impl("dot", self, other, false);
+  if (rec) {
+    auto sa = rec.save_if(rec.needs(1), self), sb = rec.save_if(rec.needs(0), other);
+    rec.record(out, [sa, sb](BackwardContext& c) -> variable_list {
+      const Tensor& g = c.grads[0];
+      return {c.needs(0) ? g * c.unpack(sb).conj() : Tensor(), c.needs(1) ? g * c.unpack(sa).conj() : Tensor()};
+    });
+  }
+  return out;
+}
 
+// vdot(a, b) = sum(conj(a) * b): d/da = conj(grad) * b, d/db = grad * a.
+Tensor vdot(const Tensor& self, const Tensor& other) {
+  autograd::OpRecorder rec("vdot", {self, other});
+  Tensor out = dot_impl("vdot", self, other, true);
+  if (rec) {
+    auto sa = rec.save_if(rec.needs(1), self), sb = rec.save_if(rec.needs(0), other);
+    rec.record(out, [sa, sb](BackwardContext& c) -> variable_list {
+      const Tensor& g = c.grads[0];
+      return {c.needs(0) ? g.conj() * c.unpack(sb) : Tensor(), c.needs(1) ? g * c.unpack(sa) : Tensor()};
+    });
+  }
+  return out;
+}
+
+// A broadcast product of recorded views: its gradients flow through mul.
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   EMBER_CHECK(self.defined() && vec2.defined(), "outer: got an undefined tensor");
   EMBER_CHECK(self.dim() == 1 && vec2.dim() == 1, "outer: expected 1-D vectors, but got ", self.dim(),
@@ -332,6 +488,8 @@ Tensor& Tensor::addmm_(const Tensor& mat1, const Tensor& mat2, const Scalar& bet
               ", but got ", dtype());
   EMBER_CHECK(sizes() == IntArrayRef({mat1.size(0), mat2.size(1)}), "addmm_: self of shape ",
               sizes(), " doesn't match the product shape [", mat1.size(0), ", ", mat2.size(1), "]");
+  if (autograd::inplace_records(*this, {mat1, mat2}))
+    return autograd::assign_inplace(*this, ember::addmm(*this, mat1, mat2, beta, alpha), "addmm_");
   run_gemm(mat1.unsqueeze(0), mat2.unsqueeze(0), unsqueeze(0), beta, alpha);
   return *this;
 }
@@ -348,6 +506,8 @@ Tensor& Tensor::baddbmm_(const Tensor& batch1, const Tensor& batch2, const Scala
   EMBER_CHECK(sizes() == IntArrayRef({batch1.size(0), batch1.size(1), batch2.size(2)}),
               "baddbmm_: self of shape ", sizes(), " doesn't match the product shape [",
               batch1.size(0), ", ", batch1.size(1), ", ", batch2.size(2), "]");
+  if (autograd::inplace_records(*this, {batch1, batch2}))
+    return autograd::assign_inplace(*this, ember::baddbmm(*this, batch1, batch2, beta, alpha), "baddbmm_");
   run_gemm(batch1, batch2, *this, beta, alpha);
   return *this;
 }
@@ -363,6 +523,8 @@ Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, const Scalar& beta,
               ", but got ", dtype());
   EMBER_CHECK(dim() == 1 && size(0) == mat.size(0), "addmv_: self of shape ", sizes(),
               " doesn't match the product shape [", mat.size(0), "]");
+  if (autograd::inplace_records(*this, {mat, vec}))
+    return autograd::assign_inplace(*this, ember::addmv(*this, mat, vec, beta, alpha), "addmv_");
   run_gemm(mat.unsqueeze(0), as_column(vec), as_column(*this), beta, alpha);
   return *this;
 }

@@ -27,9 +27,11 @@ struct BlasLayout {
 std::optional<BlasLayout> blas_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   auto fits = [](int64_t v) { return v <= INT_MAX; };
   if (!fits(rows) || !fits(cols)) return std::nullopt;
-  if (rs == 1 && (cols == 1 || cs >= std::max<int64_t>(1, rows)) && fits(cs))
+  // The stride of a size-1 dim is never used: any value fits (a contiguous
+  // tensor may carry any stride there, and contiguous() then returns it as is).
+  if ((rs == 1 || rows == 1) && (cols == 1 || (cs >= std::max<int64_t>(1, rows) && fits(cs))))
     return BlasLayout{false, static_cast<int>(cols == 1 ? std::max<int64_t>(1, rows) : cs)};
-  if (cs == 1 && (rows == 1 || rs >= std::max<int64_t>(1, cols)) && fits(rs))
+  if ((cs == 1 || cols == 1) && (rows == 1 || (rs >= std::max<int64_t>(1, cols) && fits(rs))))
     return BlasLayout{true, static_cast<int>(rows == 1 ? std::max<int64_t>(1, cols) : rs)};
   return std::nullopt;
 }
