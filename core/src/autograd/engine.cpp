@@ -140,6 +140,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
               " tensors but ", grad_roots.size(), " gradients");
   GraphTask task;
   std::vector<std::pair<size_t, Tensor>> seeds;
+  // Keep the root nodes alive for the whole pass (a leaf root's accumulator
+  // is held weakly by the leaf: freed here, its address could be reused by
+  // another accumulator made below and mistaken for it).
+  std::vector<std::shared_ptr<Node>> keep;
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& root = roots[i];
     EMBER_CHECK(root.defined(), "backward: tensor ", i, " is undefined");
@@ -154,15 +158,13 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       EMBER_CHECK(g.sizes() == root.sizes(), "backward: gradient ", i, " has shape ", g.sizes(),
                   " but the tensor has shape ", root.sizes());
     }
+    keep.push_back(edge.function);
     const size_t idx = task.add(edge.function.get());
     seeds.emplace_back(idx, Tensor());
     Tensor& slot = task.buffers[idx][edge.input_nr];
     accumulate_into(slot, fit_gradient(g, *edge.function, i, edge.function->input_metadata(edge.input_nr)),
                     create_graph);
   }
-  // Keep the root nodes alive for the whole pass.
-  std::vector<std::shared_ptr<Node>> keep;
-  for (const Tensor& root : roots) keep.push_back(grad_fn_of(root) ? grad_fn_of(root) : gradient_edge(root).function);
 
   // 1. discovery and dependency counts
   for (size_t k = 0; k < task.nodes.size(); ++k) {

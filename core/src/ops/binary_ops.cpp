@@ -30,8 +30,9 @@ bool promotes_to_float(BinaryOp op) {
          op == BinaryOp::Copysign || op == BinaryOp::Xlogy;
 }
 
+// record_grad = false: the op records nothing (floor_divide).
 Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
-                  const Scalar& alpha = 1);
+                  const Scalar& alpha = 1, bool record_grad = true);
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
                       const Scalar& alpha);
 
@@ -66,21 +67,154 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
         return {c.needs(0) ? g / bb : Tensor(), c.needs(1) ? g * c.unpack(sa).conj() / (bb * bb) * -1.0 : Tensor()};
       };
     }
+    case BinaryOp::DivTrunc: case BinaryOp::DivFloor:
+      // div with a rounding mode: piecewise constant, zero gradients (as PyTorch).
+      return [](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        return {c.needs(0) ? zeros_like(g) : Tensor(), c.needs(1) ? zeros_like(g) : Tensor()};
+      };
+    case BinaryOp::Fmod: case BinaryOp::Remainder: {
+      // a - b * q with q = trunc(a/b) (fmod) or floor(a/b) (remainder), q piecewise constant.
+      const char* mode = op == BinaryOp::Fmod ? "trunc" : "floor";
+      auto sa = rec.save_if(rec.needs(1), a), sb = rec.save_if(rec.needs(1), b);
+      return [sa, sb, mode](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        return {c.needs(0) ? g : Tensor(),
+                c.needs(1) ? g.neg() * c.unpack(sa).div(c.unpack(sb), mode) : Tensor()};
+      };
+    }
+    case BinaryOp::Pow: {
+      if (b.impl()->is_wrapped_number()) {
+        // tensor ** number: e * a^(e-1), and 0 for e == 0 (even at a == 0).
+        const Scalar e = b.item();
+        const bool zero = e.is_complex() ? e.to<complex128>() == complex128(0) : e.to<double>() == 0.0;
+        const Scalar e_minus_1 =
+            e.is_complex() ? Scalar(e.to<complex128>() - 1.0) : e.is_floating_point() ? Scalar(e.to<double>() - 1) : Scalar(e.to<int64_t>() - 1);
+        return [sa = rec.save(a), e, zero, e_minus_1](BackwardContext& c) -> variable_list {
+          const Tensor& g = c.grads[0];
+          if (zero) return {zeros_like(g), Tensor()};
+          return {g * (c.unpack(sa).pow(e_minus_1) * e).conj(), Tensor()};
+        };
+      }
+      auto sa = rec.save(a), sb = rec.save(b);
+      auto sr = rec.needs(1) ? rec.save_output(result) : autograd::SavedVariable();
+      return [sa, sb, sr](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor x = c.unpack(sa), y = c.unpack(sb);
+        variable_list grads(2);
+        // d/da: y * a^(y-1), 0 where y == 0.
+        if (c.needs(0)) grads[0] = where(y == 0, Scalar(0), g * (y * x.pow(y - 1)).conj());
+        // d/db: a^b * log(a), 0 where a == 0 and b >= 0 (real b).
+        if (c.needs(1)) {
+          const Tensor r = c.unpack(sr);
+          const Tensor zero_base = logical_and(
+              x == 0, y.is_complex() ? logical_and(y.imag() == 0, y.real() >= 0) : y >= 0);
+          const Tensor base = x.dtype() == r.dtype() ? x : x.to(r.dtype());
+          grads[1] = g * where(zero_base, Scalar(0), (r * base.log()).conj());
+        }
+        return grads;
+      };
+    }
+    case BinaryOp::Atan2: {
+      auto sa = rec.save(a), sb = rec.save(b);
+      return [sa, sb](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor x = c.unpack(sa), y = c.unpack(sb);
+        const Tensor recip = (x * x + y * y).reciprocal();
+        return {c.needs(0) ? g * y * recip : Tensor(), c.needs(1) ? g * x.neg() * recip : Tensor()};
+      };
+    }
+    case BinaryOp::Maximum: case BinaryOp::Minimum: {
+      // Ties split the gradient evenly; where one side is NaN both get it (as PyTorch).
+      const bool is_max = op == BinaryOp::Maximum;
+      auto sa = rec.save(a), sb = rec.save(b);
+      return [sa, sb, is_max](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor x = c.unpack(sa), y = c.unpack(sb);
+        const Tensor shared = where(x == y, g / 2, g);
+        return {c.needs(0) ? shared.masked_fill(is_max ? x < y : x > y, 0) : Tensor(),
+                c.needs(1) ? shared.masked_fill(is_max ? x > y : x < y, 0) : Tensor()};
+      };
+    }
+    case BinaryOp::Fmax: case BinaryOp::Fmin: {
+      // Ties go to a; a NaN side gives its gradient to the other.
+      const bool is_max = op == BinaryOp::Fmax;
+      auto sa = rec.save(a), sb = rec.save(b);
+      return [sa, sb, is_max](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor x = c.unpack(sa), y = c.unpack(sb);
+        const Tensor to_a = logical_or(is_max ? x >= y : x <= y, y.isnan());
+        return {c.needs(0) ? g.masked_fill(logical_not(to_a), 0) : Tensor(),
+                c.needs(1) ? g.masked_fill(to_a, 0) : Tensor()};
+      };
+    }
+    case BinaryOp::Hypot: {
+      auto sa = rec.save_if(rec.needs(0), a), sb = rec.save_if(rec.needs(1), b);
+      return [sa, sb, sr = rec.save_output(result)](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor r = c.unpack(sr);
+        return {c.needs(0) ? g * c.unpack(sa) / r : Tensor(), c.needs(1) ? g * c.unpack(sb) / r : Tensor()};
+      };
+    }
+    case BinaryOp::Copysign: {
+      // d/da = result / a (the sign applied), 0 at a == 0; nothing flows to b.
+      auto sa = rec.save_if(rec.needs(0), a);
+      auto sr = rec.needs(0) ? rec.save_output(result) : autograd::SavedVariable();
+      return [sa, sr](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        Tensor ga;
+        if (c.needs(0)) {
+          const Tensor x = c.unpack(sa);
+          ga = g * (c.unpack(sr) / x).masked_fill(x == 0, 0);
+        }
+        return {ga, c.needs(1) ? zeros_like(g) : Tensor()};
+      };
+    }
+    case BinaryOp::Xlogy: {
+      auto sa = rec.save(a), sb = rec.save(b);
+      return [sa, sb](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor x = c.unpack(sa), y = c.unpack(sb);
+        return {c.needs(0) ? xlogy(g, y).masked_fill(logical_and(x == 0, y <= 0), 0) : Tensor(),
+                c.needs(1) ? g * x / y : Tensor()};
+      };
+    }
     default:
       return nullptr;  // not differentiable
   }
-  (void)result;
+}
+
+bool differentiable(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::DivTrunc:
+    case BinaryOp::DivFloor: case BinaryOp::Fmod: case BinaryOp::Remainder: case BinaryOp::Pow:
+    case BinaryOp::Atan2: case BinaryOp::Maximum: case BinaryOp::Minimum: case BinaryOp::Fmax:
+    case BinaryOp::Fmin: case BinaryOp::Hypot: case BinaryOp::Copysign: case BinaryOp::Xlogy:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The forward with autograd around it: in-place ops under autograd run out of
 // place and copy back (Note [In-place writes and views]); out= variants take
 // no part in autograd.
 Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
-                  const Scalar& alpha) {
+                  const Scalar& alpha, bool record_grad) {
   const char* name = op_name(op);
   EMBER_CHECK(a.defined() && b.defined(), name, ": got an undefined tensor");
-  if (inplace && autograd::inplace_records(a, {b}))
-    return autograd::assign_inplace(const_cast<Tensor&>(a), run_binary(op, a, b, Tensor(), false, alpha), name);
+  if (inplace && autograd::inplace_records(a, {b})) {
+    // A formula that saves a would see it modified by the write back: it gets
+    // a copy of a instead (PyTorch's original_self).
+    const bool saves_a = record_grad && differentiable(op) && op != BinaryOp::Add && op != BinaryOp::DivTrunc &&
+                         op != BinaryOp::DivFloor &&
+                         !((op == BinaryOp::Mul || op == BinaryOp::Div) && !b.requires_grad());
+    return autograd::assign_inplace(const_cast<Tensor&>(a),
+                                    run_binary(op, saves_a ? a.clone() : a, b, Tensor(), false, alpha, record_grad),
+                                    name);
+  }
+  // Non-differentiable ops take out= arguments that require grad, as PyTorch.
+  if (!record_grad || !differentiable(op)) return compute_binary(op, a, b, out, inplace, alpha);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {a, b});
   autograd::OpRecorder rec(name, {a, b});
   Tensor result = compute_binary(op, a, b, out, inplace, alpha);
@@ -149,7 +283,6 @@ Tensor wrap(const Scalar& s) { return scalar_to_tensor(s); }
   }
 EMBER_DEFINE_BINARY(Mul, mul)
 EMBER_DEFINE_BINARY(Div, div)
-EMBER_DEFINE_BINARY(DivFloor, floor_divide)
 EMBER_DEFINE_BINARY(Fmod, fmod)
 EMBER_DEFINE_BINARY(Remainder, remainder)
 EMBER_DEFINE_BINARY(Pow, pow)
@@ -176,6 +309,23 @@ EMBER_DEFINE_BINARY(BitwiseXor, bitwise_xor)
 EMBER_DEFINE_BINARY(LeftShift, bitwise_left_shift)
 EMBER_DEFINE_BINARY(RightShift, bitwise_right_shift)
 #undef EMBER_DEFINE_BINARY
+
+// floor_divide: integer-valued, not differentiable (its output does not require grad).
+Tensor floor_divide(const Tensor& self, const Tensor& other) {
+  return run_binary(BinaryOp::DivFloor, self, other, Tensor(), false, 1, false);
+}
+Tensor floor_divide(const Tensor& self, const Scalar& other) { return floor_divide(self, wrap(other)); }
+Tensor& floor_divide_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  run_binary(BinaryOp::DivFloor, self, other, out, false, 1, false);
+  return out;
+}
+Tensor Tensor::floor_divide(const Tensor& other) const { return ember::floor_divide(*this, other); }
+Tensor Tensor::floor_divide(const Scalar& other) const { return ember::floor_divide(*this, other); }
+Tensor& Tensor::floor_divide_(const Tensor& other) {
+  run_binary(BinaryOp::DivFloor, *this, other, *this, true, 1, false);
+  return *this;
+}
+Tensor& Tensor::floor_divide_(const Scalar& other) { return floor_divide_(wrap(other)); }
 
 Tensor pow(const Scalar& self, const Tensor& exponent) {
   return run_binary(BinaryOp::Pow, wrap(self), exponent, Tensor(), false);

@@ -1,5 +1,6 @@
 // Ternary elementwise ops (lerp, addcmul, addcdiv, where) and the composites
 // built from elementwise primitives (masked_fill, isclose, allclose, equal).
+#include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ops/elementwise_kernels.h"
@@ -10,16 +11,88 @@ namespace ember {
 EMBER_DEFINE_STUB(ternary_stub, TernaryFn, "ternary");
 
 namespace {
+const char* base_name(TernaryOp op) {
+  switch (op) {
+    case TernaryOp::Lerp: return "lerp";
+    case TernaryOp::Addcmul: return "addcmul";
+    case TernaryOp::Addcdiv: return "addcdiv";
+    case TernaryOp::Where: return "where";
+  }
+  return "ternary";
+}
+
+// d(op(a, b, c)) for lerp(self, end, weight), addcmul/addcdiv(self, t1, t2, value)
+// (Note [Recording an op]); gradients at broadcast shape, complex: conjugate Wirtinger.
+autograd::BackwardFn ternary_backward(TernaryOp op, autograd::OpRecorder& rec, const Tensor& a, const Tensor& b,
+                                      const Tensor& c, const Scalar& value) {
+  using autograd::BackwardContext;
+  using autograd::variable_list;
+  switch (op) {
+    case TernaryOp::Lerp: {
+      // self + w * (end - self)
+      auto sw = rec.save_if(rec.needs(0) || rec.needs(1), c);
+      auto sa = rec.save_if(rec.needs(2), a), sb = rec.save_if(rec.needs(2), b);
+      return [sa, sb, sw](BackwardContext& ctx) -> variable_list {
+        const Tensor& g = ctx.grads[0];
+        variable_list grads(3);
+        if (ctx.needs(0) || ctx.needs(1)) {
+          const Tensor w = ctx.unpack(sw).conj();
+          if (ctx.needs(0)) grads[0] = g * (1 - w);
+          if (ctx.needs(1)) grads[1] = g * w;
+        }
+        if (ctx.needs(2)) grads[2] = g * (ctx.unpack(sb) - ctx.unpack(sa)).conj();
+        return grads;
+      };
+    }
+    case TernaryOp::Addcmul: {
+      // self + value * t1 * t2
+      auto s1 = rec.save_if(rec.needs(2), b), s2 = rec.save_if(rec.needs(1), c);
+      return [s1, s2, value](BackwardContext& ctx) -> variable_list {
+        const Tensor& g = ctx.grads[0];
+        return {ctx.needs(0) ? g : Tensor(), ctx.needs(1) ? g * (ctx.unpack(s2) * value).conj() : Tensor(),
+                ctx.needs(2) ? g * (ctx.unpack(s1) * value).conj() : Tensor()};
+      };
+    }
+    case TernaryOp::Addcdiv: {
+      // self + value * t1 / t2
+      auto s1 = rec.save_if(rec.needs(2), b), s2 = rec.save_if(rec.needs(1) || rec.needs(2), c);
+      return [s1, s2, value](BackwardContext& ctx) -> variable_list {
+        const Tensor& g = ctx.grads[0];
+        variable_list grads(3);
+        if (ctx.needs(0)) grads[0] = g;
+        if (ctx.needs(1) || ctx.needs(2)) {
+          const Tensor t2 = ctx.unpack(s2);
+          if (ctx.needs(1)) grads[1] = g * (value / t2).conj();
+          if (ctx.needs(2)) grads[2] = g * (ctx.unpack(s1) * value / (t2 * t2)).conj().neg();
+        }
+        return grads;
+      };
+    }
+    case TernaryOp::Where:
+      break;  // recorded by where() itself
+  }
+  return nullptr;
+}
+
 Tensor run_ternary(TernaryOp op, const char* name, const Tensor& a, const Tensor& b, const Tensor& c,
                    const Scalar& value, Tensor out, bool inplace) {
   EMBER_CHECK(a.defined() && b.defined() && c.defined(), name, ": got an undefined tensor");
+  // In-place under autograd: out of place with its node, then copied back.
+  if (inplace && autograd::inplace_records(a, {b, c}))
+    return autograd::assign_inplace(const_cast<Tensor&>(a),
+                                    run_ternary(op, base_name(op), a, b, c, value, Tensor(), false), name);
+  if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {a, b, c});
+  autograd::OpRecorder rec(base_name(op), {a, b, c});
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).add_input(c).is_inplace(inplace);
   iter.build();
   ternary_stub(iter.device())(iter, op, value);
   iter.finish();
   if (out.defined()) out.bump_version();
-  return iter.output();
+  Tensor result = iter.output();
+  if (rec)
+    if (auto fn = ternary_backward(op, rec, a, b, c, value)) rec.record(result, std::move(fn));
+  return result;
 }
 
 void check_lerp(const Tensor& self, const Tensor& end) {
@@ -87,12 +160,21 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   EMBER_CHECK(condition.dtype() == kBool, "where: expected condition to be a bool tensor, got ",
               condition.dtype());
   const DType dtype = result_type({self, other});
+  autograd::OpRecorder rec("where", {self, other});
   TensorIterator iter("where");
   iter.add_output(Tensor()).add_input(condition).add_input(self.to(dtype)).add_input(other.to(dtype));
   iter.promote_inputs_to_common_dtype(false).output_dtype(dtype);
   iter.build();
   ternary_stub(iter.device())(iter, TernaryOp::Where, 0);
-  return iter.output();
+  Tensor result = iter.output();
+  if (rec)  // the gradient goes to the side each element was taken from
+    rec.record(result, [sc = rec.save(condition)](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const Tensor cond = c.unpack(sc);
+      return autograd::variable_list{c.needs(0) ? where(cond, g, Scalar(0)) : Tensor(),
+                                     c.needs(1) ? where(cond, Scalar(0), g) : Tensor()};
+    });
+  return result;
 }
 Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
   return where(condition, scalar_to_tensor(self), other);
@@ -112,10 +194,18 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   EMBER_CHECK(mask.dtype() == kBool, "masked_fill: expected a bool mask, got ", mask.dtype());
   EMBER_CHECK(value.dim() == 0, "masked_fill: only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s)");
+  autograd::OpRecorder rec("masked_fill", {self, value});
   Tensor v = value.to(self.dtype());
   Tensor out = where(mask, v, self);
   EMBER_CHECK(out.sizes() == self.sizes(), "masked_fill: mask of shape ", mask.sizes(),
               " is not broadcastable to self of shape ", self.sizes());
+  if (rec)  // self: the unmasked elements; value: the sum over the masked ones (the engine sums)
+    rec.record(out, [sm = rec.save(mask)](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const Tensor m = c.unpack(sm);
+      return autograd::variable_list{c.needs(0) ? g.masked_fill(m, 0) : Tensor(),
+                                     c.needs(1) ? where(m, g, Scalar(0)) : Tensor()};
+    });
   return out;
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -124,6 +214,8 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return ember::masked_fill(*this, mask, value); }
 Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const { return ember::masked_fill(*this, mask, value); }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  if (autograd::inplace_records(*this, {value}))
+    return autograd::assign_inplace(*this, ember::masked_fill(*this, mask, value), "masked_fill_");
   copy_(ember::masked_fill(*this, mask, value));
   return *this;
 }

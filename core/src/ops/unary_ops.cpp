@@ -44,25 +44,170 @@ const char* op_name(UnaryOp op) {
   return "unary";
 }
 
-// d(op(x)) for the differentiable unary ops (Note [Recording an op]);
-// complex inputs: the conjugate Wirtinger convention (grad * conj(f'(x))).
+bool differentiable(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::LogicalNot: case UnaryOp::BitwiseNot: case UnaryOp::Isnan: case UnaryOp::Isinf:
+    case UnaryOp::Isfinite: case UnaryOp::Isposinf: case UnaryOp::Isneginf: case UnaryOp::Signbit:
+      return false;
+    default: return true;
+  }
+}
+
+// Whether unary_backward saves the input (not only the output).
+bool backward_reads_input(UnaryOp op, const Tensor& self) {
+  switch (op) {
+    case UnaryOp::Neg: case UnaryOp::Conj: case UnaryOp::Frac: case UnaryOp::Sign: case UnaryOp::Floor:
+    case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc: case UnaryOp::Exp: case UnaryOp::Exp2:
+    case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal: case UnaryOp::Tan:
+    case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Relu:
+      return false;
+    case UnaryOp::Sgn: return self.is_complex();
+    default: return differentiable(op);
+  }
+}
+
+constexpr double kLn2 = 0.693147180559945309417232121458176568;
+constexpr double kLn10 = 2.302585092994045684017991454684364208;
+constexpr double kTwoOverSqrtPi = 1.128379167095512573896158903121545172;
+constexpr double kSqrt1_2 = 0.707106781186547524400844362104849039;
+constexpr double kInvSqrt2Pi = 0.398942280401432677939946059934381868;
+constexpr double kSqrt2OverPi = 0.797884560802865355879892119868763737;
+constexpr double kGeluTanhCoeff = 0.044715;
+
+// Re(a * conj(b)) as a tensor of a's complex dtype (real tensors: a * b).
+Tensor real_dot(const Tensor& a, const Tensor& b) {
+  if (!a.is_complex() && !b.is_complex()) return a * b;
+  return (a * b.conj() + a.conj() * b) * 0.5;
+}
+// d gelu / dx (x real), written with Tensor ops so that it has a derivative itself.
+Tensor gelu_derivative(const Tensor& x, bool tanh_form) {
+  if (!tanh_form) {
+    Tensor cdf = (erf(x * kSqrt1_2) + 1) * 0.5;
+    Tensor pdf = exp(x * x * -0.5) * kInvSqrt2Pi;
+    return cdf + x * pdf;
+  }
+  Tensor x2 = x * x;
+  Tensor t = tanh((x + x2 * x * kGeluTanhCoeff) * kSqrt2OverPi);
+  Tensor left_derivative = (t + 1) * 0.5;
+  Tensor right_derivative = x * 0.5 * (1 - t * t) * kSqrt2OverPi * (x2 * (3 * kGeluTanhCoeff) + 1);
+  return left_derivative + right_derivative;
+}
+
+// d(op(x)) for the differentiable unary ops (Note [Recording an op]), as
+// PyTorch's derivatives.yaml; complex inputs: the conjugate Wirtinger
+// convention (grad * conj(f'(x))).
 autograd::BackwardFn unary_backward(UnaryOp op, autograd::OpRecorder& rec, const Tensor& self,
                                     const Tensor& result) {
   using autograd::BackwardContext;
   using autograd::variable_list;
+  // g * conj(f'(x)) with f' computed from the saved input.
+  auto from_input = [&](Tensor (*df)(const Tensor&)) -> autograd::BackwardFn {
+    return [sx = rec.save(self), df](BackwardContext& c) -> variable_list {
+      return {c.grads[0] * df(c.unpack(sx)).conj()};
+    };
+  };
+  // g * conj(f'(x)) with f' computed from the saved output.
+  auto from_output = [&](Tensor (*df)(const Tensor&)) -> autograd::BackwardFn {
+    return [sr = rec.save_output(result), df](BackwardContext& c) -> variable_list {
+      return {c.grads[0] * df(c.unpack(sr)).conj()};
+    };
+  };
+  auto zero = [](BackwardContext& c) -> variable_list { return {zeros_like(c.grads[0])}; };
   switch (op) {
     case UnaryOp::Neg:
       return [](BackwardContext& c) -> variable_list { return {c.grads[0].neg()}; };
     case UnaryOp::Conj:
       return [](BackwardContext& c) -> variable_list { return {c.grads[0].conj()}; };
-    case UnaryOp::Exp:
-      return [r = rec.save_output(result)](BackwardContext& c) -> variable_list {
-        return {c.grads[0] * c.unpack(r).conj()};
+    case UnaryOp::Frac:
+      return [](BackwardContext& c) -> variable_list { return {c.grads[0]}; };
+    case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
+      return zero;
+    case UnaryOp::Abs:  // abs'(0) = sgn(0) = 0
+      return [sx = rec.save(self)](BackwardContext& c) -> variable_list {
+        return {c.grads[0] * c.unpack(sx).sgn()};
       };
+    case UnaryOp::Sgn: {
+      if (!self.is_complex()) return zero;
+      // sgn(z) = z/|z|: dL/dz = (g - sgn * Re(g * conj(sgn))) / |z|, 0 at z = 0.
+      return [sx = rec.save(self), sr = rec.save_output(result)](BackwardContext& c) -> variable_list {
+        const Tensor& g = c.grads[0];
+        const Tensor x = c.unpack(sx), s = c.unpack(sr);
+        const Tensor a = x.abs();
+        return {where(a == 0, Scalar(0), (g - s * real_dot(g, s)) / a)};
+      };
+    }
+    case UnaryOp::Exp:
+      return from_output([](const Tensor& r) { return r; });
+    case UnaryOp::Exp2:
+      return from_output([](const Tensor& r) { return r * kLn2; });
+    case UnaryOp::Expm1:
+      return from_output([](const Tensor& r) { return r + 1; });
+    case UnaryOp::Log:
+      return from_input([](const Tensor& x) { return x.reciprocal(); });
+    case UnaryOp::Log2:
+      return from_input([](const Tensor& x) { return (x * kLn2).reciprocal(); });
+    case UnaryOp::Log10:
+      return from_input([](const Tensor& x) { return (x * kLn10).reciprocal(); });
+    case UnaryOp::Log1p:
+      return from_input([](const Tensor& x) { return (x + 1).reciprocal(); });
+    case UnaryOp::Sqrt:  // inf at 0, as PyTorch
+      return from_output([](const Tensor& r) { return (r * 2).reciprocal(); });
+    case UnaryOp::Rsqrt:
+      return from_output([](const Tensor& r) { return r * r * r * -0.5; });
+    case UnaryOp::Square:
+      return from_input([](const Tensor& x) { return x * 2; });
+    case UnaryOp::Reciprocal:
+      return from_output([](const Tensor& r) { return (r * r).neg(); });
+    case UnaryOp::Sin:
+      return from_input([](const Tensor& x) { return x.cos(); });
+    case UnaryOp::Cos:
+      return from_input([](const Tensor& x) { return x.sin().neg(); });
+    case UnaryOp::Tan:
+      return from_output([](const Tensor& r) { return r * r + 1; });
+    case UnaryOp::Asin:
+      return from_input([](const Tensor& x) { return (1 - x * x).rsqrt(); });
+    case UnaryOp::Acos:
+      return from_input([](const Tensor& x) { return (1 - x * x).rsqrt().neg(); });
+    case UnaryOp::Atan:
+      return from_input([](const Tensor& x) { return (x * x + 1).reciprocal(); });
+    case UnaryOp::Sinh:
+      return from_input([](const Tensor& x) { return x.cosh(); });
+    case UnaryOp::Cosh:
+      return from_input([](const Tensor& x) { return x.sinh(); });
+    case UnaryOp::Tanh:
+      return from_output([](const Tensor& r) { return 1 - r * r; });
+    case UnaryOp::Asinh:
+      return from_input([](const Tensor& x) { return (x * x + 1).rsqrt(); });
+    case UnaryOp::Acosh:
+      // 1/(sqrt(z-1) sqrt(z+1)): the same as (z^2-1)^(-1/2) for real z > 1, and
+      // the derivative of the principal branch for complex z.
+      return from_input([](const Tensor& x) {
+        return x.is_complex() ? ((x - 1).sqrt() * (x + 1).sqrt()).reciprocal() : (x * x - 1).rsqrt();
+      });
+    case UnaryOp::Atanh:
+      return from_input([](const Tensor& x) { return (1 - x * x).reciprocal(); });
+    case UnaryOp::Sigmoid:
+      return from_output([](const Tensor& r) { return r * (1 - r); });
+    case UnaryOp::Relu:  // relu'(0) = 0 (threshold_backward on the result)
+      return [sr = rec.save_output(result)](BackwardContext& c) -> variable_list {
+        return {where(c.unpack(sr) > 0, c.grads[0], Scalar(0))};
+      };
+    case UnaryOp::Silu:
+      return from_input([](const Tensor& x) {
+        Tensor s = x.sigmoid();
+        return s * (1 + x * (1 - s));
+      });
+    case UnaryOp::Erf:
+      return from_input([](const Tensor& x) { return (x * x).neg().exp() * kTwoOverSqrtPi; });
+    case UnaryOp::Erfc:
+      return from_input([](const Tensor& x) { return (x * x).neg().exp() * -kTwoOverSqrtPi; });
+    case UnaryOp::GeluErf:
+      return from_input([](const Tensor& x) { return gelu_derivative(x, false); });
+    case UnaryOp::GeluTanh:
+      return from_input([](const Tensor& x) { return gelu_derivative(x, true); });
     default:
-      return nullptr;  // not differentiable (or not yet: see the autograd issue)
+      return nullptr;  // not differentiable
   }
-  (void)self;
 }
 
 Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace);
@@ -71,8 +216,13 @@ Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace);
 Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
   const char* name = op_name(op);
   EMBER_CHECK(self.defined(), name, ": input tensor is undefined");
-  if (inplace && autograd::inplace_records(self))
-    return autograd::assign_inplace(const_cast<Tensor&>(self), run_unary(op, self, Tensor(), false), name);
+  if (inplace && autograd::inplace_records(self)) {
+    // A formula that reads the input saves it, and writing the result back
+    // bumps its version: it gets a copy instead (PyTorch's original_self).
+    const Tensor src = backward_reads_input(op, self) ? self.clone() : self;
+    return autograd::assign_inplace(const_cast<Tensor&>(self), run_unary(op, src, Tensor(), false), name);
+  }
+  if (!differentiable(op)) return compute_unary(op, self, out, inplace);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {self});
   autograd::OpRecorder rec(name, {self});
   Tensor result = compute_unary(op, self, out, inplace);
@@ -187,6 +337,7 @@ Tensor conj(const Tensor& self) {
   return self.is_complex() ? run_unary(UnaryOp::Conj, self, Tensor(), false) : self;
 }
 Tensor angle(const Tensor& self) {
+  autograd::OpRecorder rec("angle", {self});
   // Complex -> real dtype; real inputs -> 0 or pi in a floating dtype.
   TensorIterator iter("angle");
   iter.add_output(Tensor()).add_input(self);
@@ -194,7 +345,20 @@ Tensor angle(const Tensor& self) {
   else iter.promote_integer_inputs_to_float();
   iter.build();
   unary_stub(iter.device())(iter, UnaryOp::Angle);
-  return iter.output();
+  Tensor result = iter.output();
+  if (rec) {
+    // Real inputs: a step function (zero gradient). Complex: angle = atan2(y, x),
+    // dL/dz = g * i * z / |z|^2, and 0 at z = 0.
+    const bool complex = self.is_complex();
+    rec.record(result, [complex, sx = rec.save_if(complex, self)](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      if (!complex) return autograd::variable_list{zeros_like(g)};
+      const Tensor x = c.unpack(sx);
+      return autograd::variable_list{
+          where(x == 0, Scalar(0), g * x / x.abs().square() * Scalar(complex128(0, 1)))};
+    });
+  }
+  return result;
 }
 Tensor Tensor::isnan() const { return ember::isnan(*this); }
 Tensor Tensor::isinf() const { return ember::isinf(*this); }
@@ -206,11 +370,18 @@ Tensor Tensor::conj() const { return ember::conj(*this); }
 Tensor Tensor::angle() const { return ember::angle(*this); }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  autograd::OpRecorder rec("softplus", {self});
   TensorIterator iter("softplus");
   iter.add_output(Tensor()).add_input(self).promote_integer_inputs_to_float();
   iter.build();
   softplus_stub(iter.device())(iter, beta, threshold);
-  return iter.output();
+  Tensor result = iter.output();
+  if (rec)  // sigmoid(beta x), or 1 where beta x > threshold (the linear branch)
+    rec.record(result, [beta, threshold, sx = rec.save(self)](autograd::BackwardContext& c) {
+      const Tensor z = c.unpack(sx) * beta;
+      return autograd::variable_list{c.grads[0] * where(z > threshold, Scalar(1), z.sigmoid())};
+    });
+  return result;
 }
 Tensor Tensor::softplus(const Scalar& beta, const Scalar& threshold) const {
   return ember::softplus(*this, beta, threshold);
@@ -219,11 +390,17 @@ Tensor Tensor::softplus(const Scalar& beta, const Scalar& threshold) const {
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   if (!self.is_floating_point() && !self.is_complex()) return self.clone();
+  autograd::OpRecorder rec("nan_to_num", {self});
   TensorIterator iter("nan_to_num");
   iter.add_output(Tensor()).add_input(self);
   iter.build();
   nan_to_num_stub(iter.device())(iter, nan.value_or(0.0), posinf, neginf);
-  return iter.output();
+  Tensor result = iter.output();
+  if (rec)  // the gradient passes where x is finite; replaced values are constants
+    rec.record(result, [sx = rec.save(self)](autograd::BackwardContext& c) {
+      return autograd::variable_list{c.grads[0] * c.unpack(sx).isfinite()};
+    });
+  return result;
 }
 Tensor Tensor::nan_to_num(std::optional<double> nan, std::optional<double> posinf,
                           std::optional<double> neginf) const {
@@ -235,6 +412,12 @@ Tensor run_clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Sc
                  bool inplace) {
   EMBER_CHECK(min || max, "clamp: at least one of 'min' or 'max' must not be None");
   EMBER_CHECK(!self.is_complex(), "clamp: is not supported for complex types (got ", self.dtype(), ")");
+  const char* name = min && max ? "clamp" : min ? "clamp_min" : "clamp_max";
+  if (inplace && autograd::inplace_records(self))  // the formula saves the input: a copy (see run_unary)
+    return autograd::assign_inplace(const_cast<Tensor&>(self), run_clamp(self.clone(), min, max, Tensor(), false),
+                                    "clamp_");
+  if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {self});
+  autograd::OpRecorder rec(name, {self});
   // Result dtype follows type promotion with the bounds, as PyTorch 1.13+.
   std::vector<Tensor> operands{self};
   if (min) operands.push_back(scalar_to_tensor(*min));
@@ -246,7 +429,15 @@ Tensor run_clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Sc
   clamp_scalar_stub(iter.device())(iter, min, max);
   iter.finish();
   if (out.defined()) out.bump_version();
-  return iter.output();
+  Tensor result = iter.output();
+  if (rec)  // as PyTorch: the gradient passes where min <= x <= max (bounds included)
+    rec.record(result, [min, max, sx = rec.save(self)](autograd::BackwardContext& c) {
+      const Tensor x = c.unpack(sx);
+      Tensor keep = min ? x >= *min : x <= *max;
+      if (min && max) keep = logical_and(keep, x <= *max);
+      return autograd::variable_list{where(keep, c.grads[0], Scalar(0))};
+    });
+  return result;
 }
 }  // namespace
 
@@ -258,9 +449,34 @@ Tensor& clamp_out(Tensor& out, const Tensor& self, std::optional<Scalar> min, st
   return out;
 }
 Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
+  if (!min.defined() && !max.defined()) return self;
+  const bool has_min = min.defined(), has_max = max.defined();
+  autograd::OpRecorder rec(!has_max ? "clamp_min" : !has_min ? "clamp_max" : "clamp", {self, min, max});
   Tensor r = self;
-  if (min.defined()) r = maximum(r, min);
-  if (max.defined()) r = minimum(r, max);
+  if (has_min) r = maximum(r, min);
+  if (has_max) r = minimum(r, max);
+  if (rec) {
+    // As PyTorch's clamp_backward_min_max: self gets the gradient where
+    // min <= x <= max; min where x < min (and min < max); max where x > max
+    // (or max < min, where the result is max).
+    rec.record(r, [has_min, has_max, sx = rec.save(self), smin = rec.save_if(has_min, min),
+                   smax = rec.save_if(has_max, max)](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const Tensor x = c.unpack(sx);
+      const Tensor lo = has_min ? c.unpack(smin) : Tensor(), hi = has_max ? c.unpack(smax) : Tensor();
+      autograd::variable_list grads(3);
+      if (c.needs(0)) {
+        Tensor keep = has_min ? x >= lo : x <= hi;
+        if (has_min && has_max) keep = logical_and(keep, x <= hi);
+        grads[0] = where(keep, g, Scalar(0));
+      }
+      if (has_min && c.needs(1))
+        grads[1] = where(has_max ? logical_and(x < lo, lo < hi) : x < lo, g, Scalar(0));
+      if (has_max && c.needs(2))
+        grads[2] = where(has_min ? logical_or(x > hi, hi < lo) : x > hi, g, Scalar(0));
+      return grads;
+    });
+  }
   return r;
 }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
