@@ -523,6 +523,8 @@ TEST(AutogradPad, Gradcheck) {
       {"replicate 2d", [](const Tensor& x) { return pad(x, {1, 1, 2, 0}, "replicate"); }, leaf_randn({1, 2, 3}, 170)},
       {"circular", [](const Tensor& x) { return pad(x, {2, 3}, "circular"); }, leaf_randn({2, 3}, 171), true},
       {"circular 2d", [](const Tensor& x) { return pad(x, {1, 2, 1, 0}, "circular"); }, leaf_randn({1, 2, 3}, 172)},
+      {"reflect negative", [](const Tensor& x) { return pad(x, {-1, 2}, "reflect"); }, leaf_randn({2, 4}, 174)},
+      {"replicate negative", [](const Tensor& x) { return pad(x, {2, -1}, "replicate"); }, leaf_randn({2, 4}, 175)},
       {"circular negative", [](const Tensor& x) { return pad(x, {-1, 2}, "circular"); }, leaf_randn({2, 4}, 173)},
   });
   // Replicate: the border element collects the gradient of its copies.
