@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include "autograd/record.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/reduce.h"
 #include "ops/op_utils.h"
 
 namespace ember::autograd {
@@ -41,6 +45,43 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_
   Tensor result = zeros(sizes, grad.options());
   result.slice(dim, start, end, step).copy_(grad);
   return result;
+}
+
+Tensor maybe_conj(const Tensor& t) { return t.is_complex() ? t.conj() : t; }
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  if (sizes.empty()) return grad;  // a 0-d input is its own selection
+  Tensor result = zeros(sizes, grad.options());
+  if (!keepdim) return result.scatter(dim, indices.unsqueeze(dim), grad.unsqueeze(dim));
+  return result.scatter(dim, indices, grad);
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value) {
+  const bool nan = value.isnan().item<bool>();
+  const Tensor mask = nan ? input.isnan() : eq(input, value);
+  // Multiplying by the (constant) mask instead of masked_fill keeps the
+  // formula differentiable in grad with mul/div only.
+  return mask * (grad / mask.sum());
+}
+
+Tensor index_map_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<Tensor>& maps) {
+  OpRecorder rec("index_map_backward", {grad});
+  Tensor g = grad;
+  for (size_t d = 0; d < maps.size(); ++d) {
+    if (!maps[d].defined()) continue;
+    DimVector shape(g.sizes());
+    shape[d] = input_sizes[d];
+    g = zeros(shape, g.options()).index_add(static_cast<int64_t>(d), maps[d], g);
+  }
+  if (rec && g.impl() != grad.impl())
+    rec.record(g, [maps](BackwardContext& c) {
+      Tensor t = c.grads[0];
+      for (size_t d = 0; d < maps.size(); ++d)
+        if (maps[d].defined()) t = t.index_select(static_cast<int64_t>(d), maps[d]);
+      return variable_list{t};
+    });
+  return g;
 }
 
 }  // namespace ember::autograd

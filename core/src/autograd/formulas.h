@@ -1,5 +1,7 @@
 #pragma once
 // Helpers shared by backward formulas (each formula lives beside its op).
+#include <vector>
+
 #include "ember/core/tensor.h"
 
 namespace ember::autograd {
@@ -15,5 +17,22 @@ Tensor unsqueeze_reduced(const Tensor& t, int64_t ndim, IntArrayRef dims, bool k
 // would read; written with Tensor ops so that it records under create_graph.
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t start, int64_t end, int64_t step);
+
+// t.conj() for complex tensors, t itself otherwise.
+Tensor maybe_conj(const Tensor& t);
+// Gradient of an op that picked one element per slice along dim (max(dim),
+// sort, topk, kthvalue, median(dim), mode): grad scattered to `indices` in
+// zeros of `sizes` (PyTorch's value_selecting_reduction_backward).
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+// Gradient of a full max/min/median: shared evenly by the elements equal to
+// `value` (0-d), or by the NaNs when value is NaN (evenly_distribute_backward).
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value);
+// The adjoint of a gather by one index map per dim (out[j0, j1..] =
+// in[maps[0][j0], maps[1][j1]..]; undefined maps are the identity), the
+// backward of repeat_interleave and reflect/replicate/circular pad: each
+// gradient element is added to the input position it was read from. Recorded
+// (its backward gathers again), so double backward needs no index-op formulas.
+Tensor index_map_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<Tensor>& maps);
 
 }  // namespace ember::autograd

@@ -4,6 +4,8 @@
 // index-map kernel of the shape family.
 #include <algorithm>
 
+#include "autograd/formulas.h"
+#include "autograd/record.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape.h"
 #include "ops/op_utils.h"
@@ -81,15 +83,50 @@ Tensor pad_by_index(const Tensor& self, IntArrayRef pad, PadMode mode, const std
     maps[d].resize(static_cast<size_t>(out));
     for (int64_t j = 0; j < out; ++j) maps[d][j] = source_index(mode, j, n, left, right);
   }
+  autograd::OpRecorder rec(mode == PadMode::Reflect     ? "reflection_pad"
+                           : mode == PadMode::Replicate ? "replication_pad"
+                                                        : "circular_pad",
+                           {self});
   Tensor result = empty(shape, self.options().memory_format(self.suggest_memory_format()));
   remap_copy_stub(self.device())(self, result, maps);
+  if (rec) {
+    // Backward: each gradient element added to the input element it was read from.
+    std::vector<Tensor> index_maps(static_cast<size_t>(self.dim()));
+    for (size_t i = 0; i < pad.size() / 2; ++i) {
+      const int64_t d = padded_dim(self, i);
+      index_maps[d] = tensor(maps[d], kInt64);
+    }
+    rec.record(result, [index_maps, sizes = DimVector(self.sizes())](autograd::BackwardContext& c) {
+      return autograd::variable_list{autograd::index_map_backward(c.grads[0], sizes, index_maps)};
+    });
+  }
   return result;
 }
 
 }  // namespace
 
+namespace {
+Tensor constant_pad_impl(const Tensor& self, IntArrayRef pad, const Scalar& value);
+}
+
+// Backward: the gradient cropped by the same pads negated (positive pads are
+// cut off again, cropped borders come back as zeros).
 Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   check_pad_length(self, pad, "constant_pad_nd");
+  autograd::OpRecorder rec("constant_pad_nd", {self});
+  Tensor result = constant_pad_impl(self, pad, value);
+  if (rec) {
+    DimVector back;
+    for (int64_t p : pad) back.push_back(-p);
+    rec.record(result, [back](autograd::BackwardContext& c) {
+      return autograd::variable_list{constant_pad_nd(c.grads[0], back, 0)};
+    });
+  }
+  return result;
+}
+
+namespace {
+Tensor constant_pad_impl(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   DimVector shape(self.sizes());
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const int64_t d = padded_dim(self, i);
@@ -115,6 +152,7 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   if (src.numel() > 0) dst.copy_(src);
   return result;
 }
+}  // namespace
 
 Tensor pad(const Tensor& self, IntArrayRef pad, const std::string& mode, std::optional<double> value) {
   check_pad_length(self, pad, "pad");

@@ -8,6 +8,8 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/scan.h"
+#include "ember/ops/shape.h"
 #include "ops/op_utils.h"
 #include "ops/reduce_kernels.h"
 
@@ -103,30 +105,114 @@ Tensor mean(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<DT
   return r;
 }
 Tensor mean(const Tensor& self, std::optional<DType> dtype) { return mean(self, {}, false, dtype); }
+
+// ---- prod backward (PyTorch's prod_backward) ----
+namespace {
+// d prod / d x_k = prod of the others, without dividing by x_k: exclusive
+// cumulative products from the front and from the back, multiplied (safe
+// with zeros in the input).
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& inp, int64_t dim) {
+  if (inp.numel() == 0) return grad.expand(inp.sizes());
+  const int64_t n = inp.size(dim);
+  if (n == 1) return grad;
+  DimVector ones_size(inp.sizes());
+  ones_size[dim] = 1;
+  Tensor one = ones(ones_size, inp.options());
+  Tensor exclusive_normal = cat({one, inp.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  Tensor exclusive_reverse = cat({one, inp.narrow(dim, 1, n - 1).flip({dim})}, dim).cumprod(dim).flip({dim});
+  return grad * autograd::maybe_conj(exclusive_normal * exclusive_reverse);
+}
+
+// Full product.
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
+  if (input.dim() == 0) return grad;
+  const int64_t zeros_count = eq(input, 0).sum().item<int64_t>();
+  if (zeros_count == 0) return grad * autograd::maybe_conj(result / input);
+  // Two zeros or more: every partial product is zero (not so for its derivative).
+  if (zeros_count > 1 && !is_grad_enabled()) return zeros(input.sizes(), grad.options());
+  return prod_safe_zeros_backward(grad, input.reshape({-1}), 0).reshape(input.sizes());
+}
+
+// Product along dim.
+Tensor prod_backward(Tensor grad, const Tensor& input, Tensor result, int64_t dim, bool keepdim) {
+  if (input.dim() == 0) return grad;
+  dim = wrap_dim(dim, input.dim(), "prod_backward");
+  if (!keepdim) {
+    grad = grad.unsqueeze(dim);
+    result = result.unsqueeze(dim);
+  }
+  if (!eq(input, 0).any().item<bool>()) return grad * autograd::maybe_conj(result / input);
+  return prod_safe_zeros_backward(grad, input, dim);
+}
+}  // namespace
+
 Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> dtype) {
-  return reduce(self, IntArrayRef(dim), keepdim, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
+  autograd::OpRecorder rec("prod", {self});
+  Tensor r = reduce(self, IntArrayRef(dim), keepdim, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r), dim, keepdim](autograd::BackwardContext& c) {
+      return autograd::variable_list{prod_backward(c.grads[0], c.unpack(s), c.unpack(o), dim, keepdim)};
+    });
+  return r;
 }
 Tensor prod(const Tensor& self, std::optional<DType> dtype) {
-  return reduce(self, {}, false, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
+  autograd::OpRecorder rec("prod", {self});
+  Tensor r = reduce(self, {}, false, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r)](autograd::BackwardContext& c) {
+      return autograd::variable_list{prod_backward(c.grads[0], c.unpack(s), c.unpack(o))};
+    });
+  return r;
 }
+
+namespace {
+// amax/amin: the gradient is shared evenly by the elements equal to the
+// result (PyTorch's scale_grad_by_count); the mask is a constant, so this is
+// differentiable in grad with mul/div only.
+void record_amax_amin(autograd::OpRecorder& rec, const Tensor& self, const Tensor& r, IntArrayRef dims, bool keepdim) {
+  rec.record(r, [s = rec.save(self), o = rec.save_output(r), d = DimVector(dims), keepdim](autograd::BackwardContext& c) {
+    const Tensor x = c.unpack(s);
+    const Tensor g = autograd::unsqueeze_reduced(c.grads[0], x.dim(), d, keepdim);
+    const Tensor mask = eq(autograd::unsqueeze_reduced(c.unpack(o), x.dim(), d, keepdim), x);
+    return autograd::variable_list{g / mask.sum(d, true) * mask};
+  });
+}
+
+Tensor full_max_min(const Tensor& self, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  autograd::OpRecorder rec(name, {self});
+  Tensor r = is_max ? amax(self) : amin(self);
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r)](autograd::BackwardContext& c) {
+      return autograd::variable_list{autograd::evenly_distribute_backward(c.grads[0], c.unpack(s), c.unpack(o))};
+    });
+  return r;
+}
+}  // namespace
 
 Tensor amax(const Tensor& self, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(!defined(self, "amax").is_complex(), "amax: complex inputs are not supported (got ", self.dtype(), ")");
   check_nonempty(self, dims_to_mask(dims, self.dim(), "amax"), "amax");
-  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amax, "amax");
+  autograd::OpRecorder rec("amax", {self});
+  Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amax, "amax");
+  if (rec) record_amax_amin(rec, self, r, dims, keepdim);
+  return r;
 }
 Tensor amin(const Tensor& self, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(!defined(self, "amin").is_complex(), "amin: complex inputs are not supported (got ", self.dtype(), ")");
   check_nonempty(self, dims_to_mask(dims, self.dim(), "amin"), "amin");
-  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amin, "amin");
+  autograd::OpRecorder rec("amin", {self});
+  Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Amin, "amin");
+  if (rec) record_amax_amin(rec, self, r, dims, keepdim);
+  return r;
 }
 Tensor max(const Tensor& self) {
   EMBER_CHECK(defined(self, "max").numel() > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  return amax(self);
+  return full_max_min(self, true);
 }
 Tensor min(const Tensor& self) {
   EMBER_CHECK(defined(self, "min").numel() > 0, "min(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
-  return amin(self);
+  return full_max_min(self, false);
 }
 
 namespace {
@@ -146,11 +232,28 @@ std::pair<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> 
 }
 }  // namespace
 
+namespace {
+// max(dim)/min(dim): the value's gradient goes to its index only.
+std::pair<Tensor, Tensor> max_min_dim(const Tensor& self, int64_t dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  autograd::OpRecorder rec(name, {self});
+  auto [values, indices] = arg_reduce(self, dim, keepdim, is_max ? ArgReduceOp::Max : ArgReduceOp::Min, name);
+  if (rec) {
+    const int64_t d = wrap_dim(dim, self.dim(), name);
+    rec.record({values}, [i = rec.save(indices), sizes = DimVector(self.sizes()), d, keepdim](autograd::BackwardContext& c) {
+      return autograd::variable_list{
+          autograd::value_selecting_reduction_backward(c.grads[0], d, c.unpack(i), sizes, keepdim)};
+    });
+  }
+  return {values, indices};
+}
+}  // namespace
+
 std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return arg_reduce(self, dim, keepdim, ArgReduceOp::Max, "max");
+  return max_min_dim(self, dim, keepdim, true);
 }
 std::pair<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "min");
+  return max_min_dim(self, dim, keepdim, false);
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   // Without dim: index into the flattened input.
@@ -162,14 +265,82 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "argmin").second;
 }
 
+namespace {
+// PyTorch's var_backward: 2 / (n - correction) * grad * (x - mean(x)). With
+// no degrees of freedom left, a full reduction gives NaN where x equals its
+// mean and inf elsewhere (as PyTorch); over dims, 2 / (n - correction) is used as is.
+Tensor var_backward(const Tensor& grad, const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+  const Tensor g = autograd::unsqueeze_reduced(grad, x.dim(), dims, keepdim);
+  int64_t n = 1;
+  for (int64_t d : autograd::reduced_dims(dims, x.dim())) n *= x.dim() == 0 ? 1 : x.size(d);
+  const double dof = static_cast<double>(n - correction);
+  const bool full = dims.empty() || x.dim() == 0;
+  if (full && dof <= 0) {
+    return g * where(eq(x, x.mean()), std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity());
+  }
+  return g * (2.0 / dof) * (x - x.mean(dims, true));
+}
+
+// PyTorch's std_backward: var_backward(grad / (2 std)), 0 where std is 0.
+// std is made 1 there before dividing (a constant mask) and the quotient
+// multiplied by the mask: differentiable with add/mul/div only.
+Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& x, IntArrayRef dims, int64_t correction,
+                    bool keepdim) {
+  const Tensor zero = eq(result, 0).to(result.dtype());
+  const Tensor grad_var = grad / ((result + zero) * 2.0) * (1.0 - zero);
+  return var_backward(grad_var, x, dims, correction, keepdim);
+}
+}  // namespace
+
 Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
   EMBER_CHECK(defined(self, "var").is_floating_point(), "var: expected a floating point tensor, got ", self.dtype());
-  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "var", {2, correction, false});
+  autograd::OpRecorder rec("var", {self});
+  Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "var", {2, correction, false});
+  if (rec)
+    rec.record(r, [s = rec.save(self), d = DimVector(dims), correction, keepdim](autograd::BackwardContext& c) {
+      return autograd::variable_list{var_backward(c.grads[0], c.unpack(s), d, correction, keepdim)};
+    });
+  return r;
 }
 Tensor std(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
   EMBER_CHECK(defined(self, "std").is_floating_point(), "std: expected a floating point tensor, got ", self.dtype());
-  return reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});
+  autograd::OpRecorder rec("std", {self});
+  Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r), d = DimVector(dims), correction,
+                   keepdim](autograd::BackwardContext& c) {
+      return autograd::variable_list{std_backward(c.grads[0], c.unpack(o), c.unpack(s), d, correction, keepdim)};
+    });
+  return r;
 }
+
+namespace {
+// PyTorch's norm_backward. Where it masks a division by a zero norm, the norm
+// is made 1 there instead (a constant mask): the numerator is zero in those
+// slices anyway, and the formula stays differentiable with mul/div.
+Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm, IntArrayRef dims, bool keepdim) {
+  if (p == 0.0) return Tensor();  // piecewise constant: no gradient (as PyTorch)
+  grad = autograd::unsqueeze_reduced(grad, self.dim(), dims, keepdim);
+  norm = autograd::unsqueeze_reduced(norm, self.dim(), dims, keepdim);
+  const Tensor norm_safe = norm + eq(norm, 0).to(norm.dtype());
+  if (p == 1.0) return self.sgn() * grad;
+  if (p == 2.0) return grad * (self / norm_safe);
+  if (std::isinf(p)) {
+    // The gradient of amax(abs(self)) (or amin), shared by the ties, NaNs included.
+    const Tensor self_abs = self.abs();
+    const Tensor mask = logical_or(eq(self_abs, norm), self_abs.isnan());
+    return self.sgn() * (grad / mask.sum(dims, true) * mask);
+  }
+  if (p < 1.0) {
+    // |x|^(p-1) is infinite at 0, where sgn(x) = 0: 1 is used instead.
+    const Tensor abs_safe = self.abs() + eq(self, 0).to(norm.dtype());
+    return self.sgn() * pow(abs_safe, p - 1) * grad * pow(norm, 1 - p);
+  }
+  if (p < 2.0) return self.sgn() * pow(self.abs(), p - 1) * (grad / pow(norm_safe, p - 1));
+  return self * pow(self.abs(), p - 2) * (grad / pow(norm_safe, p - 1));
+}
+}  // namespace
 
 Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdim) {
   EMBER_CHECK(defined(self, "norm").is_floating_point() || self.is_complex(),
@@ -180,12 +351,37 @@ Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdi
   else if (std::isinf(p)) op = p > 0 ? ReduceOp::NormInf : ReduceOp::NormNegInf;
   if (op == ReduceOp::NormInf || op == ReduceOp::NormNegInf)
     check_nonempty(self, dims_to_mask(dims, self.dim(), "norm"), "norm");
-  return reduce(self, dims, keepdim, to_real_dtype(self.dtype()), op, "norm", {p, 1, false});
+  autograd::OpRecorder rec("norm", {self});
+  Tensor r = reduce(self, dims, keepdim, to_real_dtype(self.dtype()), op, "norm", {p, 1, false});
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r), p, d = DimVector(dims), keepdim](autograd::BackwardContext& c) {
+      return autograd::variable_list{norm_backward(c.grads[0], c.unpack(s), p, c.unpack(o), d, keepdim)};
+    });
+  return r;
 }
 Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, p, {}, false); }
 
+namespace {
+Tensor logsumexp_forward(const Tensor& self, IntArrayRef dims, bool keepdim);
+}
+
+// Backward: grad * exp(x - logsumexp(x)) (the softmax weights), as PyTorch:
+// NaN where a slice is all -inf.
 Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
-  Tensor x = is_integral(defined(self, "logsumexp").dtype(), true) ? self.to(default_dtype()) : self;
+  autograd::OpRecorder rec("logsumexp", {defined(self, "logsumexp")});
+  Tensor r = logsumexp_forward(self, dims, keepdim);
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r), d = DimVector(dims), keepdim](autograd::BackwardContext& c) {
+      const Tensor x = c.unpack(s);
+      const Tensor g = autograd::unsqueeze_reduced(c.grads[0], x.dim(), d, keepdim);
+      return autograd::variable_list{g * exp(x - autograd::unsqueeze_reduced(c.unpack(o), x.dim(), d, keepdim))};
+    });
+  return r;
+}
+
+namespace {
+Tensor logsumexp_forward(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  Tensor x = is_integral(self.dtype(), true) ? self.to(default_dtype()) : self;
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
   // Shift by the max so exp never overflows; an infinite max is replaced by 0
   // so that inf - inf does not produce nan.
@@ -195,6 +391,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dims, bool keepdim) {
   Tensor out = add(s, m);
   return keepdim ? out : squeeze_reduced(out, dims_to_mask(dims, self.dim(), "logsumexp"), false);
 }
+}  // namespace
 
 namespace {
 DType all_any_dtype(const Tensor& self) { return defined(self, "all/any").dtype() == kUInt8 ? kUInt8 : kBool; }

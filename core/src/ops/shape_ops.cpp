@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/formulas.h"
+#include "autograd/record.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape.h"
 #include "iter/tensor_iterator.h"
@@ -18,6 +20,12 @@ EMBER_DEFINE_STUB(remap_copy_stub, RemapCopyFn, "remap_copy");
 EMBER_DEFINE_STUB(triangle_stub, TriangleFn, "triangle");
 
 namespace {
+
+// The inputs for an OpRecorder (no copy of the list when nothing records).
+std::vector<Tensor> recorder_inputs(TensorList tensors) {
+  if (!autograd::is_recording()) return {};
+  return std::vector<Tensor>(tensors.begin(), tensors.end());
+}
 
 // PyTorch skips 1-d empty inputs of cat whatever the other shapes are (legacy).
 bool cat_skips(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
@@ -140,14 +148,40 @@ Tensor triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op
 }  // namespace
 
 // ---- cat / stack ----
+// Backward: each input gets its slice of the gradient; skipped 1-d empty
+// inputs get an empty gradient (PyTorch's cat_tensors_backward).
 Tensor cat(TensorList tensors, int64_t dim) {
   CatPlan plan = plan_cat(tensors, dim, "cat");
+  autograd::OpRecorder rec("cat", recorder_inputs(tensors));
   Tensor out = empty(plan.shape, TensorOptions(plan.dtype).device(tensors[0].device()).memory_format(plan.format));
   cat_into(out, tensors, plan, "cat");
+  if (rec) {
+    // (offset, length) along the cat dim per input; length -1: skipped.
+    std::vector<std::pair<int64_t, int64_t>> parts;
+    int64_t offset = 0;
+    for (const Tensor& t : tensors) {
+      if (cat_skips(t)) {
+        parts.emplace_back(0, -1);
+        continue;
+      }
+      parts.emplace_back(offset, t.size(plan.dim));
+      offset += t.size(plan.dim);
+    }
+    rec.record(out, [parts = std::move(parts), d = plan.dim](autograd::BackwardContext& c) {
+      autograd::variable_list grads;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (!c.needs(i)) grads.emplace_back();
+        else if (parts[i].second < 0) grads.push_back(zeros({0}, c.grads[0].options()));
+        else grads.push_back(c.grads[0].narrow(d, parts[i].first, parts[i].second));
+      }
+      return grads;
+    });
+  }
   return out;
 }
 
 Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
+  for (const Tensor& t : tensors) autograd::check_out_arguments("cat", out, {t});
   CatPlan plan = plan_cat(tensors, dim, "cat");
   check_out_dtype(out, plan.dtype, "cat");
   EMBER_CHECK(out.device() == tensors[0].device(), "cat(): out tensor is on ", out.device(),
@@ -159,12 +193,26 @@ Tensor& cat_out(Tensor& out, TensorList tensors, int64_t dim) {
 
 Tensor concat(TensorList tensors, int64_t dim) { return cat(tensors, dim); }
 
+// Backward: input i gets the gradient's slice i along the new dim.
 Tensor stack(TensorList tensors, int64_t dim) {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    EMBER_CHECK(tensors[i].defined(), "stack: tensor at position ", i, " is undefined");
+  autograd::OpRecorder rec("stack", recorder_inputs(tensors));
   std::vector<Tensor> parts = unsqueeze_all(tensors, dim, "stack");
-  return cat(parts, wrap_dim(dim, tensors[0].dim() + 1, "stack"));
+  const int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  Tensor out = cat(parts, d);
+  if (rec)
+    rec.record(out, [n = tensors.size(), d](autograd::BackwardContext& c) {
+      autograd::variable_list grads;
+      for (size_t i = 0; i < n; ++i)
+        grads.push_back(c.needs(i) ? c.grads[0].select(d, static_cast<int64_t>(i)) : Tensor());
+      return grads;
+    });
+  return out;
 }
 
 Tensor& stack_out(Tensor& out, TensorList tensors, int64_t dim) {
+  for (const Tensor& t : tensors) autograd::check_out_arguments("stack", out, {t});
   std::vector<Tensor> parts = unsqueeze_all(tensors, dim, "stack");
   return cat_out(out, parts, wrap_dim(dim, tensors[0].dim() + 1, "stack"));
 }
@@ -184,13 +232,27 @@ Tensor vstack(TensorList tensors) {
 }
 
 // ---- flip / roll ----
-Tensor flip(const Tensor& self, IntArrayRef dims) {
+namespace {
+Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
   const uint64_t mask = dims.empty() ? 0 : dims_to_mask(dims, self.dim(), "flip");
   if (mask == 0 || self.dim() == 0) return self.clone(MemoryFormat::Contiguous);
   auto maps = identity_maps(self);
   for (int64_t d = 0; d < self.dim(); ++d)
     if (mask >> d & 1) std::reverse(maps[d].begin(), maps[d].end());
   return remap(self, self.sizes(), maps);
+}
+}  // namespace
+
+// Backward: the same flip.
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  EMBER_CHECK(self.defined(), "flip: input tensor is undefined");
+  autograd::OpRecorder rec("flip", {self});
+  Tensor out = flip_impl(self, dims);
+  if (rec)
+    rec.record(out, [d = DimVector(dims)](autograd::BackwardContext& c) {
+      return autograd::variable_list{c.grads[0].flip(d)};
+    });
+  return out;
 }
 
 Tensor fliplr(const Tensor& self) {
@@ -203,11 +265,31 @@ Tensor flipud(const Tensor& self) {
   return flip(self, {0});
 }
 
+namespace {
+Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims);
+}
+
+// Backward: the opposite roll.
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
+  EMBER_CHECK(self.defined(), "roll: input tensor is undefined");
+  autograd::OpRecorder rec("roll", {self});
+  Tensor out = roll_impl(self, shifts, dims);
+  if (rec) {
+    DimVector back;
+    for (int64_t s : shifts) back.push_back(-s);
+    rec.record(out, [back, d = DimVector(dims)](autograd::BackwardContext& c) {
+      return autograd::variable_list{c.grads[0].roll(back, d)};
+    });
+  }
+  return out;
+}
+
+namespace {
+Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   EMBER_CHECK(!shifts.empty(), "roll: `shifts` required");
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "roll: without dims, shifts must have one entry, got ", shifts);
-    return roll(self.flatten(), shifts, {0}).view(self.sizes());
+    return roll_impl(self.flatten(), shifts, {0}).view(self.sizes());
   }
   EMBER_CHECK(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
@@ -224,6 +306,7 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   return remap(self, self.sizes(), maps);
 }
+}  // namespace
 
 // ---- repeat / tile / repeat_interleave ----
 Tensor repeat(const Tensor& self, IntArrayRef repeats) {
@@ -244,9 +327,19 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     expanded_shape.push_back(repeats[d]);
     expanded_shape.push_back(padded[d]);
   }
+  autograd::OpRecorder rec("repeat", {self});
   Tensor out = empty(out_shape, self.options());
-  if (out.numel() == 0) return out;
-  out.view(expanded_shape).copy_(self.reshape(pair_shape).expand(expanded_shape));
+  if (out.numel() > 0) out.view(expanded_shape).copy_(self.reshape(pair_shape).expand(expanded_shape));
+  if (rec) {
+    // Backward: the gradient viewed as (repeat, size) pairs, summed over the repeats.
+    DimVector repeat_dims;
+    for (size_t d = 0; d < nd; ++d) repeat_dims.push_back(static_cast<int64_t>(2 * d));
+    rec.record(out, [expanded_shape, repeat_dims, sizes = DimVector(self.sizes())](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      if (repeat_dims.empty()) return autograd::variable_list{g};  // 0-d self, no repeats
+      return autograd::variable_list{g.reshape(expanded_shape).sum(repeat_dims).reshape(sizes)};
+    });
+  }
   return out;
 }
 
@@ -282,11 +375,24 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
   const int64_t total = static_cast<int64_t>(map.size());
   EMBER_CHECK(!output_size || *output_size == total, "repeat_interleave: output_size ", *output_size,
               " doesn't match the sum of repeats ", total);
+  autograd::OpRecorder rec("repeat_interleave", {self});
+  Tensor index;
+  if (rec) index = tensor(map, kInt64);
   auto maps = identity_maps(input);
   maps[d] = std::move(map);
   DimVector shape(input.sizes());
   shape[d] = total;
-  return remap(input, shape, maps);
+  Tensor out = remap(input, shape, maps);
+  if (rec) {
+    // Backward: each gradient element added to the element it repeats.
+    std::vector<Tensor> index_maps(static_cast<size_t>(input.dim()));
+    index_maps[d] = index;
+    rec.record(out, [index_maps, in_sizes = DimVector(input.sizes()), sizes = DimVector(self.sizes())](
+                        autograd::BackwardContext& c) {
+      return autograd::variable_list{autograd::index_map_backward(c.grads[0], in_sizes, index_maps).reshape(sizes)};
+    });
+  }
+  return out;
 }
 
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
@@ -304,10 +410,25 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
 }
 
 // ---- tril / triu ----
-Tensor tril(const Tensor& self, int64_t diagonal) { return triangle(self, diagonal, true, "tril"); }
-Tensor triu(const Tensor& self, int64_t diagonal) { return triangle(self, diagonal, false, "triu"); }
+namespace {
+// Backward: the same triangle of the gradient.
+Tensor recorded_triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op) {
+  autograd::OpRecorder rec(op, {self});
+  Tensor out = triangle(self, diagonal, lower, op);
+  if (rec)
+    rec.record(out, [diagonal, lower](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      return autograd::variable_list{lower ? g.tril(diagonal) : g.triu(diagonal)};
+    });
+  return out;
+}
+}  // namespace
+
+Tensor tril(const Tensor& self, int64_t diagonal) { return recorded_triangle(self, diagonal, true, "tril"); }
+Tensor triu(const Tensor& self, int64_t diagonal) { return recorded_triangle(self, diagonal, false, "triu"); }
 
 Tensor& tril_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  autograd::check_out_arguments("tril", out, {self});
   Tensor result = tril(self, diagonal);
   check_out_dtype(out, result.dtype(), "tril");
   resize_out(out, result.sizes(), "tril");
@@ -315,6 +436,7 @@ Tensor& tril_out(Tensor& out, const Tensor& self, int64_t diagonal) {
 }
 
 Tensor& triu_out(Tensor& out, const Tensor& self, int64_t diagonal) {
+  autograd::check_out_arguments("triu", out, {self});
   Tensor result = triu(self, diagonal);
   check_out_dtype(out, result.dtype(), "triu");
   resize_out(out, result.sizes(), "triu");
@@ -338,7 +460,13 @@ Tensor Tensor::repeat_interleave(const Tensor& repeats, std::optional<int64_t> d
 }
 Tensor Tensor::tril(int64_t diagonal) const { return ember::tril(*this, diagonal); }
 Tensor Tensor::triu(int64_t diagonal) const { return ember::triu(*this, diagonal); }
-Tensor& Tensor::tril_(int64_t diagonal) { return copy_(triangle(*this, diagonal, true, "tril_")); }
-Tensor& Tensor::triu_(int64_t diagonal) { return copy_(triangle(*this, diagonal, false, "triu_")); }
+Tensor& Tensor::tril_(int64_t diagonal) {
+  if (autograd::inplace_records(*this)) return autograd::assign_inplace(*this, ember::tril(*this, diagonal), "tril_");
+  return copy_(triangle(*this, diagonal, true, "tril_"));
+}
+Tensor& Tensor::triu_(int64_t diagonal) {
+  if (autograd::inplace_records(*this)) return autograd::assign_inplace(*this, ember::triu(*this, diagonal), "triu_");
+  return copy_(triangle(*this, diagonal, false, "triu_"));
+}
 
 }  // namespace ember

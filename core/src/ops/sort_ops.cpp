@@ -2,6 +2,8 @@
 // kernels/cpu/sort_kernels.cpp.
 #include <cmath>
 
+#include "autograd/formulas.h"
+#include "autograd/record.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/sort.h"
 #include "ops/op_utils.h"
@@ -62,13 +64,43 @@ Tensor select_all(const Tensor& self, SelectOp op, const char* name) {
   return select_along(self.reshape({-1}), 0, false, op, 0, name).first;
 }
 
+// Records the values of a (values, indices) op: the gradient of each value
+// goes to its index along d (value_selecting_reduction_backward).
+void record_selection(autograd::OpRecorder& rec, const Tensor& self, const Tensor& values, const Tensor& indices,
+                      int64_t d, bool keepdim) {
+  rec.record({values}, [i = rec.save(indices), sizes = DimVector(self.sizes()), d, keepdim](autograd::BackwardContext& c) {
+    return autograd::variable_list{autograd::value_selecting_reduction_backward(c.grads[0], d, c.unpack(i), sizes, keepdim)};
+  });
+}
+
+std::pair<Tensor, Tensor> recorded_select_along(const Tensor& self, int64_t dim, bool keepdim, SelectOp op, int64_t k,
+                                                const char* name) {
+  autograd::OpRecorder rec(name, {self});
+  auto [values, indices] = select_along(self, dim, keepdim, op, k, name);
+  if (rec) record_selection(rec, self, values, indices, wrap_dim(dim, self.dim(), name), keepdim);
+  return {values, indices};
+}
+
+// median()/nanmedian() of all elements: ties share the gradient evenly (as PyTorch).
+Tensor recorded_select_all(const Tensor& self, SelectOp op, const char* name) {
+  autograd::OpRecorder rec(name, {self});
+  Tensor r = select_all(self, op, name);
+  if (rec)
+    rec.record(r, [s = rec.save(self), o = rec.save_output(r)](autograd::BackwardContext& c) {
+      return autograd::variable_list{autograd::evenly_distribute_backward(c.grads[0], c.unpack(s), c.unpack(o))};
+    });
+  return r;
+}
+
 }  // namespace
 
 std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, bool /*stable*/) {
   check_sortable(self, "sort");
   const int64_t d = wrap_dim(dim, self.dim(), "sort");
+  autograd::OpRecorder rec("sort", {self});
   auto [values, indices] = make_outputs(self, self.sizes());
   if (self.numel() > 0) sort_stub(self.device())(self, values, indices, d, descending);
+  if (rec) record_selection(rec, self, values, indices, d, true);
   return {values, indices};
 }
 
@@ -83,10 +115,17 @@ std::pair<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool 
   const int64_t d = wrap_dim(dim, self.dim(), "topk");
   EMBER_CHECK(k >= 0 && k <= dim_size(self, d), "topk: selected index k out of range (k = ", k, ", dim ", d,
               " of input ", self.sizes(), " has size ", dim_size(self, d), ")");
-  // A 0-d input is its own top-k, even for k = 0 (as PyTorch).
-  if (self.dim() == 0) return {self.clone(), zeros({}, TensorOptions(kInt64).device(self.device()))};
-  auto [values, indices] = make_outputs(self, with_dim_size(self, d, k));
-  if (values.numel() > 0) topk_stub(self.device())(self, values, indices, d, k, largest, sorted);
+  autograd::OpRecorder rec("topk", {self});
+  Tensor values, indices;
+  if (self.dim() == 0) {
+    // A 0-d input is its own top-k, even for k = 0 (as PyTorch).
+    values = self.clone();
+    indices = zeros({}, TensorOptions(kInt64).device(self.device()));
+  } else {
+    std::tie(values, indices) = make_outputs(self, with_dim_size(self, d, k));
+    if (values.numel() > 0) topk_stub(self.device())(self, values, indices, d, k, largest, sorted);
+  }
+  if (rec) record_selection(rec, self, values, indices, d, true);
   return {values, indices};
 }
 
@@ -96,16 +135,16 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, b
   const int64_t n = dim_size(self, d);
   EMBER_CHECK(n == 0 || (k >= 1 && k <= n), "kthvalue(): selected number k out of range for dimension ", d,
               " (k = ", k, ", size = ", n, ")");
-  return select_along(self, dim, keepdim, SelectOp::Kth, k - 1, "kthvalue");
+  return recorded_select_along(self, dim, keepdim, SelectOp::Kth, k - 1, "kthvalue");
 }
 
-Tensor median(const Tensor& self) { return select_all(self, SelectOp::Median, "median"); }
+Tensor median(const Tensor& self) { return recorded_select_all(self, SelectOp::Median, "median"); }
 std::pair<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
-  return select_along(self, dim, keepdim, SelectOp::Median, 0, "median");
+  return recorded_select_along(self, dim, keepdim, SelectOp::Median, 0, "median");
 }
-Tensor nanmedian(const Tensor& self) { return select_all(self, SelectOp::NanMedian, "nanmedian"); }
+Tensor nanmedian(const Tensor& self) { return recorded_select_all(self, SelectOp::NanMedian, "nanmedian"); }
 std::pair<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
-  return select_along(self, dim, keepdim, SelectOp::NanMedian, 0, "nanmedian");
+  return recorded_select_along(self, dim, keepdim, SelectOp::NanMedian, 0, "nanmedian");
 }
 
 std::pair<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
@@ -113,9 +152,13 @@ std::pair<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = wrap_dim(dim, self.dim(), "mode");
   EMBER_CHECK(dim_size(self, d) > 0, "mode(): Expected reduction dim ", d, " to have non-zero size (input sizes ",
               self.sizes(), ")");
+  autograd::OpRecorder rec("mode", {self});
   auto [values, indices] = make_outputs(self, with_dim_size(self, d, 1));
   if (values.numel() > 0) mode_stub(self.device())(self, values, indices, d);
-  return {drop_dim(values, d, keepdim), drop_dim(indices, d, keepdim)};
+  values = drop_dim(values, d, keepdim);
+  indices = drop_dim(indices, d, keepdim);
+  if (rec) record_selection(rec, self, values, indices, d, keepdim);
+  return {values, indices};
 }
 
 namespace {
