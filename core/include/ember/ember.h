@@ -1,6 +1,8 @@
 #pragma once
 // Umbrella header of Ember's core library.
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/function.h"
+#include "ember/autograd/functional.h"
 #include "ember/autograd/gradcheck.h"
 #include "ember/core/allocator.h"
 #include "ember/core/determinism.h"

@@ -17,6 +17,10 @@ struct AutogradMeta {
   uint32_t output_nr = 0;
   bool requires_grad = false;  // leaves: the user's flag
   bool retains_grad = false;
+  // An output of a custom Function that shares an input's memory (an input
+  // returned as-is, or a view of one): writing it in place is an error, as
+  // in PyTorch (the view+inplace rebase would bypass the custom backward).
+  bool custom_function_view = false;
   // Leaf tensor hooks (non-leaf hooks live on grad_fn).
   struct Hook {
     uint64_t id;

@@ -201,6 +201,13 @@ void check_inplace(const Tensor& self, const char* op) {
     EMBER_FAIL(op, ": a ", impl->view_base() ? "view of a leaf Variable" : "leaf Variable",
                " that requires grad is being used in an in-place operation (", self.toString(),
                "). Use an out-of-place op, or write under NoGradGuard.");
+  for (const AutogradMeta* v : std::initializer_list<const AutogradMeta*>{impl->autograd_meta(), m})
+    if (v && v->custom_function_view && v->grad_fn)
+      EMBER_FAIL(op, ": output ", v->output_nr, " of ", v->grad_fn->name(),
+                 " is a view of one of that custom Function's inputs (made inside forward, or an input "
+                 "returned as-is) and is being modified in place (", self.toString(),
+                 "). This is forbidden: the in-place rebase would bypass the custom backward and give wrong "
+                 "gradients. clone() the output of the custom Function first.");
 }
 
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {

@@ -50,31 +50,36 @@ std::shared_ptr<Node> make_view_rebuild_node(const Tensor& base, const Tensor& v
   return node;
 }
 
+void rebase_view_history(const Tensor& view, Edge old_base, Edge src) {
+  const Tensor base(view.impl()->view_base());
+  Geometry bg(base), vg(view);
+  auto node = std::make_shared<LambdaNode>(
+      "copy_slices", std::vector<Edge>{std::move(old_base), std::move(src)},
+      [bg, vg](BackwardContext& c) -> variable_list {
+        Tensor result = like_base(bg, c.grads[0]);
+        result.copy_(c.grads[0]);
+        Tensor slice = region(result, bg, vg);
+        Tensor grad_src = c.needs(1) ? slice.clone() : Tensor();
+        slice.zero_();
+        return {result, grad_src};
+      },
+      false, "CopySlices");
+  node->add_input_metadata(base);
+  set_history(base, std::move(node), 0);
+  set_history(view, make_view_rebuild_node(base, view), 0);
+}
+
 void copy_with_grad(Tensor& self, const Tensor& src) {
   check_inplace(self, "copy_");
   TensorImpl* impl = self.impl();
   if (impl->view_base()) {
-    const Tensor base(impl->view_base());
-    Geometry bg(base), vg(self);
-    std::vector<Edge> edges{gradient_edge(base), gradient_edge(src)};
+    Edge old_base = gradient_edge(Tensor(impl->view_base()));
+    Edge src_edge = gradient_edge(src);
     {
       SuspendRecording below;
       self.copy_(src);
     }
-    auto node = std::make_shared<LambdaNode>(
-        "copy_slices", std::move(edges),
-        [bg, vg](BackwardContext& c) -> variable_list {
-          Tensor result = like_base(bg, c.grads[0]);
-          result.copy_(c.grads[0]);
-          Tensor slice = region(result, bg, vg);
-          Tensor grad_src = c.needs(1) ? slice.clone() : Tensor();
-          slice.zero_();
-          return {result, grad_src};
-        },
-        false, "CopySlices");
-    node->add_input_metadata(base);
-    set_history(base, std::move(node), 0);
-    set_history(self, make_view_rebuild_node(base, self), 0);
+    rebase_view_history(self, std::move(old_base), std::move(src_edge));
     return;
   }
   std::vector<Edge> edges{gradient_edge(self), gradient_edge(src)};
