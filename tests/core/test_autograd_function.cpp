@@ -357,6 +357,26 @@ TEST(AutogradFunction, SetMaterializeGrads) {
   expect_tensor_near(x.grad(), tensor({5.0, 5.0}, kFloat64));
 }
 
+// An undefined output: no gradient flows to it, even with materialized grads.
+struct WithUndefinedOutput : autograd::Function<WithUndefinedOutput> {
+  static inline bool second_defined = true;
+  static variable_list forward(AutogradContext*, const Tensor& x) { return {x * 2, Tensor()}; }
+  static variable_list backward(AutogradContext*, variable_list grads) {
+    second_defined = grads[1].defined();
+    return {grads[0] * 2};
+  }
+};
+
+TEST(AutogradFunction, UndefinedOutput) {
+  Tensor x = leaf({1, 2});
+  variable_list out = WithUndefinedOutput::apply(x);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_FALSE(out[1].defined());
+  out[0].sum().backward();
+  EXPECT_FALSE(WithUndefinedOutput::second_defined);
+  expect_tensor_near(x.grad(), tensor({2.0, 2.0}, kFloat64));
+}
+
 // Returns its input unchanged, with a custom (deliberately doubled) backward.
 struct Passthrough : autograd::Function<Passthrough> {
   static Tensor forward(AutogradContext*, const Tensor& x) { return x; }
