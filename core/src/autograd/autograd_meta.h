@@ -1,6 +1,7 @@
 #pragma once
 // Per-tensor autograd state, hung off TensorImpl on first use.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ember/autograd/node.h"
@@ -21,6 +22,11 @@ struct AutogradMeta {
   // returned as-is, or a view of one): writing it in place is an error, as
   // in PyTorch (the view+inplace rebase would bypass the custom backward).
   bool custom_function_view = false;
+  // Set on the outputs of multi-output view ops (split, unbind...) and views
+  // of them: their backward node's name and the output's number. In-place
+  // writes to such views are an error, as in PyTorch (check_inplace).
+  std::string multi_output_view_fn;
+  uint32_t multi_output_view_nr = 0;
   // Leaf tensor hooks (non-leaf hooks live on grad_fn).
   struct Hook {
     uint64_t id;

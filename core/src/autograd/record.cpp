@@ -196,6 +196,11 @@ void check_inplace(const Tensor& self, const char* op) {
   if (!is_recording()) return;
   const TensorImpl* impl = self.impl();
   const TensorImpl* leaf = impl->view_base() ? impl->view_base().get() : impl;
+  if (const AutogradMeta* vm = impl->autograd_meta(); vm && !vm->multi_output_view_fn.empty())
+    EMBER_FAIL(op, ": Output ", vm->multi_output_view_nr, " of ", vm->multi_output_view_fn,
+               " is a view and is being modified inplace. This view is the output of a function that returns "
+               "multiple views. Such functions do not allow the output views to be modified inplace. You should "
+               "replace the inplace operation by an out-of-place one.");
   const AutogradMeta* m = leaf->autograd_meta();
   if (m && m->requires_grad && !m->grad_fn)
     EMBER_FAIL(op, ": a ", impl->view_base() ? "view of a leaf Variable" : "leaf Variable",

@@ -24,14 +24,22 @@ namespace {
 struct Geometry {
   DimVector sizes, strides;
   int64_t offset;
-  explicit Geometry(const Tensor& t) : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()) {}
+  DType dtype;
+  explicit Geometry(const Tensor& t)
+      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()), dtype(t.dtype()) {}
 };
 
 // A zero-based buffer laid out like `base`; `region` finds a view's elements in it.
 Tensor like_base(const Geometry& base, const Tensor& grad) {
-  return empty_strided(base.sizes, base.strides, grad.options());
+  return empty_strided(base.sizes, base.strides, grad.options().dtype(base.dtype));
 }
 Tensor region(const Tensor& buffer, const Geometry& base, const Geometry& view) {
+  if (view.dtype != base.dtype) {
+    // real()/imag() views of a complex base count offsets and strides in real
+    // elements: the region is found in the buffer's real view.
+    const Tensor reals = buffer.real();
+    return reals.as_strided(view.sizes, view.strides, reals.storage_offset() + view.offset - 2 * base.offset);
+  }
   return buffer.as_strided(view.sizes, view.strides, buffer.storage_offset() + view.offset - base.offset);
 }
 }  // namespace

@@ -2,6 +2,7 @@
 // advanced indexing with index tensors (at::index, at::index_put_) and take.
 #include <string_view>
 
+#include "autograd/record.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
 #include "ops/indexing_kernels.h"
@@ -73,6 +74,25 @@ Tensor& assign_result(Tensor& out, const Tensor& result, const char* op) {
   out.impl()->set_geometry(result.sizes(), result.strides(), result.storage_offset());
   out.bump_version();
   return out;
+}
+
+Tensor reduce_to(const Tensor& grad, IntArrayRef sizes) {
+  if (grad.dim() >= static_cast<int64_t>(sizes.size())) return autograd::sum_to(grad, sizes);
+  size_t lead = 0;
+  while (sizes.size() - lead > static_cast<size_t>(grad.dim()) && sizes[lead] == 1) ++lead;
+  const IntArrayRef trimmed(sizes.data() + lead, sizes.size() - lead);
+  return autograd::sum_to(grad, trimmed).reshape(sizes);
+}
+
+Tensor pad_to(const Tensor& grad, IntArrayRef sizes) {
+  if (grad.sizes() == sizes) return grad;
+  if (sizes.empty()) return grad.sum();  // a 0-d src read as 1-d
+  const Tensor g = grad.dim() == 0 ? grad.reshape({1}) : grad;
+  Tensor result = zeros(sizes, g.options());
+  Tensor corner = result;
+  for (int64_t d = 0; d < g.dim(); ++d) corner = corner.narrow(d, 0, g.size(d));
+  corner.copy_(g);
+  return result;
 }
 
 namespace {
@@ -228,7 +248,18 @@ Tensor run_index(const IndexPlan& plan, DType dtype, const char* op) {
 }
 
 // A fresh view of self (basic indexing always returns a new tensor, as PyTorch's alias()).
-Tensor alias_of(const Tensor& self) { return self.as_strided(self.sizes(), self.strides(), self.storage_offset()); }
+Tensor alias_of(const Tensor& self) {
+  autograd::OpRecorder rec("alias", {self});
+  Tensor out = self.as_strided(self.sizes(), self.strides(), self.storage_offset());
+  if (rec) rec.record(out, [](autograd::BackwardContext& c) { return autograd::variable_list{c.grads[0]}; });
+  return out;
+}
+
+bool has_index_tensor(ArrayRef<std::optional<Tensor>> indices) {
+  for (const auto& i : indices)
+    if (i && i->defined()) return true;
+  return false;
+}
 
 Tensor index_impl(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const char* op) {
   EMBER_CHECK(self.defined(), op, ": got an undefined tensor");
@@ -263,6 +294,21 @@ Tensor index_impl(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, c
   }
   DimIndices ex = expand_indices(self, indices, op);
   return run_index(make_plan(ex.self, ex.indices, op, true), self.dtype(), op);
+}
+
+// Advanced indexing, recorded: the gradient goes back to the indexed
+// positions, summed where an index repeats (index_put with accumulate).
+Tensor recorded_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const char* op) {
+  if (!self.defined() || !has_index_tensor(indices)) return index_impl(self, indices, op);
+  autograd::OpRecorder rec("index", {self});
+  Tensor out = unview(index_impl(self, indices, op));
+  if (rec)
+    rec.record(out, [sizes = DimVector(self.sizes()), saved = save_indices(rec, indices)](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      return autograd::variable_list{
+          ember::index_put(zeros(sizes, g.options()), unpack_indices(c, saved), g, /*accumulate=*/true)};
+    });
+  return out;
 }
 
 // Values for self[...] = values: leading size-1 dims dropped (as PyTorch), then
@@ -440,24 +486,42 @@ Tensor index_along_dim(const Tensor& self, int64_t dim, const Tensor& index, con
 }
 
 Tensor index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
-  return index_impl(self, indices, "index");
+  return recorded_index(self, indices, "index");
 }
 
 Tensor& index_put_(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                    bool accumulate) {
+  if (autograd::inplace_records(self, {values}))
+    return autograd::assign_inplace(self, ember::index_put(self, indices, values, accumulate), "index_put_");
   return index_put_impl(self, indices, values, accumulate, "index_put_");
 }
 
+// self's gradient: grad where self survives (everywhere with accumulate, else
+// zero at the written positions); values' gradient: grad read back at the
+// written positions, reduced to values' shape.
 Tensor index_put(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
                  bool accumulate) {
+  autograd::OpRecorder rec("index_put", {self, values});
   Tensor out = self.clone();
-  return index_put_impl(out, indices, values, accumulate, "index_put");
+  index_put_impl(out, indices, values, accumulate, "index_put");
+  if (rec)
+    rec.record(out, [saved = save_indices(rec, indices), accumulate,
+                     values_sizes = DimVector(values.sizes())](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const auto indices = unpack_indices(c, saved);
+      Tensor grad_self, grad_values;
+      if (c.needs(0))
+        grad_self = accumulate ? g : ember::index_put(g, indices, zeros({}, g.options()), false);
+      if (c.needs(1)) grad_values = reduce_to(ember::index(g, indices), values_sizes);
+      return autograd::variable_list{grad_self, grad_values};
+    });
+  return out;
 }
 
 Tensor Tensor::index(ArrayRef<TensorIndex> indices) const {
   Sliced s = apply_slicing(*this, indices, "index");
   if (s.tensors.empty()) return s.result.is_same(*this) ? alias_of(s.result) : s.result;
-  return index_impl(s.result, s.tensors, "index");
+  return recorded_index(s.result, s.tensors, "index");
 }
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return index(ArrayRef<TensorIndex>(indices));
@@ -468,7 +532,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
   if (s.tensors.empty()) {
     copy_to(s.result, value, "index_put_");
   } else {
-    index_put_impl(s.result, s.tensors, value, false, "index_put_");
+    ember::index_put_(s.result, s.tensors, value, false);
   }
   return *this;
 }
@@ -478,7 +542,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& value) {
     check_writable(s.result, "index_put_");
     s.result.fill_(value);
   } else {
-    index_put_impl(s.result, s.tensors, full({}, value, options()), false, "index_put_");
+    ember::index_put_(s.result, s.tensors, full({}, value, options()), false);
   }
   return *this;
 }
@@ -492,7 +556,16 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Sca
 Tensor take(const Tensor& self, const Tensor& index) {
   EMBER_CHECK(self.defined() && index.defined(), "take: got an undefined tensor");
   EMBER_CHECK(index.dtype() == kInt64, "take: expected a long tensor for index, but got ", index.dtype());
-  return index_along_dim(self.reshape({-1}), 0, index, "take", true);
+  autograd::OpRecorder rec("take", {self});
+  Tensor out = unview(index_along_dim(self.reshape({-1}), 0, index, "take", true));
+  if (rec)
+    rec.record(out, [sizes = DimVector(self.sizes()), saved = rec.save(index)](autograd::BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      std::vector<std::optional<Tensor>> indices{c.unpack(saved)};
+      return autograd::variable_list{
+          ember::index_put(zeros({numel_of(sizes)}, g.options()), indices, g, /*accumulate=*/true).view(sizes)};
+    });
+  return out;
 }
 Tensor Tensor::take(const Tensor& index) const { return ember::take(*this, index); }
 

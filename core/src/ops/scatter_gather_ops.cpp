@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
@@ -162,6 +163,64 @@ Tensor check_index_source(const Tensor& self, int64_t dim, const Tensor& index, 
   return src;
 }
 
+using autograd::BackwardContext;
+using autograd::variable_list;
+
+// Note [scatter_reduce backward]
+// PyTorch's scatter_reduce_backward, with one fix: for amax/amin without
+// include_self, a self value that was dropped but happens to equal the result
+// does not take a share of the gradient (PyTorch counts it in the ties and
+// then zeroes it, losing that share). For complex inputs prod uses the
+// conjugate derivative. With several zeros of src reduced by prod into one
+// position, src's gradient is right but its double backward is not
+// (PyTorch raises there).
+std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                  const Tensor& index, const Tensor& full_src,
+                                                  const std::string& reduce, bool include_self,
+                                                  const Tensor& result) {
+  // Only src's leading corner of index's shape takes part.
+  const DimVector src_sizes(full_src.sizes());
+  Tensor src_used = full_src;
+  for (int64_t d = 0; d < index.dim() && full_src.dim() == index.dim(); ++d)
+    if (src_used.size(d) != index.size(d)) src_used = src_used.narrow(d, 0, index.size(d));
+  const Tensor& src = src_used;
+  Tensor grad_self, grad_src;
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = grad.gather(dim, index);
+  } else if (reduce == "prod") {
+    // Exclusive products computed explicitly where self or src is 0.
+    Tensor masked_self = self.masked_fill(self == 0, 1);
+    Tensor masked_self_result = masked_self.scatter_reduce(dim, index, src, reduce, include_self);
+    grad_self = grad * (masked_self_result / masked_self).conj();
+    Tensor src_zero = src == 0;
+    Tensor src_num_zeros =
+        zeros_like(self).scatter_add(dim, index, src_zero.to(self.dtype())).gather(dim, index);
+    Tensor src_single_zero = logical_and(src_zero, src_num_zeros == 1);
+    Tensor masked_src = src.masked_fill(src_single_zero, 1);
+    Tensor masked_src_result = self.scatter_reduce(dim, index, masked_src, reduce, include_self);
+    grad_src = where(src_single_zero, (grad * masked_src_result.conj()).gather(dim, index),
+                     (grad * result.conj()).gather(dim, index) / src.masked_fill(src_zero, 1).conj());
+  } else if (reduce == "mean") {
+    Tensor n = include_self ? ones_like(grad) : zeros_like(grad);
+    n = n.scatter_add(dim, index, ones_like(src));
+    n.masked_fill_(n == 0, 1);
+    grad_self = grad / n;
+    grad_src = grad.gather(dim, index) / n.gather(dim, index);
+  } else {  // amax, amin: the gradient is split evenly between ties
+    Tensor value = result.gather(dim, index);
+    Tensor self_is_result = (self == result).to(self.dtype());
+    if (!include_self) self_is_result = self_is_result.scatter(dim, index, Scalar(0));
+    Tensor src_is_result = (src == value).to(self.dtype());
+    Tensor n = self_is_result.scatter_add(dim, index, src_is_result);
+    Tensor grad_distributed = grad / n;
+    grad_self = self_is_result * grad_distributed;
+    grad_src = src_is_result * grad_distributed.gather(dim, index);
+  }
+  if (!include_self) grad_self = grad_self.scatter(dim, index, Scalar(0));
+  return {grad_self, pad_to(grad_src, src_sizes)};
+}
+
 }  // namespace
 
 // ---- gather ----
@@ -169,12 +228,19 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_
   EMBER_CHECK(self.defined() && index.defined(), "gather: got an undefined tensor");
   dim = wrap_dim(dim, self.dim(), "gather");
   check_gather(self, dim, index, "gather");
+  autograd::OpRecorder rec("gather", {self});
   Tensor out = empty(index.sizes(), self.options());
   run_gather(out, self, dim, index, "gather");
+  if (rec)
+    rec.record(out, [sizes = DimVector(self.sizes()), dim, saved = rec.save(index)](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      return variable_list{ember::scatter_add(zeros(sizes, g.options()), dim, c.unpack(saved), g)};
+    });
   return out;
 }
 Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad) {
   EMBER_CHECK(out.defined() && self.defined() && index.defined(), "gather_out: got an undefined tensor");
+  autograd::check_out_arguments("gather", out, {self});
   dim = wrap_dim(dim, self.dim(), "gather_out");
   check_gather(self, dim, index, "gather_out");
   EMBER_CHECK(out.dtype() == self.dtype(), "gather_out: expected out dtype ", self.dtype(), ", got ",
@@ -194,33 +260,93 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index, bool sparse_grad) const 
 }
 
 // ---- scatter ----
+// In-place variants under autograd run the recorded out-of-place op and copy
+// it in (autograd::assign_inplace); the out-of-place ops record.
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_CHECK(src.defined(), "scatter_: got an undefined src");
+  if (autograd::inplace_records(*this, {src}))
+    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, src), "scatter_");
   return scatter_impl(*this, dim, index, src, 0, ScatterOp::Assign, "scatter_");
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::inplace_records(*this))
+    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, value), "scatter_");
   return scatter_impl(*this, dim, index, Tensor(), value, ScatterOp::Assign, "scatter_");
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce) {
   EMBER_CHECK(src.defined(), "scatter_: got an undefined src");
+  if (autograd::inplace_records(*this, {src}))
+    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, src, reduce), "scatter_");
   return scatter_impl(*this, dim, index, src, 0, scatter_reduce_op(reduce, "scatter_"), "scatter_");
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Scalar& value, const std::string& reduce) {
+  if (autograd::inplace_records(*this))
+    return autograd::assign_inplace(*this, ember::scatter(*this, dim, index, value, reduce), "scatter_");
   return scatter_impl(*this, dim, index, Tensor(), value, scatter_reduce_op(reduce, "scatter_"), "scatter_");
 }
+// self's gradient is zero where src was written; src's is grad read back there.
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return self.clone().scatter_(dim, index, src);
+  EMBER_CHECK(src.defined(), "scatter: got an undefined src");
+  autograd::OpRecorder rec("scatter", {self, src});
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, src, 0, ScatterOp::Assign, "scatter");
+  if (rec)
+    rec.record(out, [dim, saved = rec.save(index), src_sizes = DimVector(src.sizes())](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const Tensor idx = c.unpack(saved);
+      return variable_list{c.needs(0) ? g.scatter(dim, idx, Scalar(0)) : Tensor(),
+                           c.needs(1) ? pad_to(g.gather(dim, idx), src_sizes) : Tensor()};
+    });
+  return out;
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  return self.clone().scatter_(dim, index, value);
+  autograd::OpRecorder rec("scatter", {self});
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, Tensor(), value, ScatterOp::Assign, "scatter");
+  if (rec)
+    rec.record(out, [dim, saved = rec.save(index)](BackwardContext& c) {
+      return variable_list{c.grads[0].scatter(dim, c.unpack(saved), Scalar(0))};
+    });
+  return out;
 }
+// reduce "add" is scatter_add; "multiply" is scatter_reduce's prod with self included.
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                const std::string& reduce) {
-  return self.clone().scatter_(dim, index, src, reduce);
+  EMBER_CHECK(src.defined(), "scatter: got an undefined src");
+  const ScatterOp op = scatter_reduce_op(reduce, "scatter");
+  autograd::OpRecorder rec("scatter", {self, src});
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, src, 0, op, "scatter");
+  if (rec) {
+    const bool needs_inputs = op == ScatterOp::Multiply;
+    rec.record(out, [dim, op, saved = rec.save(index), s = rec.save_if(needs_inputs, self),
+                     sr = rec.save_if(needs_inputs, src), r = needs_inputs ? rec.save_output(out) : autograd::SavedVariable(),
+                     src_sizes = DimVector(src.sizes())](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const Tensor idx = c.unpack(saved);
+      if (op == ScatterOp::Add)
+        return variable_list{g, c.needs(1) ? pad_to(g.gather(dim, idx), src_sizes) : Tensor()};
+      auto [gs, gsrc] = scatter_reduce_backward(g, c.unpack(s), dim, idx, c.unpack(sr), "prod", true, c.unpack(r));
+      return variable_list{gs, gsrc};
+    });
+  }
+  return out;
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                const std::string& reduce) {
-  return self.clone().scatter_(dim, index, value, reduce);
+  const ScatterOp op = scatter_reduce_op(reduce, "scatter");
+  autograd::OpRecorder rec("scatter", {self});
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, Tensor(), value, op, "scatter");
+  if (rec)
+    rec.record(out, [dim, op, value, saved = rec.save(index)](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      if (op == ScatterOp::Add) return variable_list{g};
+      // Each write multiplies by value: the factor is value ** (number of writes).
+      Tensor factor = ones_like(g).scatter(dim, c.unpack(saved), value, "multiply");
+      return variable_list{g * factor.conj()};
+    });
+  return out;
 }
 Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
   return ember::scatter(*this, dim, index, src);
@@ -237,18 +363,29 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Scalar& value, co
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_CHECK(src.defined(), "scatter_add_: got an undefined src");
+  if (autograd::inplace_records(*this, {src}))
+    return autograd::assign_inplace(*this, ember::scatter_add(*this, dim, index, src), "scatter_add_");
   return scatter_impl(*this, dim, index, src, 0, ScatterOp::Add, "scatter_add_");
 }
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return self.clone().scatter_add_(dim, index, src);
+  EMBER_CHECK(src.defined(), "scatter_add: got an undefined src");
+  autograd::OpRecorder rec("scatter_add", {self, src});
+  Tensor out = self.clone();
+  scatter_impl(out, dim, index, src, 0, ScatterOp::Add, "scatter_add");
+  if (rec)
+    rec.record(out, [dim, saved = rec.save(index), src_sizes = DimVector(src.sizes())](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      return variable_list{g, c.needs(1) ? pad_to(g.gather(dim, c.unpack(saved)), src_sizes) : Tensor()};
+    });
+  return out;
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return ember::scatter_add(*this, dim, index, src);
 }
 
-Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
-                                const std::string& reduce, bool include_self) {
-  const char* name = "scatter_reduce_";
+namespace {
+Tensor& scatter_reduce_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                            const std::string& reduce, bool include_self, const char* name) {
   EMBER_CHECK(src.defined(), name, ": got an undefined src");
   ScatterOp op;
   if (reduce == "sum" || reduce == "mean") op = ScatterOp::Add;
@@ -256,24 +393,49 @@ Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& 
   else if (reduce == "amax") op = ScatterOp::Amax;
   else if (reduce == "amin") op = ScatterOp::Amin;
   else EMBER_FAIL(name, ": reduce argument must be either sum, prod, mean, amax or amin, got \"", reduce, "\"");
-  EMBER_CHECK(!(is_complex() && (op == ScatterOp::Amax || op == ScatterOp::Amin)), name, ": reduce \"",
-              reduce, "\" is not supported for complex tensors (got ", dtype(), ")");
+  EMBER_CHECK(!(self.is_complex() && (op == ScatterOp::Amax || op == ScatterOp::Amin)), name, ": reduce \"",
+              reduce, "\" is not supported for complex tensors (got ", self.dtype(), ")");
   // Without self, scattered positions start from the reduction's identity.
   if (!include_self)
-    scatter_impl(*this, dim, index, Tensor(), reduce_identity(reduce, dtype()), ScatterOp::Assign, name);
-  scatter_impl(*this, dim, index, src, 0, op, name);
+    scatter_impl(self, dim, index, Tensor(), reduce_identity(reduce, self.dtype()), ScatterOp::Assign, name);
+  scatter_impl(self, dim, index, src, 0, op, name);
   if (reduce == "mean") {
-    Tensor count = include_self ? ones_like(*this) : zeros_like(*this);
+    Tensor count = include_self ? ones_like(self) : zeros_like(self);
     count.scatter_add_(dim, index, ones_like(src));
     count.masked_fill_(count == 0, 1);
-    if (is_floating_point() || is_complex()) div_(count);
-    else copy_(ember::div(*this, count, "floor"));
+    if (self.is_floating_point() || self.is_complex()) self.div_(count);
+    else self.copy_(ember::div(self, count, "floor"));
   }
-  return *this;
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                                const std::string& reduce, bool include_self) {
+  if (autograd::inplace_records(*this, {src}))
+    return autograd::assign_inplace(*this, ember::scatter_reduce(*this, dim, index, src, reduce, include_self),
+                                    "scatter_reduce_");
+  return scatter_reduce_impl(*this, dim, index, src, reduce, include_self, "scatter_reduce_");
 }
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                       const std::string& reduce, bool include_self) {
-  return self.clone().scatter_reduce_(dim, index, src, reduce, include_self);
+  autograd::OpRecorder rec("scatter_reduce", {self, src});
+  Tensor out = self.clone();
+  scatter_reduce_impl(out, dim, index, src, reduce, include_self, "scatter_reduce");
+  if (rec) {
+    const bool needs_values = reduce != "sum" && reduce != "mean";
+    // sum and mean need only src's shape.
+    rec.record(out, [dim, reduce, include_self, saved = rec.save(index), s = rec.save_if(needs_values, self),
+                     sr = rec.save_if(needs_values, src), src_sizes = DimVector(src.sizes()),
+                     r = needs_values ? rec.save_output(out) : autograd::SavedVariable()](BackwardContext& c) {
+      const Tensor src_t = sr.defined() ? c.unpack(sr) : empty(src_sizes, c.grads[0].options());
+      auto [gs, gsrc] = scatter_reduce_backward(c.grads[0], s.defined() ? c.unpack(s) : Tensor(), dim,
+                                                c.unpack(saved), src_t, reduce, include_self,
+                                                r.defined() ? c.unpack(r) : Tensor());
+      return variable_list{c.needs(0) ? gs : Tensor(), c.needs(1) ? gsrc : Tensor()};
+    });
+  }
+  return out;
 }
 Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, const std::string& reduce,
                               bool include_self) const {
@@ -281,7 +443,8 @@ Tensor Tensor::scatter_reduce(int64_t dim, const Tensor& index, const Tensor& sr
 }
 
 // ---- index_select ----
-Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+namespace {
+Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(self.defined() && index.defined(), "index_select: got an undefined tensor");
   EMBER_CHECK(index.dim() <= 1, "index_select: index is supposed to be a vector, got sizes ", index.sizes());
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
@@ -295,65 +458,155 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   }
   return index_along_dim(self, dim, flat, "index_select", false);
 }
+}  // namespace
+
+// The gradient goes back to the selected rows, summed where an index repeats.
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  autograd::OpRecorder rec("index_select", {self});
+  Tensor out = unview(index_select_impl(self, dim, index));
+  if (rec)
+    rec.record(out, [sizes = DimVector(self.sizes()), dim, saved = rec.save(index)](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      return variable_list{ember::index_add(zeros(sizes, g.options()), dim, c.unpack(saved), g)};
+    });
+  return out;
+}
 Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index) {
-  return assign_result(out, index_select(self, dim, index), "index_select_out");
+  autograd::check_out_arguments("index_select", out, {self});
+  return assign_result(out, index_select_impl(self, dim, index), "index_select_out");
 }
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ember::index_select(*this, dim, index);
 }
 
 // ---- index_add / index_copy / index_fill ----
-Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  const char* name = "index_add_";
-  EMBER_CHECK(defined(), name, ": got an undefined tensor");
-  dim = wrap_dim(dim, this->dim(), name);
-  Tensor src = check_index_source(*this, dim, index, source, name);
+namespace {
+Tensor& index_add_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                       const char* name) {
+  EMBER_CHECK(self.defined(), name, ": got an undefined tensor");
+  dim = wrap_dim(dim, self.dim(), name);
+  Tensor src = check_index_source(self, dim, index, source, name);
   // alpha in self's dtype, as PyTorch's kernel converts it.
-  if (!(alpha.is_integral(true) && alpha.toLong() == 1)) src = ember::mul(src, full({}, alpha, options()));
+  if (!(alpha.is_integral(true) && alpha.toLong() == 1)) src = ember::mul(src, full({}, alpha, self.options()));
   Tensor idx = broadcast_dim_index(index, dim, src.sizes(), name);
-  return scatter_impl(*this, dim, idx, src, 0, ScatterOp::Add, name);
+  return scatter_impl(self, dim, idx, src, 0, ScatterOp::Add, name);
 }
+
+Tensor& index_copy_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const char* name) {
+  EMBER_CHECK(self.defined(), name, ": got an undefined tensor");
+  dim = wrap_dim(dim, self.dim(), name);
+  Tensor src = check_index_source(self, dim, index, source, name);
+  Tensor idx = broadcast_dim_index(index, dim, src.sizes(), name);
+  return scatter_impl(self, dim, idx, src, 0, ScatterOp::Assign, name);
+}
+
+Tensor& index_fill_impl(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const char* name) {
+  EMBER_CHECK(self.defined() && index.defined(), name, ": got an undefined tensor");
+  dim = wrap_dim(dim, self.dim(), name);
+  DimVector sizes(as_1d_if_scalar(self).sizes());
+  Tensor idx = broadcast_dim_index(index, dim, sizes, name);
+  return scatter_impl(self, dim, idx, Tensor(), value, ScatterOp::Assign, name, /*wrap_negative=*/true);
+}
+
+void check_fill_value(const Tensor& value, const char* name) {
+  EMBER_CHECK(value.defined() && value.dim() == 0, name,
+              ": only supports a 0-dimensional value tensor, but got tensor with ",
+              value.defined() ? value.dim() : -1, " dimension(s)");
+}
+
+bool is_one(const Scalar& s) {
+  if (s.is_complex()) return s.to<complex128>() == complex128(1, 0);
+  if (s.is_floating_point()) return s.to<double>() == 1.0;
+  return s.toLong() == 1;
+}
+}  // namespace
+
+// self's gradient is grad; source's is grad at the indexed rows, times alpha.
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
-  return self.clone().index_add_(dim, index, source, alpha);
+  autograd::OpRecorder rec("index_add", {self, source});
+  Tensor out = self.clone();
+  index_add_impl(out, dim, index, source, alpha, "index_add");
+  if (rec)
+    rec.record(out, [dim, alpha, saved = rec.save(index),
+                     source_sizes = DimVector(source.sizes())](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      Tensor grad_source;
+      if (c.needs(1)) {
+        grad_source = g.index_select(dim, c.unpack(saved));
+        if (!is_one(alpha)) grad_source = grad_source * (alpha.is_complex() ? Scalar(std::conj(alpha.to<complex128>())) : alpha);
+        grad_source = grad_source.reshape(source_sizes);
+      }
+      return variable_list{g, grad_source};
+    });
+  return out;
+}
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  if (autograd::inplace_records(*this, {source}))
+    return autograd::assign_inplace(*this, ember::index_add(*this, dim, index, source, alpha), "index_add_");
+  return index_add_impl(*this, dim, index, source, alpha, "index_add_");
 }
 Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) const {
   return ember::index_add(*this, dim, index, source, alpha);
 }
 
-Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
-  const char* name = "index_copy_";
-  EMBER_CHECK(defined(), name, ": got an undefined tensor");
-  dim = wrap_dim(dim, this->dim(), name);
-  Tensor src = check_index_source(*this, dim, index, source, name);
-  Tensor idx = broadcast_dim_index(index, dim, src.sizes(), name);
-  return scatter_impl(*this, dim, idx, src, 0, ScatterOp::Assign, name);
-}
+// self's gradient is zero at the copied rows; source's is grad there.
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  return self.clone().index_copy_(dim, index, source);
+  autograd::OpRecorder rec("index_copy", {self, source});
+  Tensor out = self.clone();
+  index_copy_impl(out, dim, index, source, "index_copy");
+  if (rec)
+    rec.record(out, [dim, saved = rec.save(index), source_sizes = DimVector(source.sizes())](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      const Tensor idx = c.unpack(saved);
+      return variable_list{c.needs(0) ? g.index_fill(dim, idx, Scalar(0)) : Tensor(),
+                           c.needs(1) ? g.index_select(dim, idx).reshape(source_sizes) : Tensor()};
+    });
+  return out;
+}
+Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& source) {
+  if (autograd::inplace_records(*this, {source}))
+    return autograd::assign_inplace(*this, ember::index_copy(*this, dim, index, source), "index_copy_");
+  return index_copy_impl(*this, dim, index, source, "index_copy_");
 }
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
   return ember::index_copy(*this, dim, index, source);
 }
 
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
-  const char* name = "index_fill_";
-  EMBER_CHECK(defined() && index.defined(), name, ": got an undefined tensor");
-  dim = wrap_dim(dim, this->dim(), name);
-  DimVector sizes(as_1d_if_scalar(*this).sizes());
-  Tensor idx = broadcast_dim_index(index, dim, sizes, name);
-  return scatter_impl(*this, dim, idx, Tensor(), value, ScatterOp::Assign, name, /*wrap_negative=*/true);
-}
-Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
-  EMBER_CHECK(value.defined() && value.dim() == 0,
-              "index_fill_: only supports a 0-dimensional value tensor, but got tensor with ",
-              value.defined() ? value.dim() : -1, " dimension(s)");
-  return index_fill_(dim, index, value.item());
-}
+// self's gradient is zero at the filled rows; a tensor value's is the sum of
+// grad there (each position once, however often the index repeats it).
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  return self.clone().index_fill_(dim, index, value);
+  autograd::OpRecorder rec("index_fill", {self});
+  Tensor out = self.clone();
+  index_fill_impl(out, dim, index, value, "index_fill");
+  if (rec)
+    rec.record(out, [dim, saved = rec.save(index)](BackwardContext& c) {
+      return variable_list{c.grads[0].index_fill(dim, c.unpack(saved), Scalar(0))};
+    });
+  return out;
 }
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
-  return self.clone().index_fill_(dim, index, value);
+  check_fill_value(value, "index_fill");
+  autograd::OpRecorder rec("index_fill", {self, value});
+  Tensor out = self.clone();
+  index_fill_impl(out, dim, index, value.item(), "index_fill");
+  if (rec)
+    rec.record(out, [dim, saved = rec.save(index)](BackwardContext& c) {
+      const Tensor& g = c.grads[0];
+      Tensor kept = g.index_fill(dim, c.unpack(saved), Scalar(0));
+      return variable_list{kept, c.needs(1) ? (g - kept).sum() : Tensor()};
+    });
+  return out;
+}
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Scalar& value) {
+  if (autograd::inplace_records(*this))
+    return autograd::assign_inplace(*this, ember::index_fill(*this, dim, index, value), "index_fill_");
+  return index_fill_impl(*this, dim, index, value, "index_fill_");
+}
+Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, const Tensor& value) {
+  check_fill_value(value, "index_fill_");
+  if (autograd::inplace_records(*this, {value}))
+    return autograd::assign_inplace(*this, ember::index_fill(*this, dim, index, value), "index_fill_");
+  return index_fill_impl(*this, dim, index, value.item(), "index_fill_");
 }
 Tensor Tensor::index_fill(int64_t dim, const Tensor& index, const Scalar& value) const {
   return ember::index_fill(*this, dim, index, value);

@@ -3,27 +3,38 @@
 #include <algorithm>
 #include <numeric>
 
+#include "autograd/autograd_meta.h"
 #include "autograd/formulas.h"
 #include "autograd/record.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/reduce.h"
 #include "ops/op_utils.h"
 
 namespace ember {
 
 namespace {
+// differentiable_dtype: the dtype changes but the view is differentiable
+// (real()/imag() of a complex tensor).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
-                 std::optional<DType> dtype = std::nullopt) {
+                 std::optional<DType> dtype = std::nullopt, bool differentiable_dtype = false) {
   auto impl = make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
   if (base.is_inference()) impl->set_inference(true);
   // Under grad mode a view remembers its root base, so that in-place writes
   // through it (or to the base) rebase autograd history: Note [In-place
-  // writes and views] in autograd/view_history.cpp. Changing dtype is not a
+  // writes and views] in autograd/view_history.cpp. view(dtype) is not a
   // differentiable view.
-  if (is_grad_enabled() && !dtype) {
+  if (is_grad_enabled() && (!dtype || differentiable_dtype)) {
     const TensorImpl* b = base.impl();
     impl->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
     impl->set_view_version(base._version());
+    // Views of a multi-output view (split, unbind...) cannot be written in place either.
+    if (const autograd::AutogradMeta* m = b->autograd_meta(); m && !m->multi_output_view_fn.empty()) {
+      autograd::AutogradMeta& vm = impl->ensure_autograd_meta();
+      vm.multi_output_view_fn = m->multi_output_view_fn;
+      vm.multi_output_view_nr = m->multi_output_view_nr;
+    }
   }
   return Tensor(std::move(impl));
 }
@@ -37,6 +48,120 @@ Tensor recorded_view(const char* op, const Tensor& self, Tensor view, F&& backwa
       return autograd::variable_list{b(c.grads[0])};
     });
   return view;
+}
+
+// Note [Multi-output views]
+// split, split_with_sizes (and chunk through them) and unbind record one node
+// for all their outputs, whose backward writes every output's gradient (zeros
+// where none flowed) into its region of a zero tensor. As in PyTorch, the
+// outputs (and views of them) cannot be written in place while autograd
+// records: check_inplace raises PyTorch's error. tensor_split returns plain
+// slices (PyTorch's composite does the same), which can be written in place.
+template <class Make, class Backward>
+std::vector<Tensor> recorded_multi_view(const char* op, const Tensor& self, Make&& make, Backward&& backward) {
+  autograd::OpRecorder rec(op, {self});
+  std::vector<Tensor> out = make();
+  if (rec && !out.empty())
+    rec.record(out, [b = std::forward<Backward>(backward)](autograd::BackwardContext& c) {
+      return autograd::variable_list{b(c.grads)};
+    });
+  if (is_grad_enabled()) {
+    const std::string name = autograd::backward_name(op);
+    for (size_t i = 0; i < out.size(); ++i) {
+      autograd::AutogradMeta& m = out[i].impl()->ensure_autograd_meta();
+      m.multi_output_view_fn = name;
+      m.multi_output_view_nr = static_cast<uint32_t>(i);
+    }
+  }
+  return out;
+}
+
+// Backward of as_strided (PyTorch's as_strided_backward): the gradient is
+// scattered into a zero buffer standing for the storage, through the output's
+// geometry (summed where output elements overlap), divided where the input's
+// own elements overlap, and read back through the input's geometry. Offsets
+// are relative to the smaller of the two.
+bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
+  DimVector order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return strides[a] < strides[b]; });
+  int64_t max_index_in_slice = 0;
+  for (int64_t i : order) {
+    if (strides[i] <= max_index_in_slice) return true;
+    max_index_in_slice += strides[i] * (sizes[i] - 1);
+  }
+  return false;
+}
+
+int64_t min_storage_size(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  int64_t n = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return offset;
+    n += (sizes[i] - 1) * strides[i];
+  }
+  return n;
+}
+
+struct StridedGeometry {
+  DimVector sizes, strides;
+  int64_t offset;
+};
+
+Tensor as_strided_backward(Tensor grad, const StridedGeometry& in, const StridedGeometry& out) {
+  DimVector out_sizes, out_strides;
+  for (int64_t i = static_cast<int64_t>(out.sizes.size()) - 1; i >= 0; --i) {
+    if (out.sizes[i] == 0) return zeros(in.sizes, grad.options());
+    if (out.sizes[i] == 1) {
+      grad = grad.squeeze(i);
+    } else if (out.strides[i] == 0) {
+      grad = grad.sum(IntArrayRef(i));
+    } else {
+      out_sizes.insert(0, out.sizes[i]);
+      out_strides.insert(0, out.strides[i]);
+    }
+  }
+  const bool out_overlap = maybe_overlapping(out_sizes, out_strides);
+  DimVector in_sizes, in_strides;
+  for (size_t i = 0; i < in.sizes.size(); ++i) {
+    if (in.sizes[i] == 0) return zeros(in.sizes, grad.options());
+    if (in.sizes[i] != 1) {
+      in_sizes.push_back(in.sizes[i]);
+      in_strides.push_back(in.strides[i]);
+    }
+  }
+  const bool in_overlap = maybe_overlapping(in_sizes, in_strides);
+  const int64_t shared = std::min(in.offset, out.offset);
+  const int64_t in_offset = in.offset - shared, out_offset = out.offset - shared;
+  const int64_t size = std::max(min_storage_size(in_sizes, in_strides, in_offset),
+                                min_storage_size(out_sizes, out_strides, out_offset));
+  Tensor storage = zeros({size}, grad.options());
+  Tensor positions;
+  if (in_overlap || out_overlap) positions = arange(size, TensorOptions(kInt64).device(grad.device()));
+  if (out_overlap) {
+    Tensor index = positions.as_strided(out_sizes, out_strides, out_offset).reshape({-1});
+    storage = ember::index_add(storage, 0, index, grad.reshape({-1}));
+  } else {
+    storage.as_strided(out_sizes, out_strides, out_offset).copy_(grad);
+  }
+  if (in_overlap) {
+    Tensor index = positions.as_strided(in_sizes, in_strides, in_offset).reshape({-1});
+    Tensor count = zeros({size}, TensorOptions(to_real_dtype(grad.dtype())).device(grad.device()));
+    count.index_add_(0, index, ones({1}, count.options()).expand({index.numel()}));
+    // Positions the input does not see: any non-zero count (not read back).
+    count.masked_fill_(count == 0, 1);
+    storage = storage / count;
+  }
+  return storage.as_strided(in.sizes, in.strides, in_offset);
+}
+
+// unfold's backward: each window's gradient added back to its positions.
+Tensor unfold_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t d, int64_t size, int64_t step) {
+  if (self_sizes.empty()) return grad.sum();
+  const TensorOptions long_opts = TensorOptions(kInt64).device(grad.device());
+  const int64_t windows = grad.size(d);
+  Tensor positions = (arange(windows, long_opts) * step).unsqueeze(1) + arange(size, long_opts);
+  Tensor g = grad.movedim(-1, d + 1).flatten(d, d + 1);
+  return ember::index_add(zeros(self_sizes, grad.options()), d, positions.reshape({-1}), g);
 }
 
 // Views that only regroup elements: the gradient is reshaped back.
@@ -185,7 +310,10 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
                 " and offset ", offset, " need ", max_index + 1,
                 " elements but the storage holds only ", capacity);
   }
-  return make_view(*this, sizes, strides, offset);
+  StridedGeometry in{DimVector(this->sizes()), DimVector(this->strides()), this->storage_offset()};
+  StridedGeometry out{DimVector(sizes), DimVector(strides), offset};
+  return recorded_view("as_strided", *this, make_view(*this, sizes, strides, offset),
+                       [in, out](const Tensor& g) { return as_strided_backward(g, in, out); });
 }
 
 Tensor Tensor::view(IntArrayRef shape) const {
@@ -434,7 +562,10 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   }
   sizes.push_back(size);
   strides.push_back(st);
-  return make_view(*this, sizes, strides, storage_offset());
+  return recorded_view("unfold", *this, make_view(*this, sizes, strides, storage_offset()),
+                       [self_sizes = DimVector(this->sizes()), d, size, step](const Tensor& g) {
+                         return unfold_backward(g, self_sizes, d, size, step);
+                       });
 }
 
 Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2) const {
@@ -458,7 +589,12 @@ Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2) const {
     }
   sizes.push_back(len);
   strides.push_back(stride(d1) + stride(d2));
-  return make_view(*this, sizes, strides, start);
+  return recorded_view("diagonal", *this, make_view(*this, sizes, strides, start),
+                       [self_sizes = DimVector(this->sizes()), offset, d1, d2](const Tensor& g) {
+                         Tensor result = zeros(self_sizes, g.options());
+                         result.diagonal(offset, d1, d2).copy_(g);
+                         return result;
+                       });
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
@@ -467,13 +603,29 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   EMBER_CHECK(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
   const int64_t n = size(d);
   EMBER_CHECK(split_size > 0 || n == 0, "split: split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
-  std::vector<Tensor> out;
-  if (n == 0) {
-    out.push_back(*this);
-    return out;
-  }
-  for (int64_t s = 0; s < n; s += split_size) out.push_back(narrow(d, s, std::min(split_size, n - s)));
-  return out;
+  std::vector<int64_t> lengths;
+  for (int64_t s = 0; s < n; s += split_size) lengths.push_back(std::min(split_size, n - s));
+  if (n == 0) lengths.push_back(0);
+  return recorded_multi_view(
+      "split", *this,
+      [&] {
+        std::vector<Tensor> out;
+        int64_t start = 0;
+        for (int64_t len : lengths) {
+          out.push_back(narrow(d, start, len));
+          start += len;
+        }
+        return out;
+      },
+      [sizes = DimVector(this->sizes()), d, lengths](const autograd::variable_list& grads) {
+        Tensor result = zeros(sizes, grads[0].options());
+        int64_t start = 0;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+          result.narrow(d, start, lengths[i]).copy_(grads[i]);
+          start += lengths[i];
+        }
+        return result;
+      });
 }
 
 std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d) const {
@@ -486,13 +638,27 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   }
   EMBER_CHECK(total == size(d), "split_with_sizes: expects split_sizes to sum exactly to ", size(d),
               " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
-  std::vector<Tensor> out;
-  int64_t start = 0;
-  for (int64_t s : split_sizes) {
-    out.push_back(narrow(d, start, s));
-    start += s;
-  }
-  return out;
+  std::vector<int64_t> lengths(split_sizes.begin(), split_sizes.end());
+  return recorded_multi_view(
+      "split_with_sizes", *this,
+      [&] {
+        std::vector<Tensor> out;
+        int64_t start = 0;
+        for (int64_t len : lengths) {
+          out.push_back(narrow(d, start, len));
+          start += len;
+        }
+        return out;
+      },
+      [sizes = DimVector(this->sizes()), d, lengths](const autograd::variable_list& grads) {
+        Tensor result = zeros(sizes, grads[0].options());
+        int64_t start = 0;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+          result.narrow(d, start, lengths[i]).copy_(grads[i]);
+          start += lengths[i];
+        }
+        return result;
+      });
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
@@ -526,9 +692,18 @@ std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t d) const {
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
   EMBER_CHECK(dim() > 0, "unbind: dimension specified as ", d, " but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unbind");
-  std::vector<Tensor> out;
-  for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
-  return out;
+  return recorded_multi_view(
+      "unbind", *this,
+      [&] {
+        std::vector<Tensor> out;
+        for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
+        return out;
+      },
+      [sizes = DimVector(this->sizes()), d](const autograd::variable_list& grads) {
+        Tensor result = zeros(sizes, grads[0].options());
+        for (size_t i = 0; i < grads.size(); ++i) result.select(d, static_cast<int64_t>(i)).copy_(grads[i]);
+        return result;
+      });
 }
 
 Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
@@ -559,14 +734,20 @@ Tensor Tensor::real() const {
   if (!is_complex()) return *this;
   DimVector strides(this->strides());
   for (auto& s : strides) s *= 2;
-  return make_view(*this, sizes(), strides, storage_offset() * 2, to_real_dtype(dtype()));
+  // The gradient of a real part is complex(grad, 0).
+  return recorded_view("real", *this,
+                       make_view(*this, sizes(), strides, storage_offset() * 2, to_real_dtype(dtype()), true),
+                       [dt = dtype()](const Tensor& g) { return g.to(dt); });
 }
 
 Tensor Tensor::imag() const {
   EMBER_CHECK(is_complex(), "imag: expects a complex tensor, got dtype ", dtype());
   DimVector strides(this->strides());
   for (auto& s : strides) s *= 2;
-  return make_view(*this, sizes(), strides, storage_offset() * 2 + 1, to_real_dtype(dtype()));
+  // The gradient of an imaginary part is complex(0, grad).
+  return recorded_view("imag", *this,
+                       make_view(*this, sizes(), strides, storage_offset() * 2 + 1, to_real_dtype(dtype()), true),
+                       [dt = dtype()](const Tensor& g) { return g.to(dt) * Scalar(complex128(0, 1)); });
 }
 
 }  // namespace ember
