@@ -55,17 +55,22 @@ Tensor recorded_view(const char* op, const Tensor& self, Tensor view, F&& backwa
 // for all their outputs, whose backward writes every output's gradient (zeros
 // where none flowed) into its region of a zero tensor. As in PyTorch, the
 // outputs (and views of them) cannot be written in place while autograd
-// records: check_inplace raises PyTorch's error. tensor_split returns plain
-// slices (PyTorch's composite does the same), which can be written in place.
+// records: check_inplace raises PyTorch's error. Unlike PyTorch, outputs of
+// a tensor that did not require grad are not marked (marking costs an
+// allocation per output on every call in grad mode), so writing a value that
+// requires grad into them is allowed; the base's history is rebased as for any
+// view (Note [In-place writes and views]), which gives correct gradients.
+// tensor_split returns plain slices (as PyTorch's composite does), which can
+// be written in place.
 template <class Make, class Backward>
 std::vector<Tensor> recorded_multi_view(const char* op, const Tensor& self, Make&& make, Backward&& backward) {
   autograd::OpRecorder rec(op, {self});
   std::vector<Tensor> out = make();
-  if (rec && !out.empty())
-    rec.record(out, [b = std::forward<Backward>(backward)](autograd::BackwardContext& c) {
-      return autograd::variable_list{b(c.grads)};
-    });
-  if (is_grad_enabled()) {
+  if (!rec || out.empty()) return out;
+  rec.record(out, [b = std::forward<Backward>(backward)](autograd::BackwardContext& c) {
+    return autograd::variable_list{b(c.grads)};
+  });
+  {
     const std::string name = autograd::backward_name(op);
     for (size_t i = 0; i < out.size(); ++i) {
       autograd::AutogradMeta& m = out[i].impl()->ensure_autograd_meta();
