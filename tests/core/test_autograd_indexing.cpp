@@ -44,19 +44,11 @@ Tensor rnd_t(IntArrayRef sizes, uint64_t seed) {
   return rnd(swapped, seed).detach().t().requires_grad_();
 }
 
-// masked_fill lives with the elementwise ops and is a `where`: its gradient
-// needs where's backward (the elementwise helper's area).
-bool where_is_differentiable() {
-  Tensor x = zeros({2}, kFloat64).requires_grad_();
-  return masked_fill(x, mask_of({1, 0}), 1.0).requires_grad();
-}
-
 struct OpCase {
   std::string name;
   std::function<variable_list()> inputs;
   autograd::GradcheckFn fn;
   bool gradgrad = false;
-  bool needs_where = false;
 };
 
 using F = autograd::GradcheckFn;
@@ -82,6 +74,11 @@ std::vector<OpCase> indexing_cases() {
                }, true});
   c.push_back({"index_mask_after_slice", x34,
                [](const variable_list& x) { return one(x[0].index({Slice(None, None, 2), mask_of({0, 1, 1, 0})})); }});
+  c.push_back({"index_bool_and_0d_mask", x34,
+               [](const variable_list& x) {
+                 return variable_list{x[0].index({true, Slice(), ids({2, 1})}),
+                                      x[0].index({ne(scalar_tensor(1, kInt64), 0), ids({0, 0})})};
+               }});
   c.push_back({"index_noncontiguous", [] { return variable_list{rnd_t({4, 3}, 4)}; },
                [](const variable_list& x) { return one(x[0].index({Slice(), ids({1, 1, 0})})); }});
   c.push_back({"index_free_function", x34,
@@ -152,7 +149,7 @@ std::vector<OpCase> indexing_cases() {
   c.push_back({"scatter_reduce_multiply_string", [] { return variable_list{rnd({3, 4}, 25), rnd({2, 4}, 26)}; },
                [](const variable_list& x) {
                  return one(x[0].scatter(0, ids2({1, 1, 0, 2, 1, 0, 0, 2}, 2, 4), x[1], "multiply"));
-               }, false, true});
+               }});
   c.push_back({"scatter_value_multiply_string", x34,
                [](const variable_list& x) {
                  return one(x[0].scatter(0, ids2({1, 1, 0, 2, 1, 0, 0, 2}, 2, 4), Scalar(-2.0), "multiply"));
@@ -170,7 +167,7 @@ std::vector<OpCase> indexing_cases() {
                    [reduce, include_self](const variable_list& x) {
                      Tensor idx = ids2({0, 0, 2, 0, 2, 0, 0, 1}, 2, 4);
                      return one(x[0].scatter_reduce(0, idx, x[1], reduce, include_self));
-                   }, false, std::string(reduce) == "prod"});
+                   }});
   c.push_back({"scatter_reduce_prod_zeros", [] {
                  Tensor self = tensor({0.0, 2.0, 3.0, -1.0}, kFloat64).requires_grad_();
                  Tensor src = tensor({0.0, 1.5, 0.0, 0.0, 2.0, 4.0}, kFloat64).requires_grad_();
@@ -179,7 +176,7 @@ std::vector<OpCase> indexing_cases() {
                [](const variable_list& x) {
                  // Position 0: self 0 and src 0; position 1: one zero; position 2: two zeros.
                  return one(x[0].scatter_reduce(0, ids({0, 1, 1, 2, 2, 3}), x[1], "prod"));
-               }, false, true});
+               }});
   // ---- index_select / index_add / index_copy / index_fill ----
   c.push_back({"index_select_dim0_duplicates", x34,
                [](const variable_list& x) { return one(x[0].index_select(0, ids({2, 2, 0}))); }, true});
@@ -203,9 +200,9 @@ std::vector<OpCase> indexing_cases() {
                [](const variable_list& x) { return one(x[0].index_fill(1, ids({0, -1, 0}), x[1])); }});
   // ---- masks ----
   c.push_back({"masked_fill_scalar", x34,
-               [](const variable_list& x) { return one(x[0].masked_fill(mask_of({1, 0, 0, 1}), 2.0)); }, true, true});
+               [](const variable_list& x) { return one(x[0].masked_fill(mask_of({1, 0, 0, 1}), 2.0)); }, true});
   c.push_back({"masked_fill_0d_tensor_value", [] { return variable_list{rnd({3, 4}, 43), rnd({}, 44)}; },
-               [](const variable_list& x) { return one(x[0].masked_fill(mask_of({0, 1, 1, 0}), x[1])); }, true, true});
+               [](const variable_list& x) { return one(x[0].masked_fill(mask_of({0, 1, 1, 0}), x[1])); }, true});
   c.push_back({"masked_select_broadcast_mask", x34,
                [](const variable_list& x) { return one(x[0].masked_select(mask_of({1, 0, 1, 1}))); }, true});
   c.push_back({"masked_select_broadcast_self", [] { return variable_list{rnd({4}, 45)}; },
@@ -214,7 +211,7 @@ std::vector<OpCase> indexing_cases() {
                }});
   c.push_back({"masked_scatter", [] { return variable_list{rnd({2, 4}, 46), rnd({3, 3}, 47)}; },
                [](const variable_list& x) { return one(x[0].masked_scatter(mask_of({0, 1, 1, 0}), x[1])); },
-               false, true});
+               true});
   c.push_back({"take_along_dim", x34,
                [](const variable_list& x) { return one(x[0].take_along_dim(ids2({1, 1, 0}, 1, 3), 1)); }});
   c.push_back({"take_along_dim_flat", x34,
@@ -261,7 +258,7 @@ std::vector<OpCase> indexing_cases() {
                  Tensor y = x[0] * 1;
                  y.masked_scatter_(mask_of({1, 0, 1}), x[1]);
                  return one(y);
-               }, false, true});
+               }});
   return c;
 }
 
@@ -350,7 +347,6 @@ class AutogradIndexingOps : public ::testing::TestWithParam<OpCase> {};
 class AutogradViewOps : public ::testing::TestWithParam<OpCase> {};
 
 void run_case(const OpCase& op) {
-  if (op.needs_where && !where_is_differentiable()) GTEST_SKIP() << "needs where's backward (elementwise ops)";
   const variable_list inputs = op.inputs();
   EXPECT_TRUE(autograd::gradcheck(op.fn, inputs)) << op.name;
   if (op.gradgrad) EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs)) << op.name;
@@ -417,6 +413,11 @@ TEST(AutogradIndexing, IndexPutInplaceOnNonLeafAndErrors) {
   (y * tensor({1.0, 2.0, 3.0}, kFloat64)).sum().backward();
   expect_tensor_near(x.grad(), tensor({2.0, 0.0, 6.0}, kFloat64));
   expect_tensor_near(v.grad(), tensor({2.0}, kFloat64));
+  // Values that require grad written into a plain buffer.
+  Tensor buf = zeros({3}, kFloat64);
+  index_put_(buf, idx, v * 2);
+  (buf * 5).sum().backward();
+  expect_tensor_near(v.grad(), tensor({12.0}, kFloat64));
   expect_error([&] { index_put_(x, idx, v); }, "leaf Variable that requires grad");
   expect_error([&] { x.index_put_({ids({0})}, 1.0); }, "leaf Variable that requires grad");
   Tensor out = empty({2}, kFloat64);
