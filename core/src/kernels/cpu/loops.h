@@ -90,6 +90,20 @@ inline void contiguous_loop(const Op& op, char** data, int64_t n, bool stream, s
   });
 }
 
+// Contiguous output; input I is a broadcast scalar when bit I of Mask is set.
+template <unsigned Mask, class Op, class R, size_t... I>
+inline void masked_loop(const Op& op, char** data, R* out, int64_t n, bool stream, std::index_sequence<I...>) {
+  using traits = function_traits<Op>;
+  std::tuple<const arg_t<traits, I>*...> in{reinterpret_cast<const arg_t<traits, I>*>(data[I + 1])...};
+  // Scalars are read once, outside the loop: a load inside it that the op
+  // uses conditionally (where's `c ? a : b`) keeps GCC from vectorizing.
+  const std::tuple<arg_t<traits, I>...> scalar{((Mask >> I) & 1u) ? std::get<I>(in)[0] : arg_t<traits, I>{}...};
+  run_output(out, n, stream, [&](R* __restrict dst, int64_t first, int64_t count) {
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = op(((Mask >> I) & 1u) ? std::get<I>(scalar) : std::get<I>(in)[first + i]...);
+  });
+}
+
 // Contiguous output, each input either contiguous or a broadcast scalar
 // (stride 0); `scalar_mask` bit I set means input I is a scalar.
 template <class Op, size_t... I>
@@ -116,6 +130,19 @@ inline void scalar_broadcast_loop(const Op& op, char** data, int64_t n, unsigned
         for (int64_t i = 0; i < count; ++i) dst[i] = op(a, b[first + i]);
       });
       return;
+    }
+  }
+  if constexpr (sizeof...(I) == 3) {
+    // Ternary ops (where(c, grad, 0), addcmul with a scalar operand...): one
+    // loop per broadcast pattern, so the compiler sees plain arrays.
+    switch (scalar_mask) {
+      case 1: return masked_loop<1>(op, data, out, n, stream, std::index_sequence<I...>{});
+      case 2: return masked_loop<2>(op, data, out, n, stream, std::index_sequence<I...>{});
+      case 3: return masked_loop<3>(op, data, out, n, stream, std::index_sequence<I...>{});
+      case 4: return masked_loop<4>(op, data, out, n, stream, std::index_sequence<I...>{});
+      case 5: return masked_loop<5>(op, data, out, n, stream, std::index_sequence<I...>{});
+      case 6: return masked_loop<6>(op, data, out, n, stream, std::index_sequence<I...>{});
+      default: break;
     }
   }
   for (int64_t i = 0; i < n; ++i)

@@ -10,7 +10,8 @@ void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
     case TernaryOp::Where:
       dispatch<kMaskAll>(iter.dtype(0), "where", [&](auto tag) {
         using T = decltype(tag);
-        cpu_kernel(iter, [](bool c, T a, T b) { return c ? a : b; });
+        // The condition is read as bytes: GCC does not vectorize loads of bool.
+        cpu_kernel(iter, [](uint8_t c, T a, T b) { return c ? a : b; });
       });
       return;
     case TernaryOp::Lerp:
