@@ -14,7 +14,7 @@ AccumulateGrad::AccumulateGrad(Tensor leaf) : variable_(std::move(leaf)) {
   sequence_nr_ = std::numeric_limits<uint64_t>::max();
 }
 
-void AccumulateGrad::run_tensor_pre_hooks(variable_list& grads) {
+void AccumulateGrad::run_tensor_pre_hooks(variable_list& grads, bool) {
   AutogradMeta* m = meta_of(variable_);
   if (!m || !grads[0].defined()) return;
   for (const auto& h : m->hooks) {

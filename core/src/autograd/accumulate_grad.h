@@ -10,7 +10,7 @@ class AccumulateGrad final : public Node {
   std::string name() const override { return "AccumulateGrad"; }
   variable_list apply(variable_list&& grads) override;
   // Leaf hooks live on the tensor (they outlive any one accumulator).
-  void run_tensor_pre_hooks(variable_list& grads) override;
+  void run_tensor_pre_hooks(variable_list& grads, bool batched = false) override;
   const Tensor& variable() const { return variable_; }
 
  private:

@@ -19,10 +19,11 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
 }
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
-                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused, bool is_grads_batched) {
   EMBER_CHECK(!inputs.empty(), "autograd::grad: inputs must not be empty");
   variable_list result =
-      run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, inputs, false);
+      run_backward(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, inputs, false,
+                   is_grads_batched);
   if (!allow_unused)
     for (size_t i = 0; i < result.size(); ++i)
       EMBER_CHECK(result[i].defined(), "autograd::grad: input ", i,

@@ -11,6 +11,15 @@
 //     gradient was broadcast, dtype cast) and delivered.
 // A node's saved tensors are freed right after it ran unless keep_graph, so a
 // backward pass holds no more memory than PyTorch's.
+//
+// Note [Batched gradients]
+// autograd::grad(..., is_grads_batched) seeds the roots with gradients that
+// have an extra leading dim B and gets B vector-Jacobian products from one
+// pass (the vectorized jacobian). Nodes whose formula only broadcasts
+// elementwise ops (Node::supports_batched_grads: the elementwise ops, copies)
+// run once on the batched gradients; every other node runs once per batch
+// entry and its results are stacked. Shapes are checked and reduced on the
+// dims after the batch dim.
 #include "autograd/engine.h"
 
 #include <queue>
@@ -23,6 +32,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
 
 namespace ember::autograd {
 
@@ -36,13 +46,27 @@ bool expandable_to(IntArrayRef from, IntArrayRef to) {
   return true;
 }
 
+// grad [B, ...] reduced to [B, sizes...] (sum_to after the batch dim).
+Tensor sum_to_batched(const Tensor& grad, IntArrayRef sizes) {
+  const int64_t lead = grad.dim() - 1 - static_cast<int64_t>(sizes.size());
+  DimVector dims;
+  for (int64_t d = 1; d <= lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] == 1 && grad.size(1 + lead + static_cast<int64_t>(i)) != 1)
+      dims.push_back(1 + lead + static_cast<int64_t>(i));
+  DimVector target{grad.size(0)};
+  for (int64_t s : sizes) target.push_back(s);
+  return (dims.empty() ? grad : grad.sum(dims, true)).reshape(target);
+}
+
 // Makes a node's output gradient fit the input it flows into.
-Tensor fit_gradient(Tensor grad, const Node& producer, size_t index, const InputMetadata& md) {
-  if (grad.sizes() != IntArrayRef(md.sizes)) {
-    EMBER_CHECK(expandable_to(md.sizes, grad.sizes()), "Function ", producer.name(),
-                " returned an invalid gradient at index ", index, " - got ", grad.sizes(),
+Tensor fit_gradient(Tensor grad, const Node& producer, size_t index, const InputMetadata& md, bool batched) {
+  const IntArrayRef shape = batched ? grad.sizes().slice(1) : grad.sizes();
+  if (shape != IntArrayRef(md.sizes)) {
+    EMBER_CHECK(expandable_to(md.sizes, shape), "Function ", producer.name(),
+                " returned an invalid gradient at index ", index, " - got ", shape,
                 " but expected shape compatible with ", IntArrayRef(md.sizes));
-    grad = sum_to(grad, md.sizes);
+    grad = batched ? sum_to_batched(grad, md.sizes) : sum_to(grad, md.sizes);
   }
   if (grad.dtype() != md.dtype) {
     if (grad.is_complex() && !is_complex(md.dtype)) grad = grad.real();
@@ -75,6 +99,30 @@ void check_anomaly(const Node& node, const variable_list& outputs) {
     EMBER_CHECK(!g.isnan().any().item<bool>(), "Function '", node.name(), "' returned nan values in its ", i,
                 "th output; the node was recorded by the forward op '", node.forward_op(), "'");
   }
+}
+
+// Runs a node that only knows unbatched gradients once per batch entry and
+// stacks its results.
+variable_list apply_per_batch_entry(Node& node, const variable_list& grads, int64_t batch) {
+  std::vector<variable_list> per_output(node.num_outputs());
+  for (int64_t b = 0; b < batch; ++b) {
+    variable_list slice(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (grads[i].defined()) slice[i] = grads[i].select(0, b);
+    variable_list out = node.apply(std::move(slice));
+    for (size_t i = 0; i < per_output.size(); ++i) per_output[i].push_back(i < out.size() ? out[i] : Tensor());
+  }
+  variable_list stacked(per_output.size());
+  for (size_t i = 0; i < per_output.size(); ++i) {
+    const Tensor* any = nullptr;
+    for (const Tensor& t : per_output[i])
+      if (t.defined()) any = &t;
+    if (!any) continue;
+    for (Tensor& t : per_output[i])
+      if (!t.defined()) t = zeros_like(*any);
+    stacked[i] = stack(per_output[i], 0);
+  }
+  return stacked;
 }
 
 struct GraphTask {
@@ -135,9 +183,12 @@ void mark_needed(GraphTask& task, const std::vector<char>& is_target) {
 }  // namespace
 
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
-                           bool create_graph, const variable_list& inputs, bool accumulate_grad) {
+                           bool create_graph, const variable_list& inputs, bool accumulate_grad, bool batched) {
   EMBER_CHECK(grad_roots.empty() || grad_roots.size() == roots.size(), "backward: got ", roots.size(),
               " tensors but ", grad_roots.size(), " gradients");
+  EMBER_CHECK(!batched || (!accumulate_grad && grad_roots.size() == roots.size()),
+              "autograd::grad: is_grads_batched needs a batched gradient for every output");
+  int64_t batch = -1;
   GraphTask task;
   std::vector<std::pair<size_t, Tensor>> seeds;
   // Keep the root nodes alive for the whole pass (a leaf root's accumulator
@@ -150,7 +201,14 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     Edge edge = gradient_edge(root);
     EMBER_CHECK(edge.is_valid(), "backward: element ", i, " of tensors does not require grad and does not have a grad_fn");
     Tensor g = grad_roots.empty() ? Tensor() : grad_roots[i];
-    if (!g.defined()) {
+    if (batched) {
+      EMBER_CHECK(g.defined() && g.dim() == root.dim() + 1 && g.sizes().slice(1) == root.sizes() &&
+                      (batch < 0 || g.size(0) == batch),
+                  "autograd::grad: with is_grads_batched, grad_outputs[", i, "] must have shape [B] + ",
+                  root.sizes(), " with the same B for every output, got ",
+                  g.defined() ? ember::detail::concat(g.sizes()) : std::string("undefined"));
+      batch = g.size(0);
+    } else if (!g.defined()) {
       EMBER_CHECK(root.numel() == 1, "backward: grad can be implicitly created only for scalar outputs, but tensor ", i,
                   " has shape ", root.sizes());
       g = ones_like(root);
@@ -162,7 +220,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     const size_t idx = task.add(edge.function.get());
     seeds.emplace_back(idx, Tensor());
     Tensor& slot = task.buffers[idx][edge.input_nr];
-    accumulate_into(slot, fit_gradient(g, *edge.function, i, edge.function->input_metadata(edge.input_nr)),
+    accumulate_into(slot, fit_gradient(g, *edge.function, i, edge.function->input_metadata(edge.input_nr), batched),
                     create_graph);
   }
 
@@ -212,14 +270,27 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     variable_list grads = std::move(task.buffers[idx]);
     bool any_defined = false;
     for (const Tensor& g : grads) any_defined = any_defined || g.defined();
-    if (any_defined) node->run_tensor_pre_hooks(grads);
+    if (any_defined) node->run_tensor_pre_hooks(grads, batched);
     if (auto it = task.captures.find(idx); it != task.captures.end())
       for (auto [input_nr, slot] : it->second) task.captured[slot] = grads[input_nr];
 
     variable_list outputs;
     if (task.execute[idx] && any_defined) {
       try {
-        outputs = node->apply(std::move(grads));
+        if (!batched) {
+          outputs = node->apply(std::move(grads));
+        } else if (node->supports_batched_grads()) {
+          for (size_t i = 0; i < grads.size(); ++i)
+            if (!grads[i].defined()) {
+              const InputMetadata& md = node->input_metadata(i);
+              DimVector sizes{batch};
+              for (int64_t d : md.sizes) sizes.push_back(d);
+              grads[i] = zeros(sizes, TensorOptions(md.dtype));
+            }
+          outputs = node->apply(std::move(grads));
+        } else {
+          outputs = apply_per_batch_entry(*node, grads, batch);
+        }
       } catch (const Error& e) {
         if (!anomaly) throw;
         EMBER_FAIL(e.what(), " [in ", node->name(), ", recorded by the forward op '", node->forward_op(), "']");
@@ -234,7 +305,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       if (!e.is_valid()) continue;
       const size_t j = task.index.at(e.function.get());
       if (i < outputs.size() && outputs[i].defined()) {
-        Tensor g = fit_gradient(std::move(outputs[i]), *node, i, e.function->input_metadata(e.input_nr));
+        Tensor g = fit_gradient(std::move(outputs[i]), *node, i, e.function->input_metadata(e.input_nr), batched);
         accumulate_into(task.buffers[j][e.input_nr], std::move(g), create_graph);
       }
       if (--task.deps[j] == 0) ready.emplace(task.nodes[j]->sequence_nr(), j);

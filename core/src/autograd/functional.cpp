@@ -8,22 +8,17 @@
 //    computed with create_graph for a dummy u that requires grad, and
 //    d<g(u), v>/du = J v; hvp applies the same trick to the gradient;
 //  - jacobian runs one backward per output element through the retained
-//    graph (Ember has no batched backward, see `vectorize` below); hessian is
+//    graph, or one batched backward (`vectorize` below); hessian is
 //    the jacobian of a jacobian computed with create_graph;
 //  - undefined gradients (an output independent of an input) become zeros,
 //    or errors in strict mode; without create_graph the results are detached.
 //
-// vectorize (jacobian): PyTorch computes all rows in one backward with vmap
-// over the backward formulas (is_grads_batched). Ember's engine checks each
-// gradient against its node's input shape and the formulas know nothing of
-// a batch dimension, so a batched gradient cannot flow. The other tricks
-// cost as much: the double backward of a vjp with respect to a batched v
-// needs a batched backward too, and running the function on a stacked batch
-// of the inputs is only right for functions that treat rows independently,
-// which cannot be checked. So vectorize=true computes the same rows through
-// the same retained graph, seeding each pass with a one-hot gradient (a row
-// of the identity) instead of recording a reshape and a select per row; the
-// results are identical.
+// vectorize (jacobian): all rows in one backward pass with batched
+// gradients (autograd::grad with is_grads_batched): the seed is the identity
+// with one row per output element. Elementwise nodes run once on the whole
+// batch; other nodes run once per row inside the same pass (Note [Batched
+// gradients] in engine.cpp), so the result is always exact and equal to the
+// row-by-row path.
 #include "ember/autograd/functional.h"
 
 #include "autograd/record.h"
@@ -154,24 +149,12 @@ DimVector cat_sizes(IntArrayRef a, IntArrayRef b) {
   return s;
 }
 
-// The rows (each shaped like `in`) as one tensor of shape out_sizes + in.shape.
-// stack does not record, so rows that carry history are written into slices
-// of a buffer with copy_, which records (CopySlices).
+// The rows (each shaped like `in`) as one tensor of shape out_sizes + in.shape
+// (stack records, so rows with history stay differentiable).
 Tensor assemble(const variable_list& rows, IntArrayRef out_sizes, const Tensor& in) {
   const DimVector sizes = cat_sizes(out_sizes, in.sizes());
   if (rows.empty()) return zeros(sizes, TensorOptions(in.dtype()));
-  if (rows.size() == 1) return rows[0].reshape(sizes);
-  bool with_history = false;
-  for (const Tensor& r : rows) with_history = with_history || r.requires_grad();
-  if (!with_history) {
-    NoGradGuard no_grad;
-    return stack(rows, 0).view(sizes);
-  }
-  DimVector buffer_sizes{static_cast<int64_t>(rows.size())};
-  for (int64_t x : in.sizes()) buffer_sizes.push_back(x);
-  Tensor buffer = zeros(buffer_sizes, TensorOptions(rows[0].dtype()));
-  for (size_t r = 0; r < rows.size(); ++r) buffer.select(0, static_cast<int64_t>(r)).copy_(rows[r]);
-  return buffer.view(sizes);
+  return stack(rows, 0).reshape(sizes);
 }
 
 std::vector<variable_list> jacobian_impl(const TensorListFn& func, const variable_list& inputs_in,
@@ -186,23 +169,38 @@ std::vector<variable_list> jacobian_impl(const TensorListFn& func, const variabl
     const Tensor& out = outputs[i];
     EMBER_CHECK(out.defined(), "jacobian: output ", i, " of the user-provided function is undefined");
     const int64_t n = out.numel();
+    if (vectorize) {
+      // All n rows in one batched backward (Note [Batched gradients] in
+      // engine.cpp): the seed is the identity, one row per output element.
+      variable_list vj(inputs.size());
+      if (out.requires_grad() && n > 0) {
+        Tensor seed;
+        {
+          NoGradGuard no_grad;
+          seed = eye(n, TensorOptions(out.dtype())).view(cat_sizes({n}, out.sizes()));
+        }
+        vj = grad({out}, inputs, {seed}, /*retain_graph=*/true, create_graph, /*allow_unused=*/true,
+                  /*is_grads_batched=*/true);
+      }
+      for (size_t j = 0; j < inputs.size(); ++j) {
+        const DimVector sizes = cat_sizes(out.sizes(), inputs[j].sizes());
+        if (vj[j].defined()) {
+          EMBER_CHECK(!(strict && create_graph && !vj[j].requires_grad()),
+                      "The jacobian of the user-provided function is independent of input ", i,
+                      ". This is not allowed in strict mode when create_graph=True.");
+          jacobian[i].push_back(vj[j].reshape(sizes));
+        } else {
+          EMBER_CHECK(!strict || n == 0, "Output ", i, " of the user-provided function is independent of input ",
+                      j, ". This is not allowed in strict mode.");
+          jacobian[i].push_back(zeros(sizes, inputs[j].options()));
+        }
+      }
+      continue;
+    }
     std::vector<variable_list> rows(inputs.size());
     for (int64_t k = 0; k < n; ++k) {
-      variable_list vj;
-      if (vectorize) {
-        // A fresh one-hot seed per row: under create_graph the recorded
-        // double-backward graph may keep it.
-        Tensor seed;
-        if (out.requires_grad()) {
-          NoGradGuard no_grad;
-          seed = zeros({n}, TensorOptions(out.dtype()));
-          seed.select(0, k).fill_(1);
-          seed = seed.view(out.sizes());
-        }
-        vj = autograd_grad({out}, inputs, {seed}, create_graph, /*retain_graph=*/true);
-      } else {
-        vj = autograd_grad({out.reshape({-1}).select(0, k)}, inputs, {}, create_graph, /*retain_graph=*/true);
-      }
+      variable_list vj =
+          autograd_grad({out.reshape({-1}).select(0, k)}, inputs, {}, create_graph, /*retain_graph=*/true);
       for (size_t j = 0; j < inputs.size(); ++j) {
         if (vj[j].defined()) {
           EMBER_CHECK(!(strict && create_graph && !vj[j].requires_grad()),

@@ -67,7 +67,7 @@ void Node::add_retain_grad_slot(uint32_t input_nr, std::shared_ptr<Tensor> slot)
   retain_grad_slots_.emplace_back(input_nr, std::move(slot));
 }
 
-void Node::run_tensor_pre_hooks(variable_list& grads) {
+void Node::run_tensor_pre_hooks(variable_list& grads, bool batched) {
   for (const PreHook& h : pre_hooks_) {
     Tensor& g = grads[h.input_nr];
     if (!g.defined()) continue;
@@ -75,6 +75,7 @@ void Node::run_tensor_pre_hooks(variable_list& grads) {
     if (replaced.defined()) g = std::move(replaced);
   }
   // retain_grad stores the (hooked) gradient, accumulating over backward calls.
+  if (batched) return;
   for (auto& [nr, slot] : retain_grad_slots_) {
     const Tensor& g = grads[nr];
     if (!g.defined()) continue;

@@ -154,6 +154,7 @@ std::shared_ptr<Node> OpRecorder::record_outputs(const Tensor* const* outputs, s
   }
   active_ = false;
   auto node = std::make_shared<LambdaNode>(op_, std::move(edges_), std::move(fn), saved_ > 0);
+  node->set_supports_batched_grads(batched_ok_);
   for (size_t i = 0; i < n; ++i) {
     const Tensor& o = *outputs[i];
     node->add_input_metadata(o);

@@ -63,8 +63,11 @@ class LambdaNode final : public Node {
   std::string forward_op() const override { return op_; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override;
+  bool supports_batched_grads() const override { return batched_ok_; }
+  void set_supports_batched_grads(bool v) { batched_ok_ = v; }
 
  private:
+  bool batched_ok_ = false;
   const char* op_;
   const char* node_name_;
   BackwardFn fn_;
@@ -96,6 +99,9 @@ class OpRecorder {
   bool needs(size_t i) const { return i < edges_.size() && edges_[i].is_valid(); }
 
   SavedVariable save(const Tensor& input);
+  // Declares the formula correct for batched gradients (an extra leading dim:
+  // broadcasting elementwise ops only, no reshapes or reductions).
+  void allow_batched_grads() { batched_ok_ = true; }
   // Saves only when `needed` (e.g. the other input's gradient is wanted).
   SavedVariable save_if(bool needed, const Tensor& input) { return needed ? save(input) : SavedVariable(); }
   SavedVariable save_output(const Tensor& output, uint32_t output_nr = 0);
@@ -114,6 +120,7 @@ class OpRecorder {
   const char* op_;
   bool active_ = false;
   bool suspended_here_ = false;
+  bool batched_ok_ = false;
   int saved_ = 0;
   std::vector<Edge> edges_;
 };

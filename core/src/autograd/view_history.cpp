@@ -101,6 +101,7 @@ void copy_with_grad(Tensor& self, const Tensor& src) {
         return {c.needs(0) ? zeros_like(c.grads[0]) : Tensor(), c.grads[0]};
       },
       false, "CopyBackwards");
+  node->set_supports_batched_grads(true);  // zeros_like and identity
   node->add_input_metadata(self);
   set_history(self, std::move(node), 0);
 }

@@ -217,6 +217,7 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, boo
   if (!record_grad || !differentiable(op)) return compute_binary(op, a, b, out, inplace, alpha);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {a, b});
   autograd::OpRecorder rec(name, {a, b});
+  rec.allow_batched_grads();  // elementwise formula
   Tensor result = compute_binary(op, a, b, out, inplace, alpha);
   if (rec)
     if (auto fn = binary_backward(op, rec, a, b, result, alpha)) rec.record(result, std::move(fn));

@@ -113,6 +113,7 @@ namespace {
 template <class F>
 Tensor recorded_copy(const char* op, const Tensor& self, const F& compute) {
   autograd::OpRecorder rec(op, {self});
+  rec.allow_batched_grads();  // identity
   Tensor out = compute();
   if (rec && !out.is_same(self))
     rec.record(out, [](autograd::BackwardContext& c) { return autograd::variable_list{c.grads[0]}; });

@@ -83,6 +83,7 @@ Tensor run_ternary(TernaryOp op, const char* name, const Tensor& a, const Tensor
                                     run_ternary(op, base_name(op), a, b, c, value, Tensor(), false), name);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {a, b, c});
   autograd::OpRecorder rec(base_name(op), {a, b, c});
+  rec.allow_batched_grads();  // elementwise formula
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).add_input(c).is_inplace(inplace);
   iter.build();
@@ -161,6 +162,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
               condition.dtype());
   const DType dtype = result_type({self, other});
   autograd::OpRecorder rec("where", {self, other});
+  rec.allow_batched_grads();  // elementwise formula
   TensorIterator iter("where");
   iter.add_output(Tensor()).add_input(condition).add_input(self.to(dtype)).add_input(other.to(dtype));
   iter.promote_inputs_to_common_dtype(false).output_dtype(dtype);
@@ -195,6 +197,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   EMBER_CHECK(value.dim() == 0, "masked_fill: only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s)");
   autograd::OpRecorder rec("masked_fill", {self, value});
+  rec.allow_batched_grads();  // elementwise formula
   Tensor v = value.to(self.dtype());
   Tensor out = where(mask, v, self);
   EMBER_CHECK(out.sizes() == self.sizes(), "masked_fill: mask of shape ", mask.sizes(),

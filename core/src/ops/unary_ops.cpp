@@ -225,6 +225,7 @@ Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
   if (!differentiable(op)) return compute_unary(op, self, out, inplace);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {self});
   autograd::OpRecorder rec(name, {self});
+  rec.allow_batched_grads();  // elementwise formula
   Tensor result = compute_unary(op, self, out, inplace);
   if (rec)
     if (auto fn = unary_backward(op, rec, self, result)) rec.record(result, std::move(fn));
@@ -338,6 +339,7 @@ Tensor conj(const Tensor& self) {
 }
 Tensor angle(const Tensor& self) {
   autograd::OpRecorder rec("angle", {self});
+  rec.allow_batched_grads();  // elementwise formula
   // Complex -> real dtype; real inputs -> 0 or pi in a floating dtype.
   TensorIterator iter("angle");
   iter.add_output(Tensor()).add_input(self);
@@ -371,6 +373,7 @@ Tensor Tensor::angle() const { return ember::angle(*this); }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {
   autograd::OpRecorder rec("softplus", {self});
+  rec.allow_batched_grads();  // elementwise formula
   TensorIterator iter("softplus");
   iter.add_output(Tensor()).add_input(self).promote_integer_inputs_to_float();
   iter.build();
@@ -391,6 +394,7 @@ Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<d
                   std::optional<double> neginf) {
   if (!self.is_floating_point() && !self.is_complex()) return self.clone();
   autograd::OpRecorder rec("nan_to_num", {self});
+  rec.allow_batched_grads();  // elementwise formula
   TensorIterator iter("nan_to_num");
   iter.add_output(Tensor()).add_input(self);
   iter.build();
@@ -418,6 +422,7 @@ Tensor run_clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Sc
                                     "clamp_");
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {self});
   autograd::OpRecorder rec(name, {self});
+  rec.allow_batched_grads();  // elementwise formula
   // Result dtype follows type promotion with the bounds, as PyTorch 1.13+.
   std::vector<Tensor> operands{self};
   if (min) operands.push_back(scalar_to_tensor(*min));
@@ -452,6 +457,7 @@ Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   if (!min.defined() && !max.defined()) return self;
   const bool has_min = min.defined(), has_max = max.defined();
   autograd::OpRecorder rec(!has_max ? "clamp_min" : !has_min ? "clamp_max" : "clamp", {self, min, max});
+  rec.allow_batched_grads();  // elementwise formula
   Tensor r = self;
   if (has_min) r = maximum(r, min);
   if (has_max) r = minimum(r, max);

@@ -20,10 +20,12 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors = 
 
 // The gradients of `outputs` w.r.t. `inputs`, returned instead of accumulated.
 // An input the outputs do not depend on is an error unless allow_unused (then
-// its gradient is undefined).
+// its gradient is undefined). is_grads_batched: each grad_outputs[i] has an
+// extra leading dim B, and the results too: B vector-Jacobian products in one
+// pass (see docs/autograd.md).
 variable_list grad(const variable_list& outputs, const variable_list& inputs,
                    const variable_list& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
-                   bool create_graph = false, bool allow_unused = false);
+                   bool create_graph = false, bool allow_unused = false, bool is_grads_batched = false);
 
 // Anomaly detection: backward errors name the forward op of the failing node,
 // and a NaN produced by a backward formula is an error naming that op.

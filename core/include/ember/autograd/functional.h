@@ -46,11 +46,9 @@ std::pair<variable_list, variable_list> jvp(const TensorListFn& func, const vari
                                             bool strict = false);
 
 // ---- jacobian: shape out.shape + in.shape ----
-// vectorize: Ember's engine has no batched backward (PyTorch's vectorize uses
-// vmap), so both settings compute one row per backward pass through a single
-// retained graph and give identical results; vectorize=true seeds each pass
-// with a one-hot gradient instead of recording a select per row, and allows
-// strict (PyTorch does not). See docs/autograd.md.
+// vectorize: all rows in one backward pass with batched gradients (as
+// PyTorch's vmap-based vectorize): elementwise nodes process every row at
+// once, other nodes row by row inside the pass. Same results either way.
 Tensor jacobian(const TensorFn& func, const Tensor& inputs, bool create_graph = false, bool strict = false,
                 bool vectorize = false);
 std::vector<variable_list> jacobian(const TensorListFn& func, const variable_list& inputs,

@@ -48,6 +48,10 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual variable_list apply(variable_list&& grads) = 0;
   // Frees saved tensors once the node has run (unless retain_graph).
   virtual void release_variables() {}
+  // Whether apply() is right for gradients with an extra leading batch dim
+  // (formulas made only of broadcasting elementwise ops). The engine's
+  // batched mode runs other nodes once per batch entry.
+  virtual bool supports_batched_grads() const { return false; }
   // The forward op that recorded this node (for error messages).
   virtual std::string forward_op() const { return name(); }
 
@@ -68,8 +72,9 @@ class Node : public std::enable_shared_from_this<Node> {
   bool remove_tensor_pre_hook(uint64_t id);
   // Tensor::retain_grad on a non-leaf: the gradient at input_nr is stored in slot.
   void add_retain_grad_slot(uint32_t input_nr, std::shared_ptr<Tensor> slot);
-  // Runs the hooks on `grads` in place (tensor hooks, then retain_grad).
-  virtual void run_tensor_pre_hooks(variable_list& grads);
+  // Runs the hooks on `grads` in place (tensor hooks, then retain_grad unless
+  // the gradients are batched).
+  virtual void run_tensor_pre_hooks(variable_list& grads, bool batched = false);
 
  protected:
   std::vector<Edge> next_edges_;
