@@ -305,3 +305,34 @@ TEST(Gradcheck, ComplexWirtinger) {
 }
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+// Saved tensors are freed as soon as their node ran (unless retain_graph), so
+// a backward pass holds no more memory than PyTorch's.
+TEST(AutogradEngine, SavedTensorsFreedAfterTheirNodeRuns) {
+  Tensor x = randn({1000}, kFloat64).requires_grad_();
+  Tensor y;
+  Storage saved;
+  {
+    Tensor h = x * 2;   // saved by the mul below
+    saved = h.storage();
+    y = (h * h).sum();
+  }
+  EXPECT_EQ(saved.use_count(), 2u);  // ours + the SavedVariable's tensor
+  y.backward({}, /*retain_graph=*/true);
+  EXPECT_EQ(saved.use_count(), 2u);  // retained
+  y.backward();
+  EXPECT_EQ(saved.use_count(), 1u);  // freed by the second, non-retaining pass
+}
+
+TEST(AutogradEngine, ZeroSizeTensors) {
+  Tensor x = zeros({0, 3}, kFloat64).requires_grad_();
+  Tensor w = randn({3, 2}, kFloat64).requires_grad_();
+  (x.matmul(w).exp() * 2).sum().backward();
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_EQ(x.grad().sizes(), IntArrayRef({0, 3}));
+  expect_tensor_near(w.grad(), zeros({3, 2}, kFloat64));
+}
+}  // namespace
+}  // namespace ember
