@@ -26,19 +26,54 @@ bool set_recording_suspended(bool v);  // grad_mode.cpp
 
 // ---- SavedVariable ----
 
+// Note [Saved tensors and reference cycles]
+// A node that kept a saved tensor itself (its TensorImpl) would own whatever
+// history that tensor gets later, and an in-place write can give it a history
+// that leads back to the node:
+//   y = h.sin();  h.copy_(y);   // h's grad_fn: CopyBackwards -> SinBackward0,
+//                               // which saved h: a cycle, never freed
+// The same goes for k.mul_(k), for a plain tensor written with a value that
+// saved it (buf.copy_(x * buf)), and for views, whose base is written too (a
+// saved view holds its base). Such a saved tensor is stale anyway (the write
+// bumped the shared version counter, so unpack fails), but the cycle stays.
+// So a node keeps an alias of the saved tensor: the same memory and version
+// counter, no history and no view base, plus the grad_fn the tensor had when
+// it was saved (made before the node, so it cannot lead back to it). unpack
+// under grad mode (create_graph) gives the alias that history back. Outputs
+// are kept the same way, their grad_fn being the owner node (not held: that
+// is the other cycle). Leaves that require grad are kept as they are: a
+// gradient must reach their accumulator (which they hold only weakly), and
+// an in-place write to them while recording is an error, so they get no new
+// history.
+
+namespace {
+// The same data as t (memory, geometry, version counter) without history.
+Tensor history_free_alias(const Tensor& t) {
+  auto impl = make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
+  impl->set_inference(t.is_inference());
+  // A number wrapped into a tensor (x * 2.5) keeps its place in type promotion.
+  impl->set_wrapped_number(t.impl()->is_wrapped_number());
+  return Tensor(std::move(impl));
+}
+}  // namespace
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output, uint32_t output_nr)
     : version_(t.defined() ? t._version() : 0), output_nr_(output_nr), is_output_(is_output) {
   if (!t.defined()) return;
   EMBER_CHECK(!t.is_inference() || is_inference_mode_enabled(),
               "autograd: inference tensors cannot be saved for backward (", t.toString(),
               " was made under InferenceMode). Make a clone() of it outside InferenceMode to use it in autograd.");
-  if (is_output) {
-    // The same data without history: the node keeps it, and the node is the
-    // output's grad_fn (a reference cycle otherwise).
-    data_ = Tensor(make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset()));
-  } else {
-    data_ = t;
+  if (!is_output) {
+    grad_fn_ = grad_fn_of(t);
+    if (grad_fn_) {
+      output_nr_ = meta_of(t)->output_nr;
+    } else if (const AutogradMeta* m = meta_of(t); m && m->requires_grad) {
+      is_leaf_ = true;
+      data_ = t;
+      return;
+    }
   }
+  data_ = history_free_alias(t);
 }
 
 Tensor SavedVariable::unpack(const Node& owner) const {
@@ -46,18 +81,20 @@ Tensor SavedVariable::unpack(const Node& owner) const {
   if (data_._version() != version_) {
     std::string what;
     if (is_output_) what = ember::detail::concat("output ", output_nr_, " of ", owner.name());
-    else if (auto fn = grad_fn_of(data_)) what = ember::detail::concat("output ", meta_of(data_)->output_nr, " of ", fn->name());
+    else if (grad_fn_) what = ember::detail::concat("output ", output_nr_, " of ", grad_fn_->name());
     else what = "a leaf or an input that does not require grad";
     EMBER_FAIL("one of the variables needed for gradient computation has been modified by an inplace operation: [",
                data_.toString(), "], which is ", what, ", is at version ", data_._version(), "; expected version ",
                version_, " instead (needed by ", owner.name(), ", recorded by ", owner.forward_op(),
                "). Hint: replace the in-place operation by an out-of-place one, or clone() the tensor before modifying it.");
   }
-  if (!is_output_ || !is_grad_enabled()) return data_;
-  // Under create_graph the output must lead back to its node again.
-  Tensor t(make_intrusive<TensorImpl>(data_.storage(), data_.dtype(), data_.sizes(), data_.strides(),
-                                      data_.storage_offset()));
-  set_history(t, std::const_pointer_cast<Node>(owner.shared_from_this()), output_nr_);
+  if (is_leaf_ || !is_grad_enabled()) return data_;
+  std::shared_ptr<Node> fn =
+      is_output_ ? std::const_pointer_cast<Node>(owner.shared_from_this()) : grad_fn_;
+  if (!fn) return data_;
+  // Under create_graph the tensor must lead back to its history again.
+  Tensor t = history_free_alias(data_);
+  set_history(t, std::move(fn), output_nr_);
   return t;
 }
 

@@ -22,10 +22,13 @@ namespace ember::autograd {
 
 class LambdaNode;
 
-// A tensor kept for backward. Inputs are kept as they are; outputs are kept
-// without their history (it is the node that keeps them: a cycle otherwise)
-// and get it back on unpack. The version counter is checked on unpack: a
-// saved tensor modified in place since is an error.
+// A tensor kept for backward (Note [Saved tensors and reference cycles] in
+// record.cpp). Leaves that require grad are kept as they are; other tensors
+// are kept as an alias without history (same memory and version counter),
+// with the history they had when saved (an input's grad_fn, or for an
+// output the owner node), which unpack gives back under grad mode. The
+// version counter is checked on unpack: a saved tensor modified in place
+// since is an error.
 class SavedVariable {
  public:
   SavedVariable() = default;
@@ -36,9 +39,13 @@ class SavedVariable {
 
  private:
   Tensor data_;
+  // Inputs: their grad_fn when saved (null for tensors without history).
+  std::shared_ptr<Node> grad_fn_;
   uint64_t version_ = 0;
+  // Outputs: the output's number in the owner; inputs: in grad_fn_.
   uint32_t output_nr_ = 0;
   bool is_output_ = false;
+  bool is_leaf_ = false;  // a leaf that requires grad: data_ is the tensor itself
 };
 
 // What a backward formula sees.
