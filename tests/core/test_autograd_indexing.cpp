@@ -349,7 +349,9 @@ class AutogradViewOps : public ::testing::TestWithParam<OpCase> {};
 void run_case(const OpCase& op) {
   const variable_list inputs = op.inputs();
   EXPECT_TRUE(autograd::gradcheck(op.fn, inputs)) << op.name;
-  if (op.gradgrad) EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs)) << op.name;
+  if (op.gradgrad) {
+    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs)) << op.name;
+  }
 }
 
 TEST_P(AutogradIndexingOps, Gradcheck) { run_case(GetParam()); }

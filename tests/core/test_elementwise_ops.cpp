@@ -152,12 +152,13 @@ Tensor broadcast_operand(const Tensor& b) { return b.select(0, 0).slice(1, 0, 1)
 // Output memory format as torch gives it for an input of this layout.
 void expect_layout(const char* layout, const Tensor& in, const Tensor& out, const std::string& what) {
   const std::string l = layout;
-  if (l == "contiguous" || l == "sliced" || l == "expanded")
+  if (l == "contiguous" || l == "sliced" || l == "expanded") {
     EXPECT_TRUE(out.is_contiguous()) << what << ": strides " << out.strides();
-  else if (l == "transposed")
+  } else if (l == "transposed") {
     EXPECT_EQ(out.strides(), in.strides()) << what;
-  else if (l == "channels_last")
+  } else if (l == "channels_last") {
     EXPECT_TRUE(out.is_contiguous(MemoryFormat::ChannelsLast)) << what << ": strides " << out.strides();
+  }
 }
 
 struct Entry {
@@ -247,7 +248,9 @@ void check_inplace(const Entry& e, const Tensor& expected, Tol tol,
     Tensor self = layout.view(base);
     auto run = [&](Tensor& t) { return run_in(t, layout); };
     if (l == "expanded") {
-      if (self.numel() > 1) EXPECT_THROW(run(self), Error) << "in-place write into an expanded tensor";
+      if (self.numel() > 1) {
+        EXPECT_THROW(run(self), Error) << "in-place write into an expanded tensor";
+      }
       continue;
     }
     if (!can_cast(e.result, e.dtype)) {

@@ -149,7 +149,9 @@ void run_on(const ReduceCase& c, const Tensor& x, const Tensor& flat, int64_t& o
       ASSERT_LE(offset + r.numel(), flat.numel()) << "fixture too short";
       Tensor e = flat.slice(0, offset, offset + r.numel()).to(want).reshape(r.sizes());
       offset += r.numel();
-      if (!keep_shape.empty()) EXPECT_EQ(r.sizes(), IntArrayRef(keep_shape));
+      if (!keep_shape.empty()) {
+        EXPECT_EQ(r.sizes(), IntArrayRef(keep_shape));
+      }
       EXPECT_TRUE(values_match(r, e, c.tol.of(want), false));
       // keepdim=False: the same values without the reduced dims.
       EXPECT_TRUE(values_match(squeezed[i].reshape(r.sizes()), e, c.tol.of(want), false));

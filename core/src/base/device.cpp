@@ -27,7 +27,11 @@ Device::Device(std::string_view spec) {
 
 std::string Device::str() const {
   std::string s = type == DeviceType::CPU ? "cpu" : "cuda";
-  if (index >= 0) s += ":" + std::to_string(index);
+  if (index >= 0) {
+    // Two appends: `":" + to_string(...)` trips a GCC 12 -Wrestrict false positive.
+    s += ':';
+    s += std::to_string(index);
+  }
   return s;
 }
 

@@ -77,10 +77,6 @@ class TensorImpl : public RefCounted {
   void set_inference(bool v) { is_inference_ = v; }
 
  private:
-  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
-  intrusive_ptr<TensorImpl> view_base_;
-  uint64_t view_version_ = 0;
-  bool is_inference_ = false;
   Storage storage_;
   DimVector sizes_;
   DimVector strides_;
@@ -89,6 +85,10 @@ class TensorImpl : public RefCounted {
   DType dtype_;
   bool is_wrapped_number_ = false;
   bool is_contiguous_ = true;
+  bool is_inference_ = false;
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  intrusive_ptr<TensorImpl> view_base_;
+  uint64_t view_version_ = 0;
 };
 
 // Accessor for fast element access in loops: t.accessor<float, 2>()[i][j].
