@@ -10,6 +10,7 @@
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
+#include "ember/core/ordered_dict.h"
 #include "ember/core/parallel.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
@@ -23,3 +24,4 @@
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
+#include "ember/nn/nn.h"

@@ -82,6 +82,13 @@ Tensor Tensor::detach() const {
   return Tensor(std::move(alias));
 }
 
+void Tensor::set_data(const Tensor& data) const {
+  EMBER_CHECK(data.defined(), "set_data: the new data is undefined");
+  EMBER_CHECK(!requires_grad() || data.is_floating_point() || data.is_complex(),
+              "set_data: a tensor that requires grad needs floating point or complex data, got ", data.dtype());
+  impl()->set_data_from(*data.impl());
+}
+
 Tensor& Tensor::detach_() {
   EMBER_CHECK(!is_view(), "detach_: can't detach views in-place. Use detach() instead");
   if (AutogradMeta* m = impl()->autograd_meta()) {

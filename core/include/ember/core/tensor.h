@@ -50,6 +50,13 @@ class TensorImpl : public RefCounted {
 
   // Re-points this impl at new geometry (used by in-place resizes and as_strided_).
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // Takes src's storage, dtype and geometry, keeping this impl's identity and
+  // autograd state (Tensor::set_data).
+  void set_data_from(const TensorImpl& src) {
+    storage_ = src.storage_;
+    dtype_ = src.dtype_;
+    set_geometry(src.sizes(), src.strides(), src.storage_offset());
+  }
   void set_storage(Storage storage) { storage_ = std::move(storage); }
 
   // A tensor made implicitly from a C++ number (e.g. `t + 2`) takes part in type
@@ -209,6 +216,9 @@ class Tensor {
   // A tensor sharing the data (and version counter) without history.
   Tensor detach() const;
   Tensor& detach_();
+  // Replaces this tensor's data (storage, dtype, geometry) with `data`'s, in
+  // place: every handle to this tensor sees it (nn::Module::to uses it).
+  void set_data(const Tensor& data) const;
   bool is_view() const { return static_cast<bool>(impl()->view_base()); }
   // Gradient of this tensor w.r.t. the leaves of its graph, accumulated into
   // their .grad (or only into `inputs` when given).

@@ -1,0 +1,7 @@
+#pragma once
+// ember::nn: modules, containers, layers, init, functional.
+#include "ember/nn/container.h"
+#include "ember/nn/functional/linear.h"
+#include "ember/nn/init.h"
+#include "ember/nn/module.h"
+#include "ember/nn/modules/linear.h"

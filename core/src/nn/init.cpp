@@ -1,0 +1,198 @@
+#include "ember/nn/init.h"
+
+#include <cmath>
+#include <vector>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/random.h"
+
+namespace ember::nn::init {
+
+namespace {
+void check_defined(const Tensor& t, const char* op) { EMBER_CHECK(t.defined(), "init.", op, ": tensor is undefined"); }
+
+// Inverse of the error function (Giles' single-precision-accurate
+// approximation, refined by two Newton steps in double).
+double erfinv(double x) {
+  if (x <= -1) return -INFINITY;
+  if (x >= 1) return INFINITY;
+  double w = -std::log((1.0 - x) * (1.0 + x)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      p = c + p * w;
+  }
+  double y = p * x;
+  for (int i = 0; i < 2; ++i) y -= (std::erf(y) - x) / (2.0 / std::sqrt(M_PI) * std::exp(-y * y));
+  return y;
+}
+}  // namespace
+
+double calculate_gain(const std::string& nl, double param) {
+  if (nl == "linear" || nl == "conv1d" || nl == "conv2d" || nl == "conv3d" || nl == "conv_transpose1d" ||
+      nl == "conv_transpose2d" || nl == "conv_transpose3d" || nl == "sigmoid")
+    return 1;
+  if (nl == "tanh") return 5.0 / 3;
+  if (nl == "relu") return std::sqrt(2.0);
+  if (nl == "leaky_relu") return std::sqrt(2.0 / (1 + param * param));
+  if (nl == "selu") return 3.0 / 4;
+  EMBER_FAIL("init.calculate_gain: unsupported nonlinearity '", nl, "'");
+}
+
+std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
+  EMBER_CHECK(t.dim() >= 2, "init: fan in and fan out can not be computed for a tensor with fewer than 2 dimensions "
+              "(sizes ", t.sizes(), ")");
+  int64_t receptive = 1;
+  for (int64_t d = 2; d < t.dim(); ++d) receptive *= t.size(d);
+  return {t.size(1) * receptive, t.size(0) * receptive};
+}
+
+Tensor& uniform_(Tensor& t, double a, double b, Generator* g) {
+  check_defined(t, "uniform_");
+  NoGradGuard no_grad;
+  t.uniform_(a, b, g);
+  return t;
+}
+
+Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
+  check_defined(t, "normal_");
+  NoGradGuard no_grad;
+  t.normal_(mean, std, g);
+  return t;
+}
+
+Tensor& trunc_normal_(Tensor& t, double mean, double std, double a, double b, Generator* g) {
+  check_defined(t, "trunc_normal_");
+  EMBER_CHECK(a < b, "init.trunc_normal_: a (", a, ") must be below b (", b, ")");
+  NoGradGuard no_grad;
+  auto norm_cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
+  const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
+  Tensor v = empty(t.sizes(), kFloat64).uniform_(2 * l - 1, 2 * u - 1, g).contiguous();
+  double* p = v.data_ptr<double>();
+  for (int64_t i = 0; i < v.numel(); ++i)
+    p[i] = std::clamp(erfinv(p[i]) * std * std::sqrt(2.0) + mean, a, b);
+  t.copy_(v);
+  return t;
+}
+
+Tensor& constant_(Tensor& t, double value) {
+  check_defined(t, "constant_");
+  NoGradGuard no_grad;
+  t.fill_(value);
+  return t;
+}
+Tensor& ones_(Tensor& t) { return constant_(t, 1); }
+Tensor& zeros_(Tensor& t) { return constant_(t, 0); }
+
+Tensor& eye_(Tensor& t) {
+  EMBER_CHECK(t.dim() == 2, "init.eye_: only 2-d tensors are supported, got sizes ", t.sizes());
+  NoGradGuard no_grad;
+  t.copy_(eye(t.size(0), t.size(1), t.options()));
+  return t;
+}
+
+Tensor& dirac_(Tensor& t, int64_t groups) {
+  EMBER_CHECK(t.dim() >= 3 && t.dim() <= 5, "init.dirac_: only 3, 4 or 5-d tensors are supported, got sizes ",
+              t.sizes());
+  EMBER_CHECK(groups > 0 && t.size(0) % groups == 0, "init.dirac_: dim 0 (", t.size(0), ") must be divisible by groups (",
+              groups, ")");
+  NoGradGuard no_grad;
+  t.zero_();
+  const int64_t out_per_group = t.size(0) / groups;
+  const int64_t min_dim = std::min(out_per_group, t.size(1));
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t d = 0; d < min_dim; ++d) {
+      Tensor e = t.select(0, g * out_per_group + d).select(0, d);
+      for (int64_t k = 0; k + 2 < t.dim(); ++k) e = e.select(0, t.size(k + 2) / 2);
+      e.fill_(1);
+    }
+  return t;
+}
+
+Tensor& xavier_uniform_(Tensor& t, double gain, Generator* g) {
+  auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
+  const double std = gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out));
+  return uniform_(t, -std::sqrt(3.0) * std, std::sqrt(3.0) * std, g);
+}
+
+Tensor& xavier_normal_(Tensor& t, double gain, Generator* g) {
+  auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
+  return normal_(t, 0, gain * std::sqrt(2.0 / static_cast<double>(fan_in + fan_out)), g);
+}
+
+namespace {
+double kaiming_std(const Tensor& t, double a, FanMode mode, const std::string& nonlinearity, const char* op) {
+  check_defined(t, op);
+  EMBER_CHECK(t.numel() > 0, "init.", op, ": initializing a zero-element tensor is a no-op");
+  auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
+  const int64_t fan = mode == FanMode::FanIn ? fan_in : fan_out;
+  return calculate_gain(nonlinearity, a) / std::sqrt(static_cast<double>(fan));
+}
+}  // namespace
+
+Tensor& kaiming_uniform_(Tensor& t, double a, FanMode mode, const std::string& nonlinearity, Generator* g) {
+  if (t.defined() && t.numel() == 0) return t;
+  const double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, nonlinearity, "kaiming_uniform_");
+  return uniform_(t, -bound, bound, g);
+}
+
+Tensor& kaiming_normal_(Tensor& t, double a, FanMode mode, const std::string& nonlinearity, Generator* g) {
+  if (t.defined() && t.numel() == 0) return t;
+  return normal_(t, 0, kaiming_std(t, a, mode, nonlinearity, "kaiming_normal_"), g);
+}
+
+Tensor& orthogonal_(Tensor& t, double gain, Generator* g) {
+  EMBER_CHECK(t.dim() >= 2, "init.orthogonal_: only tensors with 2 or more dimensions are supported, got sizes ",
+              t.sizes());
+  if (t.numel() == 0) return t;
+  NoGradGuard no_grad;
+  const int64_t rows = t.size(0), cols = t.numel() / rows;
+  // QR of a normal matrix by modified Gram-Schmidt in double: the columns of
+  // Q come out with positive R diagonal, which is PyTorch's sign fix.
+  const bool transpose = rows < cols;
+  const int64_t m = transpose ? cols : rows, n = transpose ? rows : cols;  // m >= n
+  Tensor a = randn({n, m}, kFloat64, g).contiguous();  // row j = column j of the m x n matrix
+  double* q = a.data_ptr<double>();
+  for (int64_t j = 0; j < n; ++j) {
+    double* qj = q + j * m;
+    for (int64_t k = 0; k < j; ++k) {
+      const double* qk = q + k * m;
+      double dot = 0;
+      for (int64_t i = 0; i < m; ++i) dot += qk[i] * qj[i];
+      for (int64_t i = 0; i < m; ++i) qj[i] -= dot * qk[i];
+    }
+    double norm = 0;
+    for (int64_t i = 0; i < m; ++i) norm += qj[i] * qj[i];
+    norm = std::sqrt(norm);
+    for (int64_t i = 0; i < m; ++i) qj[i] /= norm;
+  }
+  // a is n x m with orthonormal rows: Q^T. The result is rows x cols.
+  Tensor result = transpose ? a : a.t();
+  t.copy_((result * gain).reshape(t.sizes()));
+  return t;
+}
+
+Tensor& sparse_(Tensor& t, double sparsity, double std, Generator* g) {
+  EMBER_CHECK(t.dim() == 2, "init.sparse_: only 2-d tensors are supported, got sizes ", t.sizes());
+  EMBER_CHECK(sparsity >= 0 && sparsity <= 1, "init.sparse_: sparsity must be in [0, 1], got ", sparsity);
+  NoGradGuard no_grad;
+  const int64_t rows = t.size(0), cols = t.size(1);
+  const auto num_zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
+  t.normal_(0, std, g);
+  for (int64_t c = 0; c < cols; ++c) {
+    Tensor idx = randperm(rows, TensorOptions(kInt64), g).slice(0, 0, num_zeros);
+    t.select(1, c).index_fill_(0, idx, 0);
+  }
+  return t;
+}
+
+}  // namespace ember::nn::init
