@@ -224,3 +224,31 @@ TEST(NnInit, GainsFansAndDistributions) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+TEST(NnUtils, ClipGradNormValueAndVectors) {
+  Tensor a = tensor({3.0, 4.0}, kFloat64).requires_grad_();
+  Tensor b = tensor({12.0}, kFloat64).requires_grad_();
+  a.mutable_grad() = tensor({3.0, 4.0}, kFloat64);
+  b.mutable_grad() = tensor({12.0}, kFloat64);
+  Tensor norm = nn::utils::clip_grad_norm_({a, b}, 6.5);
+  EXPECT_NEAR(norm.item<double>(), 13.0, 1e-12);  // sqrt(9 + 16 + 144)
+  testing::expect_tensor_near(a.grad(), tensor({1.5, 2.0}, kFloat64), 1e-6, 1e-6);
+  Tensor inf_norm = nn::utils::clip_grad_norm_({a, b}, 100, INFINITY);
+  EXPECT_NEAR(inf_norm.item<double>(), 6.0, 1e-5);
+  b.mutable_grad() = tensor({NAN}, kFloat64);
+  testing::expect_error([&] { nn::utils::clip_grad_norm_({a, b}, 1, 2, true); }, "non-finite");
+  b.mutable_grad() = tensor({-9.0}, kFloat64);
+  nn::utils::clip_grad_value_({a, b}, 1.8);
+  testing::expect_tensor_near(b.grad(), tensor({-1.8}, kFloat64));
+  testing::expect_tensor_near(a.grad(), tensor({1.5, 1.8}, kFloat64), 1e-6, 1e-6);
+  Tensor v = nn::utils::parameters_to_vector({a, b});
+  testing::expect_tensor_near(v.detach(), tensor({3.0, 4.0, 12.0}, kFloat64));
+  EXPECT_TRUE(v.requires_grad());
+  nn::utils::vector_to_parameters(tensor({1.0, 2.0, 3.0}, kFloat64), {a, b});
+  testing::expect_tensor_near(b.detach(), tensor({3.0}, kFloat64));
+  testing::expect_error([&] { nn::utils::vector_to_parameters(tensor({1.0}, kFloat64), {a, b}); }, "parameters hold 3");
+}
+}  // namespace
+}  // namespace ember

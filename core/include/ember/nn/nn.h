@@ -5,3 +5,4 @@
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/utils/clip_grad.h"
