@@ -23,3 +23,5 @@
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
+#include "ember/serialize/ordered_dict.h"
+#include "ember/serialize/safetensors.h"
