@@ -23,5 +23,7 @@
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
+#include "ember/serialize/ivalue.h"
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
+#include "ember/serialize/torch_load.h"
