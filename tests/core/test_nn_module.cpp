@@ -95,7 +95,7 @@ TEST(NnModule, StateDictRoundTripAndErrors) {
   EXPECT_EQ(result.missing_keys, std::vector<std::string>{"fc2.weight"});
   EXPECT_EQ(result.unexpected_keys, std::vector<std::string>{"extra"});
   auto bad = a->state_dict();
-  bad.set("fc1.weight", zeros({2, 2}));
+  bad.insert("fc1.weight", zeros({2, 2}));
   expect_error([&] { b->load_state_dict(bad, false); },
                "size mismatch for fc1.weight: copying a param with shape [2, 2] from checkpoint, the shape in current "
                "model is [8, 4].");

@@ -4,7 +4,7 @@ namespace ember::nn {
 
 namespace {
 // "Parameter containing: [torch.float32 of size 3x4]", as PyTorch prints list entries.
-void print_parameters(std::ostream& os, const char* name, const OrderedDict<std::string, Tensor>& params) {
+void print_parameters(std::ostream& os, const char* name, const OrderedDict<Tensor>& params) {
   os << name << "(";
   if (!params.empty()) os << "\n";
   for (const auto& [key, t] : params) {

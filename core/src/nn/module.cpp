@@ -48,11 +48,11 @@ void Module::add_child(std::string name, std::shared_ptr<Module> child) {
 void Module::replace_module(const std::string& name, std::shared_ptr<Module> module) {
   EMBER_CHECK(children_.contains(name), type_name_, ": no submodule named '", name, "' to replace");
   EMBER_CHECK(module != nullptr, type_name_, ": replacement for '", name, "' is null");
-  children_.set(name, std::move(module));
+  children_.insert(name, std::move(module));
 }
 
 void Module::collect(const std::string& prefix, bool params, bool recurse, bool persistent_only,
-                     OrderedDict<std::string, Tensor>& out) const {
+                     OrderedDict<Tensor>& out) const {
   const auto& own = params ? parameters_ : buffers_;
   for (const auto& [name, t] : own) {
     if (!t.defined()) continue;
@@ -70,24 +70,24 @@ void Module::collect(const std::string& prefix, bool params, bool recurse, bool 
   for (const auto& [name, child] : children_) child->collect(join(prefix, name), params, true, persistent_only, out);
 }
 
-OrderedDict<std::string, Tensor> Module::named_parameters(bool recurse) const {
-  OrderedDict<std::string, Tensor> out;
+OrderedDict<Tensor> Module::named_parameters(bool recurse) const {
+  OrderedDict<Tensor> out;
   collect("", true, recurse, false, out);
   return out;
 }
 std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
-OrderedDict<std::string, Tensor> Module::named_buffers(bool recurse) const {
-  OrderedDict<std::string, Tensor> out;
+OrderedDict<Tensor> Module::named_buffers(bool recurse) const {
+  OrderedDict<Tensor> out;
   collect("", false, recurse, false, out);
   return out;
 }
 std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
 
 std::vector<std::shared_ptr<Module>> Module::children() const { return children_.values(); }
-OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children() const { return children_; }
+OrderedDict<std::shared_ptr<Module>> Module::named_children() const { return children_; }
 
-OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(const std::string& prefix, bool include_self) {
-  OrderedDict<std::string, std::shared_ptr<Module>> out;
+OrderedDict<std::shared_ptr<Module>> Module::named_modules(const std::string& prefix, bool include_self) {
+  OrderedDict<std::shared_ptr<Module>> out;
   std::vector<const Module*> seen;
   std::function<void(const std::string&, const std::shared_ptr<Module>&)> visit =
       [&](const std::string& p, const std::shared_ptr<Module>& m) {
@@ -189,22 +189,22 @@ void Module::apply(const std::function<void(const std::string&, Module&)>& fn) {
   for (auto& [name, m] : named_modules()) fn(name, *m);
 }
 
-OrderedDict<std::string, Tensor> Module::state_dict() const {
-  OrderedDict<std::string, Tensor> out;
+OrderedDict<Tensor> Module::state_dict() const {
+  OrderedDict<Tensor> out;
   std::function<void(const Module&, const std::string&)> visit = [&](const Module& m, const std::string& prefix) {
     for (const auto& [name, t] : m.parameters_)
-      if (t.defined()) out.set(join(prefix, name), t.detach());
+      if (t.defined()) out.insert(join(prefix, name), t.detach());
     for (const auto& [name, t] : m.buffers_)
       if (t.defined() && std::find(m.non_persistent_.begin(), m.non_persistent_.end(), name) == m.non_persistent_.end())
-        out.set(join(prefix, name), t.detach());
+        out.insert(join(prefix, name), t.detach());
     for (const auto& [name, child] : m.children_) visit(*child, join(prefix, name));
   };
   visit(*this, "");
   return out;
 }
 
-IncompatibleKeys Module::load_state_dict(const OrderedDict<std::string, Tensor>& state, bool strict) {
-  OrderedDict<std::string, Tensor> own = state_dict();
+IncompatibleKeys Module::load_state_dict(const OrderedDict<Tensor>& state, bool strict) {
+  OrderedDict<Tensor> own = state_dict();
   IncompatibleKeys result;
   std::vector<std::string> mismatches;
   for (const auto& [key, t] : own)

@@ -66,14 +66,14 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- traversal (PyTorch's order and key naming) ----
   std::vector<Tensor> parameters(bool recurse = true) const;
-  OrderedDict<std::string, Tensor> named_parameters(bool recurse = true) const;
+  OrderedDict<Tensor> named_parameters(bool recurse = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
-  OrderedDict<std::string, Tensor> named_buffers(bool recurse = true) const;
+  OrderedDict<Tensor> named_buffers(bool recurse = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
-  OrderedDict<std::string, std::shared_ptr<Module>> named_children() const;
+  OrderedDict<std::shared_ptr<Module>> named_children() const;
   // All modules, this one first (key ""), depth first.
   std::vector<std::shared_ptr<Module>> modules(bool include_self = true);
-  OrderedDict<std::string, std::shared_ptr<Module>> named_modules(const std::string& prefix = "",
+  OrderedDict<std::shared_ptr<Module>> named_modules(const std::string& prefix = "",
                                                                   bool include_self = true);
 
   // ---- modes and conversions ----
@@ -92,10 +92,10 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- state ----
   // Parameters and persistent buffers, detached, keyed like PyTorch's.
-  OrderedDict<std::string, Tensor> state_dict() const;
+  OrderedDict<Tensor> state_dict() const;
   // Copies values in (no gradient recorded). strict: missing or unexpected
   // keys are an error listing them; shape mismatches are always errors.
-  IncompatibleKeys load_state_dict(const OrderedDict<std::string, Tensor>& state, bool strict = true);
+  IncompatibleKeys load_state_dict(const OrderedDict<Tensor>& state, bool strict = true);
 
   // ---- hooks ----
   uint64_t register_forward_pre_hook(ForwardPreHook hook);
@@ -113,8 +113,8 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // Parameters/buffers of this module only, by name (undefined Tensor slots
   // are allowed for optional parameters, e.g. bias=false).
-  const OrderedDict<std::string, Tensor>& own_parameters() const { return parameters_; }
-  const OrderedDict<std::string, Tensor>& own_buffers() const { return buffers_; }
+  const OrderedDict<Tensor>& own_parameters() const { return parameters_; }
+  const OrderedDict<Tensor>& own_buffers() const { return buffers_; }
 
  protected:
   bool training_ = true;
@@ -123,13 +123,13 @@ class Module : public std::enable_shared_from_this<Module> {
   void add_child(std::string name, std::shared_ptr<Module> child);
   void check_name(const std::string& name, const char* what) const;
   void collect(const std::string& prefix, bool params, bool recurse, bool persistent_only,
-               OrderedDict<std::string, Tensor>& out) const;
+               OrderedDict<Tensor>& out) const;
 
   std::string type_name_;
-  OrderedDict<std::string, Tensor> parameters_;
-  OrderedDict<std::string, Tensor> buffers_;
+  OrderedDict<Tensor> parameters_;
+  OrderedDict<Tensor> buffers_;
   std::vector<std::string> non_persistent_;
-  OrderedDict<std::string, std::shared_ptr<Module>> children_;
+  OrderedDict<std::shared_ptr<Module>> children_;
   std::vector<std::pair<uint64_t, ForwardPreHook>> pre_hooks_;
   std::vector<std::pair<uint64_t, ForwardHook>> post_hooks_;
 };

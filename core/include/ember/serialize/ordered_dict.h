@@ -1,0 +1,3 @@
+#pragma once
+// StateDict and Metadata live with OrderedDict in the core.
+#include "ember/core/ordered_dict.h"

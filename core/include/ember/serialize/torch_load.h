@@ -1,0 +1,32 @@
+#pragma once
+// Loading PyTorch checkpoints (files written by torch.save) without Python:
+// the zip format (default since PyTorch 1.6) and the legacy format
+// (_use_new_zipfile_serialization=False). See docs/serialization.md.
+//
+// The pickle is run by a restricted unpickler that executes nothing: it builds
+// only containers, primitives and tensors, and the only globals it accepts are
+// collections.OrderedDict, torch._utils._rebuild_tensor(_v2),
+// torch._utils._rebuild_parameter(_with_state) and the torch.*Storage types.
+// Any other global (os.system, torch.storage._load_from_bytes, a user class)
+// is an ember::Error naming it. Tensors load on the CPU whatever device they
+// were saved from; views that shared a storage in Python share memory here.
+// Truncated, corrupted or hostile files raise ember::Error; allocations are
+// bounded by the file size.
+#include <cstddef>
+#include <string>
+
+#include "ember/serialize/ivalue.h"
+#include "ember/serialize/ordered_dict.h"
+
+namespace ember::serialize {
+
+IValue load_torch(const std::string& path);
+IValue load_torch_bytes(const void* data, size_t size);
+
+// A checkpoint that holds a dict of tensors (a module's state_dict) as a
+// StateDict, in the file's order; anything else is an ember::Error.
+StateDict load_torch_state_dict(const std::string& path);
+// The same conversion for a loaded value: v must be a dict of str -> Tensor.
+StateDict to_state_dict(const IValue& v);
+
+}  // namespace ember::serialize

@@ -1,0 +1,45 @@
+#pragma once
+// A small, strict JSON reader and string quoting for the safetensors header
+// (RFC 8259: no comments, no trailing commas, no NaN; strings must be valid
+// UTF-8; duplicate object keys and nesting deeper than kMaxDepth are errors).
+// Errors are ember::Error naming `what` and the byte offset.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ember::serialize::json {
+
+struct Value {
+  enum class Kind { Null, Bool, Number, String, Array, Object };
+  Kind kind = Kind::Null;
+  bool boolean = false;
+  // Numbers: is_integer when written without fraction or exponent and within
+  // int64; `integer` then holds it. `number` always holds the double value.
+  bool is_integer = false;
+  int64_t integer = 0;
+  double number = 0;
+  std::string string;
+  std::vector<Value> array;
+  std::vector<std::pair<std::string, Value>> object;  // in document order
+
+  const Value* get(std::string_view key) const {
+    for (const auto& kv : object)
+      if (kv.first == key) return &kv.second;
+    return nullptr;
+  }
+};
+
+inline constexpr int kMaxDepth = 64;
+
+// Parses one JSON value; only whitespace may follow it.
+Value parse(std::string_view text, std::string_view what);
+
+// The JSON string literal for s (quotes included). s must be valid UTF-8.
+std::string quote(std::string_view s);
+
+// Whether s is valid UTF-8 (no overlong forms, no surrogates, <= U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+}  // namespace ember::serialize::json

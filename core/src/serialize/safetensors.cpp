@@ -1,0 +1,334 @@
+// Note [safetensors reader]
+// The reader trusts nothing in the file. In order:
+//  1. the 8-byte header length must fit in the file and be <= 100 MB, so the
+//     only allocation before validation is bounded by the file size;
+//  2. the header must be strict JSON (serialize/json.h): an object whose
+//     members are tensor entries {"dtype", "shape", "data_offsets"} (nothing
+//     else) plus an optional "__metadata__" object of strings;
+//  3. each entry: known dtype, non-negative dims whose product (and byte
+//     count) does not overflow, end - begin == numel * itemsize;
+//  4. sorted by offset, the entries must tile the data region exactly (the
+//     first starts at 0, each starts where the previous ends, the last ends at
+//     the end of the file), as the reference implementation requires: no
+//     overlaps, gaps or trailing bytes;
+//  5. only then is each tensor allocated (its size is a slice of the file) and
+//     read; BOOL bytes must be 0 or 1.
+// The writer emits the header members in the caller's order but lays the data
+// out by decreasing element size (stable), so every tensor's data is aligned
+// to its element size when the header (padded with spaces to 8 bytes) is.
+#include "ember/serialize/safetensors.h"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/factories.h"
+#include "serialize/byte_source.h"
+#include "serialize/json.h"
+
+static_assert(std::endian::native == std::endian::little,
+              "Ember's serializers assume a little-endian host");
+
+namespace ember {
+namespace serialize {
+
+namespace {
+
+struct DTypeName {
+  DType dtype;
+  std::string_view name;
+};
+constexpr DTypeName kDTypeNames[] = {
+    {kBool, "BOOL"},     {kUInt8, "U8"},      {kInt8, "I8"},         {kInt16, "I16"},
+    {kInt32, "I32"},     {kInt64, "I64"},     {kFloat16, "F16"},     {kBFloat16, "BF16"},
+    {kFloat32, "F32"},   {kFloat64, "F64"},   {kComplex64, "C64"},   {kComplex128, "C128"},
+};
+// In the format but without an Ember dtype.
+constexpr std::string_view kUnsupportedNames[] = {"U16", "U32", "U64", "F8_E4M3", "F8_E5M2",
+                                                  "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"};
+
+bool dtype_from_name(std::string_view name, DType& out) {
+  for (const auto& e : kDTypeNames)
+    if (e.name == name) {
+      out = e.dtype;
+      return true;
+    }
+  return false;
+}
+
+void write_u64le(std::ostream& os, uint64_t v) {
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+  os.write(b, 8);
+}
+
+void write_safetensors(std::ostream& os, const StateDict& tensors, const Metadata& metadata) {
+  struct Entry {
+    const std::string* name;
+    Tensor data;
+    uint64_t begin = 0, end = 0;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(tensors.size());
+  {
+    NoGradGuard no_grad;
+    for (const auto& [name, t] : tensors) {
+      EMBER_CHECK(t.defined(), "save: tensor '", name, "' is undefined");
+      EMBER_CHECK(name != "__metadata__", "save: '__metadata__' is reserved and cannot name a tensor");
+      EMBER_CHECK(json::valid_utf8(name), "save: tensor name is not valid UTF-8");
+      entries.push_back({&name, t.detach().cpu().contiguous()});
+    }
+  }
+  for (const auto& [k, v] : metadata)
+    EMBER_CHECK(json::valid_utf8(k) && json::valid_utf8(v), "save: metadata '", k,
+                "' is not valid UTF-8");
+  // Data laid out by decreasing element size so that each tensor is aligned.
+  std::vector<size_t> order(entries.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return entries[a].data.element_size() > entries[b].data.element_size();
+  });
+  uint64_t offset = 0;
+  for (size_t i : order) {
+    entries[i].begin = offset;
+    offset += entries[i].data.nbytes();
+    entries[i].end = offset;
+  }
+  std::string header = "{";
+  bool first = true;
+  if (!metadata.empty()) {
+    header += "\"__metadata__\":{";
+    for (const auto& [k, v] : metadata) {
+      if (!first) header += ',';
+      first = false;
+      header += json::quote(k) + ":" + json::quote(v);
+    }
+    header += '}';
+    first = false;
+  }
+  for (const auto& e : entries) {
+    if (!first) header += ',';
+    first = false;
+    header += json::quote(*e.name);
+    header += ":{\"dtype\":\"";
+    header += safetensors_dtype_name(e.data.dtype());
+    header += "\",\"shape\":[";
+    for (int64_t d = 0; d < e.data.dim(); ++d) {
+      if (d) header += ',';
+      header += std::to_string(e.data.size(d));
+    }
+    header += "],\"data_offsets\":[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]}";
+  }
+  header += '}';
+  header.append((8 - header.size() % 8) % 8, ' ');
+  write_u64le(os, header.size());
+  os.write(header.data(), static_cast<std::streamsize>(header.size()));
+  for (size_t i : order)
+    os.write(static_cast<const char*>(entries[i].data.data_ptr()),
+             static_cast<std::streamsize>(entries[i].data.nbytes()));
+}
+
+uint64_t checked_u64(const json::Value& v, const std::string& where) {
+  EMBER_CHECK(v.kind == json::Value::Kind::Number && v.is_integer && v.integer >= 0, where,
+              " must be a non-negative integer");
+  return static_cast<uint64_t>(v.integer);
+}
+
+SafetensorsContents load_from(const ByteSource& src) {
+  const std::string& file = src.name();
+  EMBER_CHECK(src.size() >= 8, "load: ", file, ": ", src.size(),
+              " bytes is too small for a safetensors file (8-byte header length missing)");
+  unsigned char lenbuf[8];
+  src.read(0, lenbuf, 8, "header length");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | lenbuf[i];
+  EMBER_CHECK(n <= kMaxSafetensorsHeader, "load: ", file, ": header length ", n,
+              " exceeds the 100 MB limit (not a safetensors file?)");
+  EMBER_CHECK(n <= src.size() - 8, "load: ", file, ": header length ", n, " exceeds the file size (",
+              src.size(), " bytes)");
+  const std::string header = src.read_string(8, static_cast<size_t>(n), "header");
+  EMBER_CHECK(!header.empty() && header[0] == '{', "load: ", file,
+              ": the header does not start with '{' (not a safetensors file?)");
+  const json::Value root = json::parse(header, "load: " + file + ": header");
+  EMBER_CHECK(root.kind == json::Value::Kind::Object, "load: ", file,
+              ": the header is not a JSON object");
+
+  const uint64_t data_begin = 8 + n;
+  const uint64_t data_size = src.size() - data_begin;
+  struct Entry {
+    std::string name;
+    DType dtype;
+    std::vector<int64_t> shape;
+    uint64_t begin, end;
+  };
+  std::vector<Entry> entries;
+  SafetensorsContents out;
+  for (const auto& [name, v] : root.object) {
+    const std::string where = "load: " + file + ": tensor '" + name + "'";
+    if (name == "__metadata__") {
+      EMBER_CHECK(v.kind == json::Value::Kind::Object, "load: ", file,
+                  ": __metadata__ must be an object of strings");
+      for (const auto& [k, s] : v.object) {
+        EMBER_CHECK(s.kind == json::Value::Kind::String, "load: ", file, ": __metadata__ value '", k,
+                    "' is not a string");
+        out.metadata.insert(k, s.string);
+      }
+      continue;
+    }
+    EMBER_CHECK(v.kind == json::Value::Kind::Object, where, ": entry is not a JSON object");
+    const json::Value* dtype = nullptr;
+    const json::Value* shape = nullptr;
+    const json::Value* offsets = nullptr;
+    for (const auto& [field, fv] : v.object) {
+      if (field == "dtype") dtype = &fv;
+      else if (field == "shape") shape = &fv;
+      else if (field == "data_offsets") offsets = &fv;
+      else EMBER_FAIL(where, ": unexpected field '", field, "'");
+    }
+    EMBER_CHECK(dtype && shape && offsets, where, ": missing ",
+                !dtype ? "dtype" : !shape ? "shape" : "data_offsets");
+    EMBER_CHECK(dtype->kind == json::Value::Kind::String, where, ": dtype must be a string");
+    Entry e{name, kFloat32, {}, 0, 0};
+    if (!dtype_from_name(dtype->string, e.dtype)) {
+      for (auto u : kUnsupportedNames)
+        EMBER_CHECK(u != dtype->string, where, ": dtype ", u, " is not supported by Ember");
+      EMBER_FAIL(where, ": unknown dtype '", dtype->string, "'");
+    }
+    EMBER_CHECK(shape->kind == json::Value::Kind::Array, where, ": shape must be an array");
+    EMBER_CHECK(shape->array.size() <= 64, where, ": shape has ", shape->array.size(),
+                " dimensions (at most 64)");
+    // numel, and the product of max(dim, 1) so that strides cannot overflow.
+    uint64_t numel = 1, extent = 1;
+    bool overflow = false;
+    for (const auto& d : shape->array) {
+      const uint64_t dim = checked_u64(d, where + ": shape entry");
+      e.shape.push_back(static_cast<int64_t>(dim));
+      overflow |= __builtin_mul_overflow(extent, std::max<uint64_t>(dim, 1), &extent);
+      numel *= dim;  // bounded by extent when no overflow
+    }
+    const uint64_t itemsize = element_size(e.dtype);
+    uint64_t nbytes = 0;
+    overflow |= extent > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+                __builtin_mul_overflow(numel, itemsize, &nbytes);
+    EMBER_CHECK(!overflow, where, ": shape is too large");
+    EMBER_CHECK(offsets->kind == json::Value::Kind::Array && offsets->array.size() == 2, where,
+                ": data_offsets must be [begin, end]");
+    e.begin = checked_u64(offsets->array[0], where + ": data_offsets");
+    e.end = checked_u64(offsets->array[1], where + ": data_offsets");
+    EMBER_CHECK(e.begin <= e.end, where, ": data_offsets [", e.begin, ", ", e.end, "] are reversed");
+    EMBER_CHECK(e.end <= data_size, where, ": data_offsets [", e.begin, ", ", e.end,
+                "] are past the end of the data (", data_size, " bytes)");
+    EMBER_CHECK(e.end - e.begin == nbytes, where, ": data_offsets [", e.begin, ", ", e.end, "] span ",
+                e.end - e.begin, " bytes but the shape and dtype ", dtype->string, " need ", nbytes);
+    entries.push_back(std::move(e));
+  }
+  // The entries, in offset order, must tile the data region exactly.
+  std::vector<const Entry*> sorted;
+  for (const auto& e : entries) sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  uint64_t pos = 0;
+  for (const Entry* e : sorted) {
+    EMBER_CHECK(e->begin == pos, "load: ", file, ": tensor '", e->name, "': data_offsets [", e->begin,
+                ", ", e->end, "] ", e->begin < pos ? "overlap the previous tensor" : "leave a gap",
+                " (expected to start at ", pos, ")");
+    pos = e->end;
+  }
+  EMBER_CHECK(pos == data_size, "load: ", file, ": ", data_size - pos,
+              " bytes after the last tensor's data (the file is longer than its header says)");
+  for (const auto& e : entries) {
+    Tensor t = empty(e.shape, e.dtype);
+    src.read(data_begin + e.begin, t.data_ptr(), static_cast<size_t>(e.end - e.begin), "tensor data");
+    if (e.dtype == kBool) {
+      const auto* b = static_cast<const unsigned char*>(t.data_ptr());
+      for (uint64_t i = 0; i < e.end - e.begin; ++i)
+        EMBER_CHECK(b[i] <= 1, "load: ", file, ": tensor '", e.name, "': BOOL byte ", i, " is ",
+                    int(b[i]), " (must be 0 or 1)");
+    }
+    out.tensors.insert(e.name, std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view safetensors_dtype_name(DType dtype) {
+  for (const auto& e : kDTypeNames)
+    if (e.dtype == dtype) return e.name;
+  EMBER_FAIL("safetensors: no name for dtype ", dtype);
+}
+
+std::string save_safetensors_bytes(const StateDict& tensors, const Metadata& metadata) {
+  std::ostringstream os(std::ios::binary);
+  write_safetensors(os, tensors, metadata);
+  return std::move(os).str();
+}
+
+SafetensorsContents load_safetensors(const std::string& path) {
+  FileSource src(path);
+  return load_from(src);
+}
+
+SafetensorsContents load_safetensors_bytes(const void* data, size_t size) {
+  MemorySource src(data, size);
+  return load_from(src);
+}
+
+}  // namespace serialize
+
+void save(const std::string& path, const StateDict& tensors, const Metadata& metadata) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  EMBER_CHECK(f.good(), "save: cannot open ", path, " for writing");
+  serialize::write_safetensors(f, tensors, metadata);
+  f.flush();
+  EMBER_CHECK(f.good(), "save: error writing ", path);
+}
+
+void save(const std::string& path, const Tensor& tensor, const Metadata& metadata) {
+  StateDict d;
+  d.insert("tensor", tensor);
+  save(path, d, metadata);
+}
+
+void save(const std::string& path, const std::vector<Tensor>& tensors, const Metadata& metadata) {
+  StateDict d;
+  for (size_t i = 0; i < tensors.size(); ++i) d.insert(std::to_string(i), tensors[i]);
+  save(path, d, metadata);
+}
+
+StateDict load(const std::string& path, Metadata* metadata) {
+  serialize::SafetensorsContents c = serialize::load_safetensors(path);
+  if (metadata) *metadata = std::move(c.metadata);
+  return std::move(c.tensors);
+}
+
+Tensor load_tensor(const std::string& path) {
+  StateDict d = load(path);
+  EMBER_CHECK(d.size() == 1, "load_tensor: ", path, " holds ", d.size(), " tensors, expected one");
+  return d.item(0).second;
+}
+
+std::vector<Tensor> load_tensor_list(const std::string& path) {
+  StateDict d = load(path);
+  std::vector<Tensor> out(d.size());
+  std::vector<bool> seen(d.size(), false);
+  for (const auto& [name, t] : d) {
+    size_t i = 0;
+    auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), i);
+    EMBER_CHECK(ec == std::errc() && p == name.data() + name.size() && i < d.size() && !seen[i] &&
+                    (name == "0" || name[0] != '0'),
+                "load_tensor_list: ", path, ": tensor name '", name,
+                "' is not an index 0..", d.size() - 1, " (write lists with ember::save(path, vector))");
+    seen[i] = true;
+    out[i] = t;
+  }
+  return out;
+}
+
+}  // namespace ember

@@ -1,0 +1,394 @@
+// Note [Loading torch.save files]
+// Zip format (PyTorch >= 1.6): an uncompressed zip whose entries share one
+// top folder <archive>/: data.pkl (the object, storages as persistent ids
+// ('storage', torch.FloatStorage, key, location, numel)), data/<key> (each
+// storage's raw little-endian bytes), version, and from PyTorch 2.1 byteorder.
+// Storages are read when their persistent id is met: the entry must hold
+// exactly numel * itemsize bytes, so allocation is bounded by the file.
+//
+// Legacy format (_use_new_zipfile_serialization=False): five pickles in a row
+// (magic number 0x1950a86a20f9469cfc6c, protocol version 1001, sys_info with
+// little_endian, the object with persistent ids ('storage', type, root_key,
+// location, numel, view_metadata), the list of storage keys), then for each
+// listed key an 8-byte little-endian element count and the raw data. The
+// object's storages are declared before their data, so they are only
+// described (dtype, numel) while unpickling and allocated when their data is
+// read, after checking the recorded count against the declaration and the
+// remaining file size.
+//
+// The unpickled tree (serialize/unpickler.h) is converted to IValues last:
+// shared objects stay shared, cycles and nesting deeper than kMaxDepth are
+// errors. Tensors are rebuilt over the loaded storages with their saved
+// offset, sizes and strides (checked by the unpickler to fit the storage), so
+// views saved together share memory again.
+#include "ember/serialize/torch_load.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "ember/core/allocator.h"
+#include "ember/core/error.h"
+#include "serialize/byte_source.h"
+#include "serialize/unpickler.h"
+#include "serialize/zip_reader.h"
+
+namespace ember::serialize {
+
+namespace {
+
+using pickle::Node;
+using pickle::NodeKind;
+using pickle::Unpickler;
+using pickle::Value;
+
+constexpr int kMaxDepth = 1000;
+constexpr unsigned char kLegacyMagic[10] = {0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+
+struct StorageEntry {
+  std::string key;
+  DType dtype;
+  uint64_t numel;
+  Storage data;         // roots, once loaded
+  int32_t root = -1;    // legacy views: the root storage ...
+  uint64_t offset = 0;  // ... and the element offset into it
+};
+
+void byteswap(void* data, size_t nbytes, DType dtype) {
+  const size_t k = is_complex(dtype) ? element_size(dtype) / 2 : element_size(dtype);
+  if (k == 1) return;
+  auto* p = static_cast<unsigned char*>(data);
+  for (size_t i = 0; i + k <= nbytes; i += k) std::reverse(p + i, p + i + k);
+}
+
+class Loader : public pickle::Hooks {
+ public:
+  Loader(const ByteSource& src, std::string what) : src_(src), what_(std::move(what)) {}
+
+  IValue load() {
+    unsigned char head[4] = {0, 0, 0, 0};
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(src_.size(), 4));
+    src_.read(0, head, n, "file header");
+    if (n == 4 && std::memcmp(head, "PK\x03\x04", 4) == 0) return load_zip();
+    if (n >= 2 && head[0] == 0x80 && head[1] == 0x02) return load_legacy();
+    if (src_.size() >= 262 && src_.read_string(257, 5, "tar header") == "ustar")
+      EMBER_FAIL(what_, ": tar checkpoints (PyTorch < 0.4) are not supported");
+    EMBER_FAIL(what_, ": not a torch.save file (neither a zip archive nor a legacy pickle)");
+  }
+
+  // ---- pickle::Hooks ----
+  int32_t persistent_load(const Unpickler& u, const std::vector<Value>& pid) override {
+    if (legacy_header_) u.fail("persistent id in a header pickle");
+    if (pid.empty()) u.fail("empty persistent id");
+    const Node* tag = u.node_of(pid[0]);
+    if (!tag || tag->kind != NodeKind::String || tag->text != "storage")
+      u.fail("persistent id must start with 'storage'");
+    return zip_ ? zip_storage(u, pid) : legacy_storage(u, pid);
+  }
+  uint64_t storage_numel(int32_t s) const override { return storages_.at(static_cast<size_t>(s)).numel; }
+  DType storage_dtype(int32_t s) const override { return storages_.at(static_cast<size_t>(s)).dtype; }
+
+ private:
+  // ---- persistent ids ----
+  static const std::string& expect_string(const Unpickler& u, const Value& v, const char* what) {
+    const Node* n = u.node_of(v);
+    if (!n || n->kind != NodeKind::String) u.fail(std::string(what) + " must be a str, got " + u.describe(v));
+    return n->text;
+  }
+  static DType expect_storage_type(const Unpickler& u, const Value& v) {
+    const Node* n = u.node_of(v);
+    if (!n || n->kind != NodeKind::Global || n->global != pickle::GlobalKind::StorageType)
+      u.fail("storage type must be a torch storage class, got " + u.describe(v));
+    return n->dtype;
+  }
+  static uint64_t expect_count(const Unpickler& u, const Value& v, const char* what) {
+    if (v.kind != Value::Kind::Int || v.i < 0) u.fail(std::string(what) + " must be a non-negative int");
+    return static_cast<uint64_t>(v.i);
+  }
+  uint64_t checked_nbytes(const Unpickler& u, uint64_t numel, DType dtype) const {
+    uint64_t nbytes;
+    if (__builtin_mul_overflow(numel, element_size(dtype), &nbytes) || nbytes > src_.size())
+      u.fail("storage of " + std::to_string(numel) + " elements is larger than the file");
+    return nbytes;
+  }
+  int32_t existing(const Unpickler& u, const std::string& key, DType dtype, uint64_t numel) const {
+    auto it = by_key_.find(key);
+    if (it == by_key_.end()) return -1;
+    const StorageEntry& e = storages_[static_cast<size_t>(it->second)];
+    if (e.dtype != dtype || e.numel != numel)
+      u.fail("storage '" + key + "' is declared twice with different types or sizes");
+    return it->second;
+  }
+  int32_t add(StorageEntry e) {
+    storages_.push_back(std::move(e));
+    return static_cast<int32_t>(storages_.size() - 1);
+  }
+
+  int32_t zip_storage(const Unpickler& u, const std::vector<Value>& pid) {
+    // ('storage', storage_type, key, location, numel)
+    if (pid.size() != 5) u.fail("zip persistent id must have 5 fields, got " + std::to_string(pid.size()));
+    const DType dtype = expect_storage_type(u, pid[1]);
+    const std::string& key = expect_string(u, pid[2], "storage key");
+    expect_string(u, pid[3], "storage location");
+    const uint64_t numel = expect_count(u, pid[4], "storage size");
+    if (int32_t s = existing(u, key, dtype, numel); s >= 0) return s;
+    const uint64_t nbytes = checked_nbytes(u, numel, dtype);
+    const ZipReader::Entry* entry = zip_->find(prefix_ + "data/" + key);
+    if (!entry) u.fail("storage '" + key + "' has no entry " + prefix_ + "data/" + key);
+    if (entry->size != nbytes)
+      u.fail("storage '" + key + "' of " + std::to_string(numel) + " " + std::string(dtype_name(dtype)) +
+             " elements needs " + std::to_string(nbytes) + " bytes but its entry holds " +
+             std::to_string(entry->size));
+    Storage data = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), cpu_allocator());
+    zip_->read_into(*entry, data->data());
+    if (big_endian_) byteswap(data->data(), static_cast<size_t>(nbytes), dtype);
+    StorageEntry e{key, dtype, numel, std::move(data)};
+    const int32_t s = add(std::move(e));
+    by_key_[key] = s;
+    return s;
+  }
+
+  int32_t legacy_storage(const Unpickler& u, const std::vector<Value>& pid) {
+    // ('storage', storage_type, root_key, location, numel, view_metadata)
+    if (pid.size() != 6) u.fail("legacy persistent id must have 6 fields, got " + std::to_string(pid.size()));
+    const DType dtype = expect_storage_type(u, pid[1]);
+    const std::string& key = expect_string(u, pid[2], "storage key");
+    expect_string(u, pid[3], "storage location");
+    const uint64_t numel = expect_count(u, pid[4], "storage size");
+    checked_nbytes(u, numel, dtype);
+    int32_t root = existing(u, key, dtype, numel);
+    if (root < 0) {
+      root = add(StorageEntry{key, dtype, numel, {}});
+      by_key_[key] = root;
+    }
+    if (pid[5].kind == Value::Kind::None) return root;
+    // view_metadata = (view_key, offset, view_size), in elements of the root.
+    const Node* view = u.node_of(pid[5]);
+    if (!view || view->kind != NodeKind::Tuple || view->items.size() != 3)
+      u.fail("storage view metadata must be a 3-tuple");
+    const std::string& view_key = expect_string(u, view->items[0], "view key");
+    const uint64_t offset = expect_count(u, view->items[1], "view offset");
+    const uint64_t size = expect_count(u, view->items[2], "view size");
+    if (offset > numel || size > numel - offset) u.fail("storage view '" + view_key + "' exceeds its storage");
+    auto it = views_.find(view_key);
+    if (it != views_.end()) {
+      const StorageEntry& e = storages_[static_cast<size_t>(it->second)];
+      if (e.root != root || e.offset != offset || e.numel != size)
+        u.fail("storage view '" + view_key + "' is declared twice differently");
+      return it->second;
+    }
+    const int32_t s = add(StorageEntry{view_key, dtype, size, {}, root, offset});
+    views_[view_key] = s;
+    return s;
+  }
+
+  // ---- formats ----
+  IValue load_zip() {
+    ZipReader zip(src_, what_);
+    zip_ = &zip;
+    const ZipReader::Entry* pkl = nullptr;
+    for (const auto& e : zip.entries()) {
+      const size_t slash = e.name.find('/');
+      if (slash != std::string::npos && e.name.compare(slash, std::string::npos, "/data.pkl") == 0) {
+        if (pkl) EMBER_FAIL(what_, ": several data.pkl entries ('", pkl->name, "', '", e.name, "')");
+        pkl = &e;
+      }
+    }
+    EMBER_CHECK(pkl, what_, ": no <archive>/data.pkl entry: not a torch.save zip archive");
+    prefix_ = pkl->name.substr(0, pkl->name.size() - 8);  // keeps the trailing '/'
+    if (const ZipReader::Entry* bo = zip.find(prefix_ + "byteorder")) {
+      EMBER_CHECK(bo->size <= 16, what_, ": bad byteorder entry");
+      const std::string order = zip.read(*bo);
+      EMBER_CHECK(order == "little" || order == "big", what_, ": unknown byteorder '", order, "'");
+      big_endian_ = order == "big";
+    }
+    const std::string bytes = zip.read(*pkl);
+    MemorySource pickle_src(bytes.data(), bytes.size(), pkl->name);
+    Unpickler u(pickle_src, 0, bytes.size(), what_ + ": " + pkl->name, this);
+    const Value root = u.run();
+    return convert(u, root);
+  }
+
+  IValue load_legacy() {
+    uint64_t pos = 0;
+    auto next = [&](const char* name) {
+      auto u = std::make_unique<Unpickler>(src_, pos, src_.size(), what_ + ": " + name, this);
+      return u;
+    };
+    // 1. magic number
+    {
+      auto u = next("magic number");
+      legacy_header_ = true;
+      const Value v = u->run();
+      const Node* n = u->node_of(v);
+      EMBER_CHECK(n && n->kind == NodeKind::BigInt && n->text.size() == sizeof(kLegacyMagic) &&
+                      std::memcmp(n->text.data(), kLegacyMagic, sizeof(kLegacyMagic)) == 0,
+                  what_, ": bad magic number: not a torch.save file");
+      pos = u->position();
+    }
+    // 2. protocol version
+    {
+      auto u = next("protocol version");
+      const Value v = u->run();
+      EMBER_CHECK(v.kind == Value::Kind::Int && v.i == 1001, what_, ": unsupported legacy protocol version");
+      pos = u->position();
+    }
+    // 3. sys_info
+    {
+      auto u = next("sys_info");
+      const IValue info = convert(*u, u->run());
+      EMBER_CHECK(info.is_dict(), what_, ": sys_info is not a dict");
+      if (const IValue* le = info.find("little_endian")) {
+        EMBER_CHECK(le->is_bool(), what_, ": sys_info little_endian is not a bool");
+        big_endian_ = !le->to_bool();
+      }
+      pos = u->position();
+    }
+    legacy_header_ = false;
+    // 4. the object
+    auto obj = next("data");
+    const Value root = obj->run();
+    pos = obj->position();
+    // 5. storage keys, then the data.
+    std::vector<std::string> keys;
+    {
+      legacy_header_ = true;
+      auto u = next("storage keys");
+      const IValue list = convert(*u, u->run());
+      EMBER_CHECK(list.is_list() && !list.is_tuple(), what_, ": storage key list is a ", list.type_name());
+      for (const IValue& k : list.to_list()) {
+        EMBER_CHECK(k.is_string(), what_, ": storage key is a ", k.type_name());
+        keys.push_back(k.to_string());
+      }
+      pos = u->position();
+      legacy_header_ = false;
+    }
+    for (const std::string& key : keys) {
+      auto it = by_key_.find(key);
+      EMBER_CHECK(it != by_key_.end(), what_, ": data for unknown storage '", key, "'");
+      StorageEntry& e = storages_[static_cast<size_t>(it->second)];
+      EMBER_CHECK(!e.data, what_, ": storage '", key, "' is listed twice");
+      unsigned char count[8];
+      src_.read(pos, count, 8, "storage size");
+      uint64_t recorded = 0;
+      for (int k = 7; k >= 0; --k) recorded = (recorded << 8) | count[k];
+      if (big_endian_) recorded = __builtin_bswap64(recorded);
+      EMBER_CHECK(recorded == e.numel, what_, ": storage '", key, "' records ", recorded,
+                  " elements but was declared with ", e.numel);
+      pos += 8;
+      const uint64_t nbytes = e.numel * element_size(e.dtype);  // <= file size (checked)
+      EMBER_CHECK(src_.contains(pos, nbytes), what_, ": truncated file: storage '", key, "' needs ",
+                  nbytes, " bytes at ", pos, " but the file has ", src_.size());
+      e.data = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), cpu_allocator());
+      src_.read(pos, e.data->data(), static_cast<size_t>(nbytes), "storage data");
+      if (big_endian_) byteswap(e.data->data(), static_cast<size_t>(nbytes), e.dtype);
+      pos += nbytes;
+    }
+    for (const StorageEntry& e : storages_)
+      EMBER_CHECK(e.root >= 0 || e.data, what_, ": storage '", e.key, "' has no data in the file");
+    return convert(*obj, root);
+  }
+
+  // ---- conversion to IValue ----
+  IValue convert(const Unpickler& u, const Value& root) {
+    done_.clear();
+    return convert_value(u, root, 0);
+  }
+
+  IValue convert_value(const Unpickler& u, const Value& v, int depth) {
+    switch (v.kind) {
+      case Value::Kind::None: return IValue();
+      case Value::Kind::Bool: return IValue(v.b);
+      case Value::Kind::Int: return IValue(v.i);
+      case Value::Kind::Float: return IValue(v.d);
+      case Value::Kind::Ref: break;
+    }
+    EMBER_CHECK(depth <= kMaxDepth, u.what(), ": objects nested more than ", kMaxDepth, " levels deep");
+    const Node& n = u.node(v.ref);
+    if (auto it = done_.find(v.ref); it != done_.end()) {
+      EMBER_CHECK(it->second.second, u.what(), ": recursive structure (an object contains itself)");
+      return it->second.first;
+    }
+    done_.emplace(v.ref, std::make_pair(IValue(), false));  // in progress
+    IValue out;
+    switch (n.kind) {
+      case NodeKind::String: out = IValue(n.text); break;
+      case NodeKind::BigInt:
+        EMBER_FAIL(u.what(), ": integer of ", n.text.size(), " bytes does not fit in 64 bits");
+      case NodeKind::List:
+      case NodeKind::Tuple: {
+        std::vector<IValue> items;
+        items.reserve(n.items.size());
+        for (const Value& x : n.items) items.push_back(convert_value(u, x, depth + 1));
+        out = n.kind == NodeKind::List ? IValue::list(std::move(items)) : IValue::tuple(std::move(items));
+        break;
+      }
+      case NodeKind::Dict: {
+        IDict d;
+        for (size_t k = 0; k + 1 < n.items.size(); k += 2)
+          d.insert(convert_value(u, n.items[k], depth + 1), convert_value(u, n.items[k + 1], depth + 1));
+        out = IValue::dict(std::move(d));
+        break;
+      }
+      case NodeKind::Global:
+        EMBER_FAIL(u.what(), ": a bare ", u.describe(v), " cannot be loaded (only its results can)");
+      case NodeKind::Storage:
+        EMBER_FAIL(u.what(), ": a bare storage cannot be loaded (only tensors)");
+      case NodeKind::Tensor: out = IValue(make_tensor(*n.tensor)); break;
+    }
+    auto& slot = done_[v.ref];
+    slot = {out, true};
+    return out;
+  }
+
+  Tensor make_tensor(const pickle::TensorDesc& d) {
+    const StorageEntry* e = &storages_.at(static_cast<size_t>(d.storage));
+    int64_t offset = d.offset;
+    if (e->root >= 0) {
+      offset += static_cast<int64_t>(e->offset);
+      e = &storages_.at(static_cast<size_t>(e->root));
+    }
+    EMBER_CHECK(e->data, what_, ": storage '", e->key, "' was never loaded");
+    Tensor t(make_intrusive<TensorImpl>(e->data, e->dtype, d.sizes, d.strides, offset));
+    if (d.requires_grad) t.requires_grad_(true);
+    return t;
+  }
+
+  const ByteSource& src_;
+  std::string what_;
+  const ZipReader* zip_ = nullptr;
+  std::string prefix_;
+  bool big_endian_ = false;
+  bool legacy_header_ = false;
+  std::vector<StorageEntry> storages_;
+  std::unordered_map<std::string, int32_t> by_key_, views_;
+  std::unordered_map<uint32_t, std::pair<IValue, bool>> done_;
+};
+
+}  // namespace
+
+IValue load_torch(const std::string& path) {
+  FileSource src(path);
+  return Loader(src, "load_torch: " + path).load();
+}
+
+IValue load_torch_bytes(const void* data, size_t size) {
+  MemorySource src(data, size);
+  return Loader(src, "load_torch: <memory>").load();
+}
+
+StateDict to_state_dict(const IValue& v) {
+  EMBER_CHECK(v.is_dict(), "to_state_dict: expected a dict of tensors, got a ", v.type_name());
+  StateDict out;
+  for (const auto& [k, t] : v.to_dict()) {
+    EMBER_CHECK(k.is_string(), "to_state_dict: key ", k, " is not a str");
+    EMBER_CHECK(t.is_tensor(), "to_state_dict: value of '", k.to_string(), "' is a ", t.type_name(),
+                ", not a Tensor");
+    out.insert(k.to_string(), t.to_tensor());
+  }
+  return out;
+}
+
+StateDict load_torch_state_dict(const std::string& path) { return to_state_dict(load_torch(path)); }
+
+}  // namespace ember::serialize

@@ -1,0 +1,148 @@
+#pragma once
+// A restricted unpickler for the pickles torch.save writes (protocols 2-5).
+//
+// Note [Restricted unpickler]
+// Python's pickle is a stack machine whose GLOBAL and REDUCE opcodes import
+// and call arbitrary functions; loading an untrusted checkpoint with it runs
+// whatever the file says. This one executes nothing:
+//  - it builds values in its own arena (strings, lists, tuples, dicts and
+//    tensor descriptions; ints, floats, bools and None live inline), so a
+//    self-referencing list or a memo trick cannot create ownership cycles;
+//  - GLOBAL/STACK_GLOBAL resolve against a fixed whitelist (collections.
+//    OrderedDict, torch._utils._rebuild_tensor(_v2), _rebuild_parameter
+//    (_with_state), torch.*Storage); anything else is an error naming it;
+//  - REDUCE only "calls" those, checking every argument: a tensor's storage
+//    offset, sizes and strides must stay inside its storage;
+//  - BINPERSID hands the persistent id to the format (zip or legacy), which
+//    returns a storage;
+//  - opcodes outside the set torch needs (INST, OBJ, NEWOBJ, EXT*, sets,
+//    buffers, text opcodes) are errors, as are stack underflow, a missing
+//    MARK, an unknown memo index, lengths past the end of the input and more
+//    than kMaxNodes objects.
+// The caller turns the result into IValues once the storages are loaded.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/core/dtype.h"
+#include "serialize/byte_source.h"
+
+namespace ember::serialize::pickle {
+
+enum class GlobalKind : uint8_t {
+  OrderedDict,
+  RebuildTensorV2,
+  RebuildTensor,
+  RebuildParameter,
+  RebuildParameterWithState,
+  StorageType,  // torch.FloatStorage, ...: the dtype is in Node::dtype
+};
+
+// A stack/memo slot: an inline primitive or a reference to an arena node.
+struct Value {
+  enum class Kind : uint8_t { None, Bool, Int, Float, Ref };
+  Kind kind = Kind::None;
+  union {
+    bool b;
+    int64_t i = 0;
+    double d;
+    uint32_t ref;
+  };
+};
+
+enum class NodeKind : uint8_t { String, BigInt, List, Tuple, Dict, Global, Storage, Tensor };
+
+struct TensorDesc {
+  int32_t storage = -1;  // the loader's storage index
+  int64_t offset = 0;
+  std::vector<int64_t> sizes, strides;
+  bool requires_grad = false;
+};
+
+struct Node {
+  NodeKind kind;
+  std::string text;          // String; BigInt: little-endian two's complement bytes
+  std::vector<Value> items;  // List, Tuple; Dict: key0, value0, key1, value1, ...
+  std::unique_ptr<std::unordered_map<std::string, size_t>> keys;  // Dict: key -> pair index
+  GlobalKind global = GlobalKind::OrderedDict;
+  DType dtype = DType::Float32;  // Global StorageType
+  int32_t storage = -1;          // Storage
+  std::unique_ptr<TensorDesc> tensor;
+};
+
+class Unpickler;
+
+// What the checkpoint format supplies.
+class Hooks {
+ public:
+  virtual ~Hooks() = default;
+  // BINPERSID: pid is the persistent id tuple's items; returns a storage index.
+  virtual int32_t persistent_load(const Unpickler& u, const std::vector<Value>& pid) = 0;
+  virtual uint64_t storage_numel(int32_t storage) const = 0;
+  virtual DType storage_dtype(int32_t storage) const = 0;
+};
+
+class Unpickler {
+ public:
+  // Limits on what one pickle may build (objects in the arena; values on the
+  // stack, in containers and in the memo), far above what torch.save writes
+  // for any model, so that memory stays bounded for hostile inputs.
+  static constexpr size_t kMaxNodes = size_t(1) << 21;
+  static constexpr size_t kMaxValues = size_t(1) << 24;
+
+  // Unpickles the pickle starting at `begin` (reading no further than `end`).
+  Unpickler(const ByteSource& src, uint64_t begin, uint64_t end, std::string what, Hooks* hooks);
+  // Runs to STOP and returns the result.
+  Value run();
+  // Offset just after STOP.
+  uint64_t position() const { return pos_; }
+
+  const Node& node(uint32_t ref) const { return nodes_[ref]; }
+  const Node* node_of(const Value& v) const { return v.kind == Value::Kind::Ref ? &nodes_[v.ref] : nullptr; }
+  const std::string& what() const { return what_; }
+  // "str", "list", "int", "global torch.FloatStorage", ... for messages.
+  std::string describe(const Value& v) const;
+  [[noreturn]] void fail(const std::string& message) const;
+
+ private:
+  // Input.
+  uint8_t read_u8();
+  uint64_t read_le(int n);
+  std::string read_bytes(uint64_t n);
+  std::string read_line();
+  // Stack and arena.
+  uint32_t add_node(NodeKind kind);
+  void count_values(size_t n);
+  Value ref(uint32_t r) const;
+  Value pop();
+  Value& top();
+  size_t pop_mark();
+  void push(Value v);
+  void push_string(std::string s);
+  void push_global(const std::string& module, const std::string& name);
+  void dict_set(uint32_t dict, const Value& key, const Value& value);
+  void reduce();
+  void build();
+  Value rebuild_tensor(const std::vector<Value>& args, bool v2);
+  Value rebuild_parameter(const std::vector<Value>& args, bool with_state);
+  const Node* expect_node(const Value& v, NodeKind kind, const char* what) const;
+  int64_t expect_int(const Value& v, const char* what) const;
+  std::vector<int64_t> expect_int_tuple(const Value& v, const char* what) const;
+
+  const ByteSource& src_;
+  uint64_t pos_, end_;
+  std::vector<unsigned char> buf_;
+  uint64_t buf_start_ = 0;
+  std::string what_;
+  Hooks* hooks_;
+  std::vector<Node> nodes_;
+  std::vector<Value> stack_;
+  std::vector<size_t> marks_;
+  std::unordered_map<uint32_t, Value> memo_;
+  uint64_t opcode_offset_ = 0;
+  size_t values_ = 0;  // values stored so far (bounded by kMaxValues)
+};
+
+}  // namespace ember::serialize::pickle

@@ -1,0 +1,52 @@
+#pragma once
+// A reader for the uncompressed ("stored") zip archives torch.save writes
+// (PKWARE APPNOTE: end of central directory, ZIP64 records, central directory,
+// local headers). Compressed or encrypted entries are rejected with a clear
+// error; every size and offset is checked against the file before use, and
+// entry data are CRC-32 checked when read.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "serialize/byte_source.h"
+
+namespace ember::serialize {
+
+class ZipReader {
+ public:
+  struct Entry {
+    std::string name;
+    uint64_t size = 0;          // uncompressed == compressed for stored entries
+    uint64_t local_offset = 0;  // of the local file header
+    uint32_t crc = 0;
+    uint16_t method = 0;
+    uint16_t flags = 0;
+  };
+
+  // Reads and validates the central directory; `what` prefixes error messages.
+  ZipReader(const ByteSource& src, std::string what);
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  const Entry* find(std::string_view name) const;
+  // Offset of the entry's data in the source, after validating its local
+  // header; the entry must be stored (not compressed or encrypted).
+  uint64_t data_offset(const Entry& e) const;
+  // Reads the whole entry (checks CRC-32).
+  std::string read(const Entry& e) const;
+  // Reads the whole entry into dst (e.size bytes; checks CRC-32).
+  void read_into(const Entry& e, void* dst) const;
+
+ private:
+  const ByteSource& src_;
+  std::string what_;
+  uint64_t cd_offset_ = 0;  // entry data must end before the central directory
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+// CRC-32 (ISO-HDLC, as zip and zlib), continuing from crc.
+uint32_t crc32(const void* data, size_t n, uint32_t crc = 0);
+
+}  // namespace ember::serialize
