@@ -14,6 +14,7 @@
 #include "ember/core/parallel.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
+#include "ember/nn/functional/activation.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
