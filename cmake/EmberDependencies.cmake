@@ -17,3 +17,22 @@ endif()
 add_library(ember_openblas INTERFACE)
 target_link_libraries(ember_openblas INTERFACE ${EMBER_OPENBLAS_LIBRARY})
 target_include_directories(ember_openblas SYSTEM INTERFACE ${EMBER_OPENBLAS_INCLUDE_DIR})
+
+# oneDNN (Debian's libdnnl-dev, 2.x): convolutions, pooling and normalization
+# on CPU. Debian builds it with DNNL_CPU_RUNTIME=OMP against libgomp (see
+# dnnl_config.h), so its primitives run on the same OpenMP pool as Ember's
+# loops and OpenBLAS (Note [One thread pool] in core/src/runtime/parallel.cpp).
+find_library(EMBER_DNNL_LIBRARY NAMES dnnl)
+find_path(EMBER_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+if(NOT EMBER_DNNL_LIBRARY OR NOT EMBER_DNNL_INCLUDE_DIR)
+  message(FATAL_ERROR "oneDNN not found: run scripts/install_deps.sh (Debian package libdnnl-dev)")
+endif()
+file(STRINGS ${EMBER_DNNL_INCLUDE_DIR}/oneapi/dnnl/dnnl_config.h _ember_dnnl_runtime
+  REGEX "^#define DNNL_CPU_RUNTIME ")
+if(NOT _ember_dnnl_runtime MATCHES "DNNL_RUNTIME_OMP")
+  message(FATAL_ERROR "oneDNN at ${EMBER_DNNL_LIBRARY} is not built with the OpenMP CPU runtime "
+                      "(${_ember_dnnl_runtime}); Ember needs one shared OpenMP pool")
+endif()
+add_library(ember_dnnl INTERFACE)
+target_link_libraries(ember_dnnl INTERFACE ${EMBER_DNNL_LIBRARY})
+target_include_directories(ember_dnnl SYSTEM INTERFACE ${EMBER_DNNL_INCLUDE_DIR})

@@ -5,7 +5,7 @@
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev)
+packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev) ;;

@@ -15,6 +15,7 @@
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
 #include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/conv.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"

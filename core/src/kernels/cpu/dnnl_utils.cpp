@@ -1,0 +1,174 @@
+// Note [oneDNN primitives]
+// Convolutions, batch and layer normalization run on oneDNN (Debian's
+// libdnnl, 2.x). Its CPU runtime is OpenMP (libgomp), so its primitives run on
+// the pool Ember's loops and OpenBLAS use (Note [One thread pool]), with the
+// thread count set_num_threads gives.
+//
+// Making a primitive descriptor and a primitive takes 10-100 us (the JIT
+// generates code), far more than a small convolution; every primitive is made
+// once per (shape, layout, parameters) and kept in an LRU cache keyed by
+// those integers. Executing a cached primitive is thread-safe.
+//
+// Layouts: a primitive created with format_tag::any picks its own blocked
+// layout (nChw16c on AVX-512); the glue reorders user tensors into it and the
+// result back into the Ember tensor, each reorder into a buffer from Ember's
+// caching allocator. Channels-last tensors are given to oneDNN as nhwc, which
+// its kernels read and write directly (no reorders but the weights').
+#include "kernels/cpu/dnnl_utils.h"
+
+#include <cstdlib>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "ember/ops/factories.h"
+
+namespace ember::dnnl_glue {
+
+const dnnl::engine& engine() {
+  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+dims to_dims(IntArrayRef sizes) { return dims(sizes.begin(), sizes.end()); }
+
+tag plain_tag(int64_t ndim, bool channels_last) {
+  switch (ndim) {
+    case 1: return tag::a;
+    case 2: return tag::ab;
+    case 3: return channels_last ? tag::acb : tag::abc;
+    case 4: return channels_last ? tag::acdb : tag::abcd;
+    case 5: return channels_last ? tag::acdeb : tag::abcde;
+    default: break;
+  }
+  EMBER_CHECK(false, "oneDNN: unsupported number of dims ", ndim);
+  return tag::undef;
+}
+
+tag weight_tag(int64_t spatial_dims, bool grouped) {
+  if (!grouped) return plain_tag(spatial_dims + 2, false);
+  switch (spatial_dims) {
+    case 1: return tag::abcd;
+    case 2: return tag::abcde;
+    case 3: return tag::abcdef;
+    default: break;
+  }
+  EMBER_CHECK(false, "oneDNN: unsupported number of spatial dims ", spatial_dims);
+  return tag::undef;
+}
+
+dnnl::memory wrap(const dnnl::memory::desc& d, const Tensor& t) {
+  return dnnl::memory(d, engine(), t.data_ptr());
+}
+
+dnnl::memory scratch(const dnnl::memory::desc& d, std::vector<Tensor>& keep) {
+  const auto bytes = static_cast<int64_t>(d.get_size());
+  keep.push_back(empty({std::max<int64_t>(bytes, 1)}, TensorOptions(kUInt8)));
+  return dnnl::memory(d, engine(), keep.back().data_ptr());
+}
+
+namespace {
+dnnl::reorder reorder_primitive(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  CacheKey key("reorder");
+  key.add(from).add(to);
+  auto p = cached<dnnl::reorder>(key, [&] {
+    return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+  });
+  return *p;
+}
+}  // namespace
+
+void reorder_into(const dnnl::memory& src, const dnnl::memory& dst) {
+  reorder_primitive(src.get_desc(), dst.get_desc()).execute(stream(), const_cast<dnnl::memory&>(src),
+                                                            const_cast<dnnl::memory&>(dst));
+  stream().wait();
+}
+
+dnnl::memory reordered(const dnnl::memory& user, const dnnl::memory::desc& want, std::vector<Tensor>& keep) {
+  if (user.get_desc() == want) return user;
+  dnnl::memory out = scratch(want, keep);
+  reorder_into(user, out);
+  return out;
+}
+
+// ---- cache ----
+
+CacheKey& CacheKey::add(const dnnl::memory::desc& d) {
+  const dnnl_memory_desc_t& m = d.data;
+  add(m.ndims);
+  for (int i = 0; i < m.ndims; ++i) add(m.dims[i]);
+  add(static_cast<int64_t>(m.data_type));
+  add(static_cast<int64_t>(m.format_kind));
+  add(m.offset0);
+  if (m.format_kind == dnnl_blocked) {
+    const auto& b = m.format_desc.blocking;
+    for (int i = 0; i < m.ndims; ++i) add(b.strides[i]);
+    add(b.inner_nblks);
+    for (int i = 0; i < b.inner_nblks; ++i) add(b.inner_blks[i]).add(b.inner_idxs[i]);
+  }
+  add(static_cast<int64_t>(m.extra.flags));
+  return *this;
+}
+
+size_t CacheKey::hash() const {
+  size_t h = std::hash<std::string>()(op_);
+  for (int64_t v : v_) h = h * 1000003u ^ std::hash<int64_t>()(v);
+  return h;
+}
+
+namespace {
+struct KeyHash {
+  size_t operator()(const CacheKey& k) const { return k.hash(); }
+};
+
+struct Cache {
+  using Entry = std::pair<CacheKey, std::shared_ptr<void>>;
+  std::mutex mu;
+  std::list<Entry> lru;  // most recent first
+  std::unordered_map<CacheKey, std::list<Entry>::iterator, KeyHash> index;
+  size_t capacity = 1024;
+  Cache() {
+    if (const char* s = std::getenv("EMBER_DNNL_CACHE_CAPACITY")) capacity = std::max(1L, std::atol(s));
+  }
+};
+Cache& cache() {
+  static Cache* c = new Cache();  // never destroyed: primitives may be used at exit
+  return *c;
+}
+}  // namespace
+
+std::shared_ptr<void> cache_lookup(const CacheKey& key, const std::function<std::shared_ptr<void>()>& make) {
+  Cache& c = cache();
+  {
+    std::lock_guard<std::mutex> g(c.mu);
+    auto it = c.index.find(key);
+    if (it != c.index.end()) {
+      c.lru.splice(c.lru.begin(), c.lru, it->second);
+      return it->second->second;
+    }
+  }
+  // Built outside the lock (slow); a concurrent miss on the same key builds twice.
+  std::shared_ptr<void> value = make();
+  std::lock_guard<std::mutex> g(c.mu);
+  auto it = c.index.find(key);
+  if (it != c.index.end()) return it->second->second;
+  c.lru.emplace_front(key, value);
+  c.index.emplace(key, c.lru.begin());
+  while (c.lru.size() > c.capacity) {
+    c.index.erase(c.lru.back().first);
+    c.lru.pop_back();
+  }
+  return value;
+}
+
+size_t cache_size() {
+  std::lock_guard<std::mutex> g(cache().mu);
+  return cache().lru.size();
+}
+
+}  // namespace ember::dnnl_glue
