@@ -5,3 +5,5 @@
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/rnn.h"
+#include "ember/nn/utils/rnn.h"
