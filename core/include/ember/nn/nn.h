@@ -6,3 +6,5 @@
 #include "ember/nn/module.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/utils/clip_grad.h"
+#include "ember/nn/modules/rnn.h"
+#include "ember/nn/utils/rnn.h"
