@@ -27,6 +27,7 @@
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
 #include "ember/nn/nn.h"
+#include "ember/optim/optim.h"
 #include "ember/serialize/ivalue.h"
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
