@@ -16,6 +16,8 @@
 #include "ember/core/tensor.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/normalization.h"
+#include "ember/nn/functional/pooling.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
