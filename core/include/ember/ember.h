@@ -18,6 +18,8 @@
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/loss.h"
+#include "ember/nn/functional/normalization.h"
+#include "ember/nn/functional/pooling.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"

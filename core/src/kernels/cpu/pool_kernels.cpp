@@ -1,0 +1,220 @@
+// Pooling kernels (max with indices, average; windows precomputed by the op,
+// see pool_kernels.h). Row-major tensors run one (n, c) plane per task;
+// channels-last tensors run one output position per task with the channel
+// loop innermost (contiguous, vectorized). Backward accumulates per plane
+// (row-major) or per (n, channel block) (channels-last), so no two tasks
+// write one element and results do not depend on the thread count.
+#include <cmath>
+#include <limits>
+
+#include "ember/core/parallel.h"
+#include "nn/functional/pool_kernels.h"
+
+namespace ember::nn::functional {
+namespace {
+
+struct Geometry {
+  int64_t n, c, d, h, w, od, oh, ow;
+  int64_t in_plane() const { return d * h * w; }
+  int64_t out_plane() const { return od * oh * ow; }
+};
+
+Geometry geometry(const Tensor& x, const Tensor& y) {
+  return {x.size(0), x.size(1), x.size(2), x.size(3), x.size(4), y.size(2), y.size(3), y.size(4)};
+}
+
+double divisor(const PoolWindows& win, int64_t od, int64_t oh, int64_t ow) {
+  if (win.divisor_override) return static_cast<double>(*win.divisor_override);
+  return win.div[0][od] * win.div[1][oh] * win.div[2][ow];
+}
+
+int64_t grain_for(int64_t work_per_task) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(work_per_task, 1)); }
+
+template <class T>
+void forward_planes(const Geometry& g, const T* x, T* y, int64_t* ind, const PoolWindows& win, PoolMode mode) {
+  int64_t window = 1;
+  for (int k = 0; k < 3; ++k) window *= win.count[k].empty() ? 1 : *std::max_element(win.count[k].begin(), win.count[k].end());
+  parallel_for(0, g.n * g.c, grain_for(g.out_plane() * window), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const T* xp = x + p * g.in_plane();
+      T* yp = y + p * g.out_plane();
+      int64_t* ip = ind ? ind + p * g.out_plane() : nullptr;
+      for (int64_t od = 0; od < g.od; ++od)
+        for (int64_t oh = 0; oh < g.oh; ++oh)
+          for (int64_t ow = 0; ow < g.ow; ++ow) {
+            const int64_t d0 = win.begin[0][od], h0 = win.begin[1][oh], w0 = win.begin[2][ow];
+            const int64_t nd = win.count[0][od], nh = win.count[1][oh], nw = win.count[2][ow];
+            const int64_t sd = win.step[0], sh = win.step[1], sw = win.step[2];
+            const int64_t o = (od * g.oh + oh) * g.ow + ow;
+            if (mode == PoolMode::Max) {
+              T best = -std::numeric_limits<T>::infinity();
+              int64_t bi = (d0 * g.h + h0) * g.w + w0;
+              for (int64_t jd = 0; jd < nd; ++jd)
+                for (int64_t jh = 0; jh < nh; ++jh) {
+                  const int64_t row = ((d0 + jd * sd) * g.h + h0 + jh * sh) * g.w + w0;
+                  for (int64_t jw = 0; jw < nw; ++jw) {
+                    const T v = xp[row + jw * sw];
+                    if (v > best || std::isnan(v)) {
+                      best = v;
+                      bi = row + jw * sw;
+                    }
+                  }
+                }
+              yp[o] = best;
+              if (ip) ip[o] = bi;
+            } else {
+              T sum = 0;
+              for (int64_t jd = 0; jd < nd; ++jd)
+                for (int64_t jh = 0; jh < nh; ++jh) {
+                  const T* r = xp + ((d0 + jd * sd) * g.h + h0 + jh * sh) * g.w + w0;
+                  for (int64_t jw = 0; jw < nw; ++jw) sum += r[jw * sw];
+                }
+              yp[o] = static_cast<T>(sum / divisor(win, od, oh, ow));
+            }
+          }
+    }
+  });
+}
+
+template <class T>
+void forward_channels_last(const Geometry& g, const T* x, T* y, int64_t* ind, const PoolWindows& win,
+                           PoolMode mode) {
+  const int64_t c = g.c;
+  parallel_for(0, g.n * g.out_plane(), grain_for(c * 9), [&](int64_t b, int64_t e) {
+    for (int64_t pos = b; pos < e; ++pos) {
+      const int64_t n = pos / g.out_plane(), o = pos % g.out_plane();
+      const int64_t od = o / (g.oh * g.ow), oh = (o / g.ow) % g.oh, ow = o % g.ow;
+      const int64_t d0 = win.begin[0][od], h0 = win.begin[1][oh], w0 = win.begin[2][ow];
+      const int64_t nd = win.count[0][od], nh = win.count[1][oh], nw = win.count[2][ow];
+      T* __restrict__ yp = y + pos * c;
+      const T* xn = x + n * g.in_plane() * c;
+      if (mode == PoolMode::Max) {
+        int64_t* __restrict__ ip = ind ? ind + pos * c : nullptr;
+        const int64_t first = (d0 * g.h + h0) * g.w + w0;
+        for (int64_t k = 0; k < c; ++k) yp[k] = -std::numeric_limits<T>::infinity();
+        if (ip)
+          for (int64_t k = 0; k < c; ++k) ip[k] = first;
+        for (int64_t jd = 0; jd < nd; ++jd)
+          for (int64_t jh = 0; jh < nh; ++jh)
+            for (int64_t jw = 0; jw < nw; ++jw) {
+              const int64_t s = ((d0 + jd * win.step[0]) * g.h + h0 + jh * win.step[1]) * g.w + w0 + jw * win.step[2];
+              const T* __restrict__ xp = xn + s * c;
+              if (ip) {
+                for (int64_t k = 0; k < c; ++k) {
+                  const bool take = xp[k] > yp[k] || std::isnan(xp[k]);
+                  yp[k] = take ? xp[k] : yp[k];
+                  ip[k] = take ? s : ip[k];
+                }
+              } else {
+                for (int64_t k = 0; k < c; ++k) yp[k] = (xp[k] > yp[k] || std::isnan(xp[k])) ? xp[k] : yp[k];
+              }
+            }
+      } else {
+        for (int64_t k = 0; k < c; ++k) yp[k] = 0;
+        for (int64_t jd = 0; jd < nd; ++jd)
+          for (int64_t jh = 0; jh < nh; ++jh)
+            for (int64_t jw = 0; jw < nw; ++jw) {
+              const int64_t s = ((d0 + jd * win.step[0]) * g.h + h0 + jh * win.step[1]) * g.w + w0 + jw * win.step[2];
+              const T* __restrict__ xp = xn + s * c;
+              for (int64_t k = 0; k < c; ++k) yp[k] += xp[k];
+            }
+        const T inv = static_cast<T>(1.0 / divisor(win, od, oh, ow));
+        for (int64_t k = 0; k < c; ++k) yp[k] *= inv;
+      }
+    }
+  });
+}
+
+template <class T>
+void backward_planes(const Geometry& g, const T* gy, const int64_t* ind, T* gx, const PoolWindows& win,
+                     PoolMode mode) {
+  parallel_for(0, g.n * g.c, grain_for(g.out_plane() * 4), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      const T* gp = gy + p * g.out_plane();
+      T* xp = gx + p * g.in_plane();
+      std::fill(xp, xp + g.in_plane(), T(0));
+      if (mode == PoolMode::Max) {
+        const int64_t* ip = ind + p * g.out_plane();
+        for (int64_t o = 0; o < g.out_plane(); ++o) xp[ip[o]] += gp[o];
+        continue;
+      }
+      for (int64_t od = 0; od < g.od; ++od)
+        for (int64_t oh = 0; oh < g.oh; ++oh)
+          for (int64_t ow = 0; ow < g.ow; ++ow) {
+            const T v = static_cast<T>(gp[(od * g.oh + oh) * g.ow + ow] / divisor(win, od, oh, ow));
+            const int64_t d0 = win.begin[0][od], h0 = win.begin[1][oh], w0 = win.begin[2][ow];
+            for (int64_t jd = 0; jd < win.count[0][od]; ++jd)
+              for (int64_t jh = 0; jh < win.count[1][oh]; ++jh) {
+                T* r = xp + ((d0 + jd * win.step[0]) * g.h + h0 + jh * win.step[1]) * g.w + w0;
+                for (int64_t jw = 0; jw < win.count[2][ow]; ++jw) r[jw * win.step[2]] += v;
+              }
+          }
+    }
+  });
+}
+
+template <class T>
+void backward_channels_last(const Geometry& g, const T* gy, const int64_t* ind, T* gx, const PoolWindows& win,
+                            PoolMode mode) {
+  constexpr int64_t kBlock = 64;
+  const int64_t c = g.c, blocks = (c + kBlock - 1) / kBlock;
+  parallel_for(0, g.n * blocks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t n = task / blocks, c0 = (task % blocks) * kBlock, c1 = std::min(c, c0 + kBlock);
+      T* xn = gx + n * g.in_plane() * c;
+      for (int64_t s = 0; s < g.in_plane(); ++s)
+        for (int64_t k = c0; k < c1; ++k) xn[s * c + k] = 0;
+      for (int64_t o = 0; o < g.out_plane(); ++o) {
+        const T* gp = gy + (n * g.out_plane() + o) * c;
+        if (mode == PoolMode::Max) {
+          const int64_t* ip = ind + (n * g.out_plane() + o) * c;
+          for (int64_t k = c0; k < c1; ++k) xn[ip[k] * c + k] += gp[k];
+          continue;
+        }
+        const int64_t od = o / (g.oh * g.ow), oh = (o / g.ow) % g.oh, ow = o % g.ow;
+        const T inv = static_cast<T>(1.0 / divisor(win, od, oh, ow));
+        const int64_t d0 = win.begin[0][od], h0 = win.begin[1][oh], w0 = win.begin[2][ow];
+        for (int64_t jd = 0; jd < win.count[0][od]; ++jd)
+          for (int64_t jh = 0; jh < win.count[1][oh]; ++jh)
+            for (int64_t jw = 0; jw < win.count[2][ow]; ++jw) {
+              const int64_t s = ((d0 + jd * win.step[0]) * g.h + h0 + jh * win.step[1]) * g.w + w0 + jw * win.step[2];
+              T* __restrict__ xp = xn + s * c;
+              for (int64_t k = c0; k < c1; ++k) xp[k] += gp[k] * inv;
+            }
+      }
+    }
+  });
+}
+
+void pool_forward_kernel(const Tensor& x, const Tensor& y, const Tensor& indices, const PoolWindows& w, PoolMode mode,
+                         bool channels_last) {
+  const Geometry g = geometry(x, y);
+  int64_t* ind = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
+  if (x.dtype() == kFloat32) {
+    if (channels_last) forward_channels_last(g, x.data_ptr<float>(), y.data_ptr<float>(), ind, w, mode);
+    else forward_planes(g, x.data_ptr<float>(), y.data_ptr<float>(), ind, w, mode);
+  } else {
+    if (channels_last) forward_channels_last(g, x.data_ptr<double>(), y.data_ptr<double>(), ind, w, mode);
+    else forward_planes(g, x.data_ptr<double>(), y.data_ptr<double>(), ind, w, mode);
+  }
+}
+
+void pool_backward_kernel(const Tensor& gy, const Tensor& indices, const Tensor& gx, const PoolWindows& w,
+                          PoolMode mode, bool channels_last) {
+  const Geometry g = geometry(gx, gy);
+  const int64_t* ind = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
+  if (gx.dtype() == kFloat32) {
+    if (channels_last) backward_channels_last(g, gy.data_ptr<float>(), ind, gx.data_ptr<float>(), w, mode);
+    else backward_planes(g, gy.data_ptr<float>(), ind, gx.data_ptr<float>(), w, mode);
+  } else {
+    if (channels_last) backward_channels_last(g, gy.data_ptr<double>(), ind, gx.data_ptr<double>(), w, mode);
+    else backward_planes(g, gy.data_ptr<double>(), ind, gx.data_ptr<double>(), w, mode);
+  }
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(pool_forward_stub, CPU, pool_forward_kernel);
+EMBER_REGISTER_KERNEL(pool_backward_stub, CPU, pool_backward_kernel);
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,357 @@
+// Normalizations. batch_norm and layer_norm (float32) are oneDNN kernels
+// recorded as single nodes (NativeBatchNormBackward0 / NativeLayerNormBackward0)
+// whose backward runs oneDNN's backward primitive, or, when the backward is
+// itself recorded (create_graph), the same formula written with Tensor ops so
+// that it can be differentiated again. float64 composes the forward from
+// Tensor ops. group_norm is layer_norm over [N, G, C/G * spatial] plus the
+// per-channel affine; instance_norm is batch_norm over [1, N * C, ...], as
+// PyTorch; local_response_norm composes avg_pool (as PyTorch).
+#include "ember/nn/functional/normalization.h"
+
+#include "autograd/record.h"
+#include "ember/autograd/grad_mode.h"
+#include "ember/nn/functional/pooling.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
+#include "nn/functional/norm_kernels.h"
+
+namespace ember::nn::functional {
+
+EMBER_DEFINE_STUB(batch_norm_forward_stub, BatchNormForwardFn, "batch_norm_forward");
+EMBER_DEFINE_STUB(batch_norm_backward_stub, BatchNormBackwardFn, "batch_norm_backward");
+EMBER_DEFINE_STUB(layer_norm_forward_stub, LayerNormForwardFn, "layer_norm_forward");
+EMBER_DEFINE_STUB(layer_norm_backward_stub, LayerNormBackwardFn, "layer_norm_backward");
+
+namespace {
+
+std::string sizes_str(IntArrayRef s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+void check_float(const char* op, const Tensor& t) {
+  EMBER_CHECK(t.dtype() == kFloat32 || t.dtype() == kFloat64, op, ": expected a float32 or float64 input, but got ",
+              t.dtype());
+}
+
+void check_param(const char* op, const char* what, const Tensor& t, IntArrayRef sizes, DType dtype) {
+  if (!t.defined()) return;
+  EMBER_CHECK(t.sizes() == sizes, op, ": expected ", what, " of size ", sizes_str(sizes), ", but got ",
+              sizes_str(t.sizes()));
+  EMBER_CHECK(t.dtype() == dtype, op, ": expected ", what, " of dtype ", dtype, " (the input's), but got ", t.dtype());
+}
+
+// [C] -> [C, 1, ...] broadcasting over x's dims after 1.
+Tensor channel_view(const Tensor& t, int64_t dim) {
+  DimVector s{t.numel()};
+  for (int64_t i = 2; i < dim; ++i) s.push_back(1);
+  return t.reshape(s);
+}
+
+DimVector all_but_1(int64_t dim) {
+  DimVector d{0};
+  for (int64_t i = 2; i < dim; ++i) d.push_back(i);
+  return d;
+}
+
+MemoryFormat cl_format(int64_t dim) { return dim == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast; }
+bool is_channels_last(const Tensor& x) {
+  return (x.dim() == 4 || x.dim() == 5) && x.suggest_memory_format() == cl_format(x.dim());
+}
+
+// ---- batch norm ----
+
+// The batch-statistics backward as Tensor ops (differentiable again).
+autograd::variable_list batch_norm_backward_ops(const Tensor& x, const Tensor& w, const Tensor& gy, double eps) {
+  const DimVector dims = all_but_1(x.dim());
+  Tensor mean = x.mean(dims, true);
+  Tensor xc = x - mean;
+  Tensor invstd = ((xc * xc).mean(dims, true) + eps).rsqrt();
+  Tensor xhat = xc * invstd;
+  Tensor gyw = w.defined() ? gy * channel_view(w, x.dim()) : gy;
+  Tensor gx = (gyw - gyw.mean(dims, true) - xhat * (gyw * xhat).mean(dims, true)) * invstd;
+  return {gx, (gy * xhat).sum(dims), gy.sum(dims)};
+}
+
+Tensor batch_norm_f32(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& rmean,
+                      const Tensor& rvar, bool use_input_stats, double eps, Tensor& batch_mean, Tensor& batch_var) {
+  autograd::OpRecorder rec("native_batch_norm", {input, weight, bias});
+  const int64_t c = input.size(1);
+  const bool cl = is_channels_last(input);
+  Tensor x = cl ? input.contiguous(cl_format(input.dim())) : input.contiguous();
+  const bool affine = weight.defined() || bias.defined();
+  Tensor w = affine ? (weight.defined() ? weight.contiguous() : ones({c})) : Tensor();
+  Tensor b = affine ? (bias.defined() ? bias.contiguous() : zeros({c})) : Tensor();
+  Tensor y = empty_like(x);
+  Tensor mean = use_input_stats ? empty({c}) : rmean.to(kFloat32).contiguous();
+  Tensor var = use_input_stats ? empty({c}) : rvar.to(kFloat32).contiguous();
+  if (x.numel() > 0) batch_norm_forward_stub(x.device())(x, w, b, mean, var, y, eps, use_input_stats, cl);
+  batch_mean = mean;
+  batch_var = var;
+  if (rec) {
+    if (!use_input_stats) {  // eval: an affine map with saved constants
+      mean = mean.clone();
+      var = var.clone();
+    }
+    rec.record(y, [sx = rec.save(input), sw = rec.save_if(weight.defined(), weight), w_defined = weight.defined(), mean,
+                   var, eps, use_input_stats, cl](autograd::BackwardContext& ctx) {
+      const Tensor& gy = ctx.grads[0];
+      Tensor x = ctx.unpack(sx);
+      Tensor wt = w_defined ? ctx.unpack(sw) : Tensor();
+      const DimVector dims = all_but_1(x.dim());
+      autograd::variable_list out(3);
+      if (!use_input_stats) {
+        Tensor invstd = (var + eps).rsqrt();
+        Tensor scale = w_defined ? wt * invstd : invstd;
+        if (ctx.needs(0)) out[0] = gy * channel_view(scale, x.dim());
+        if (ctx.needs(1))
+          out[1] = (gy * ((x - channel_view(mean, x.dim())) * channel_view(invstd, x.dim()))).sum(dims);
+        if (ctx.needs(2)) out[2] = gy.sum(dims);
+        return out;
+      }
+      if (autograd::is_recording() || x.numel() == 0) {
+        autograd::variable_list g = batch_norm_backward_ops(x, wt, gy, eps);
+        for (size_t i = 0; i < 3; ++i)
+          if (ctx.needs(i)) out[i] = g[i];
+        return out;
+      }
+      const int64_t c = x.size(1);
+      if (cl) {
+        x = x.contiguous(cl_format(x.dim()));
+      } else {
+        x = x.contiguous();
+      }
+      Tensor g = cl ? gy.contiguous(cl_format(x.dim())) : gy.contiguous();
+      Tensor gx = empty_like(x);
+      Tensor gw = w_defined ? empty({c}) : Tensor(), gb = w_defined ? empty({c}) : Tensor();
+      Tensor w_or_ones = w_defined ? wt.contiguous() : Tensor();
+      if (!w_defined && (ctx.needs(1) || ctx.needs(2))) {  // bias only: affine with ones
+        w_or_ones = ones({c});
+        gw = empty({c});
+        gb = empty({c});
+      }
+      batch_norm_backward_stub(x.device())(x, g, w_or_ones, mean, var, gx, gw, gb, eps, cl);
+      if (ctx.needs(0)) out[0] = gx;
+      if (ctx.needs(1)) out[1] = gw;
+      if (ctx.needs(2)) out[2] = gb;
+      return out;
+    });
+  }
+  return y;
+}
+
+Tensor batch_norm_ops(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rmean, const Tensor& rvar,
+                      bool use_input_stats, double eps, Tensor& batch_mean, Tensor& batch_var) {
+  const DimVector dims = all_but_1(x.dim());
+  Tensor mean, var;
+  if (use_input_stats) {
+    mean = x.mean(dims, true);
+    var = x.var(dims, 0, true);
+    batch_mean = mean.detach().reshape({x.size(1)});
+    batch_var = var.detach().reshape({x.size(1)});
+  } else {
+    mean = channel_view(rmean.to(x.dtype()), x.dim());
+    var = channel_view(rvar.to(x.dtype()), x.dim());
+  }
+  Tensor y = (x - mean) * (var + eps).rsqrt();
+  if (w.defined()) y = y * channel_view(w, x.dim());
+  if (b.defined()) y = y + channel_view(b, x.dim());
+  return y;
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& o) {
+  const char* op = "batch_norm";
+  EMBER_CHECK(input.defined() && input.dim() >= 2, op, ": expected an input of 2 or more dims [N, C, ...], but got ",
+              input.defined() ? sizes_str(input.sizes()) : std::string("an undefined tensor"));
+  check_float(op, input);
+  const int64_t c = input.size(1);
+  check_param(op, "weight", o.weight, {c}, input.dtype());
+  check_param(op, "bias", o.bias, {c}, input.dtype());
+  EMBER_CHECK(running_mean.defined() == running_var.defined(), op,
+              ": running_mean and running_var must both be given or both be undefined");
+  if (running_mean.defined()) {
+    EMBER_CHECK(running_mean.sizes() == IntArrayRef({c}) && running_var.sizes() == IntArrayRef({c}), op,
+                ": expected running_mean and running_var of size [", c, "], but got ", sizes_str(running_mean.sizes()),
+                " and ", sizes_str(running_var.sizes()));
+  }
+  const bool use_input_stats = o.training || !running_mean.defined();
+  const int64_t per_channel = c ? input.numel() / c : 0;
+  if (o.training)
+    EMBER_CHECK(per_channel > 1, op, ": Expected more than 1 value per channel when training, got input size ",
+                sizes_str(input.sizes()));
+  Tensor batch_mean, batch_var;
+  Tensor y = input.dtype() == kFloat32
+                 ? batch_norm_f32(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
+                                  batch_mean, batch_var)
+                 : batch_norm_ops(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
+                                  batch_mean, batch_var);
+  if (o.training && running_mean.defined()) {
+    NoGradGuard no_grad;
+    double factor = o.momentum.value_or(0.0);
+    if (o.num_batches_tracked.defined()) {
+      Tensor(o.num_batches_tracked).add_(1);
+      if (!o.momentum) factor = 1.0 / o.num_batches_tracked.item<double>();
+    } else {
+      EMBER_CHECK(o.momentum.has_value(), op,
+                  ": momentum=nullopt (cumulative average) needs options.num_batches_tracked");
+    }
+    const double unbias = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
+    Tensor rm = running_mean, rv = running_var;
+    rm.mul_(1 - factor).add_(batch_mean.to(rm.dtype()), factor);
+    rv.mul_(1 - factor).add_(batch_var.to(rv.dtype()), factor * unbias);
+  }
+  return y;
+}
+
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
+  const char* op = "instance_norm";
+  EMBER_CHECK(input.defined() && input.dim() >= 3, op, ": expected an input of 3 or more dims [N, C, ...], but got ",
+              input.defined() ? sizes_str(input.sizes()) : std::string("an undefined tensor"));
+  const int64_t n = input.size(0), c = input.size(1);
+  if (o.use_input_stats)
+    EMBER_CHECK(input.numel() / std::max<int64_t>(n * c, 1) > 1, op,
+                ": Expected more than 1 spatial element when training, got input size ", sizes_str(input.sizes()));
+  DimVector shape{1, n * c};
+  for (int64_t i = 2; i < input.dim(); ++i) shape.push_back(input.size(i));
+  Tensor x = input.reshape(shape);
+  Tensor rm = o.running_mean.defined() ? o.running_mean.repeat({n}) : Tensor();
+  Tensor rv = o.running_var.defined() ? o.running_var.repeat({n}) : Tensor();
+  Tensor w = o.weight.defined() ? o.weight.repeat({n}) : Tensor();
+  Tensor b = o.bias.defined() ? o.bias.repeat({n}) : Tensor();
+  Tensor y = batch_norm(x, rm, rv,
+                        {.weight = w, .bias = b, .training = o.use_input_stats, .momentum = o.momentum, .eps = o.eps});
+  if (o.running_mean.defined() && o.use_input_stats) {
+    NoGradGuard no_grad;
+    Tensor(o.running_mean).copy_(rm.view({n, c}).mean({0}));
+    Tensor(o.running_var).copy_(rv.view({n, c}).mean({0}));
+  }
+  return y.view(input.sizes());
+}
+
+// ---- layer norm ----
+
+namespace {
+
+autograd::variable_list layer_norm_backward_ops(const Tensor& x, const Tensor& w, const Tensor& gy, int64_t nd,
+                                                double eps) {
+  DimVector norm_dims, lead_dims;
+  for (int64_t i = 0; i < x.dim(); ++i) (i < x.dim() - nd ? lead_dims : norm_dims).push_back(i);
+  Tensor mean = x.mean(norm_dims, true);
+  Tensor xc = x - mean;
+  Tensor invstd = ((xc * xc).mean(norm_dims, true) + eps).rsqrt();
+  Tensor xhat = xc * invstd;
+  Tensor gyw = w.defined() ? gy * w : gy;
+  Tensor gx = (gyw - gyw.mean(norm_dims, true) - xhat * (gyw * xhat).mean(norm_dims, true)) * invstd;
+  Tensor gw = lead_dims.size() ? (gy * xhat).sum(lead_dims) : gy * xhat;
+  Tensor gb = lead_dims.size() ? gy.sum(lead_dims) : gy;
+  return {gx, gw, gb};
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const LayerNormFuncOptions& o) {
+  const char* op = "layer_norm";
+  EMBER_CHECK(input.defined(), op, ": input is undefined");
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
+  bool match = nd >= 1 && input.dim() >= nd;
+  for (int64_t i = 0; match && i < nd; ++i) match = input.size(input.dim() - nd + i) == normalized_shape[i];
+  EMBER_CHECK(match, op, ": Given normalized_shape=", sizes_str(normalized_shape), ", expected input with shape [*",
+              [&] {
+                std::string s;
+                for (int64_t v : normalized_shape) s += ", " + std::to_string(v);
+                return s;
+              }(),
+              "], but got input of size", sizes_str(input.sizes()));
+  check_float(op, input);
+  check_param(op, "weight", o.weight, normalized_shape, input.dtype());
+  check_param(op, "bias", o.bias, normalized_shape, input.dtype());
+  if (input.dtype() == kFloat64) {
+    DimVector dims;
+    for (int64_t i = input.dim() - nd; i < input.dim(); ++i) dims.push_back(i);
+    Tensor y = (input - input.mean(dims, true)) * (input.var(dims, 0, true) + o.eps).rsqrt();
+    if (o.weight.defined()) y = y * o.weight;
+    if (o.bias.defined()) y = y + o.bias;
+    return y;
+  }
+  int64_t n = 1;
+  for (int64_t v : normalized_shape) n *= v;
+  const int64_t m = n ? input.numel() / n : 0;
+  autograd::OpRecorder rec("native_layer_norm", {input, o.weight, o.bias});
+  const bool affine = o.weight.defined() || o.bias.defined();
+  Tensor w = affine ? (o.weight.defined() ? o.weight.contiguous().view({n}) : ones({n})) : Tensor();
+  Tensor b = affine ? (o.bias.defined() ? o.bias.contiguous().view({n}) : zeros({n})) : Tensor();
+  Tensor x = input.contiguous().view({m, n});
+  Tensor y = empty({m, n}), mean = empty({m}), var = empty({m});
+  if (x.numel() > 0) layer_norm_forward_stub(x.device())(x, w, b, mean, var, y, o.eps);
+  y = y.view(input.sizes());
+  if (rec)
+    rec.record(y, [sx = rec.save(input), sw = rec.save_if(o.weight.defined(), o.weight), w_defined = o.weight.defined(),
+                   mean, var, nd, m, n, eps = o.eps](autograd::BackwardContext& ctx) {
+      const Tensor& gy = ctx.grads[0];
+      Tensor x = ctx.unpack(sx);
+      Tensor wt = w_defined ? ctx.unpack(sw) : Tensor();
+      autograd::variable_list out(3);
+      if (autograd::is_recording() || x.numel() == 0) {
+        autograd::variable_list g = layer_norm_backward_ops(x, wt, gy, nd, eps);
+        for (size_t i = 0; i < 3; ++i)
+          if (ctx.needs(i)) out[i] = g[i];
+        return out;
+      }
+      const bool want_affine = w_defined || ctx.needs(1) || ctx.needs(2);
+      Tensor w2 = want_affine ? (w_defined ? wt.contiguous().view({n}) : ones({n})) : Tensor();
+      Tensor gx = empty({m, n}), gw = want_affine ? empty({n}) : Tensor(), gb = want_affine ? empty({n}) : Tensor();
+      layer_norm_backward_stub(x.device())(x.contiguous().view({m, n}), gy.contiguous().view({m, n}), w2, mean, var,
+                                            gx, gw, gb, eps);
+      DimVector wshape(x.sizes().slice(static_cast<size_t>(x.dim() - nd)));
+      if (ctx.needs(0)) out[0] = gx.view(x.sizes());
+      if (ctx.needs(1)) out[1] = gw.view(wshape);
+      if (ctx.needs(2)) out[2] = gb.view(wshape);
+      return out;
+    });
+  return y;
+}
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const GroupNormFuncOptions& o) {
+  const char* op = "group_norm";
+  EMBER_CHECK(input.defined() && input.dim() >= 2, op, ": expected an input of 2 or more dims [N, C, ...], but got ",
+              input.defined() ? sizes_str(input.sizes()) : std::string("an undefined tensor"));
+  const int64_t n = input.size(0), c = input.size(1);
+  EMBER_CHECK(num_groups > 0 && c % num_groups == 0, op,
+              ": Expected number of channels in input to be divisible by num_groups, but got input of shape ",
+              sizes_str(input.sizes()), " and num_groups=", num_groups);
+  check_float(op, input);
+  check_param(op, "weight", o.weight, {c}, input.dtype());
+  check_param(op, "bias", o.bias, {c}, input.dtype());
+  const int64_t group_size = n * num_groups ? input.numel() / (n * num_groups) : 0;
+  Tensor y = layer_norm(input.reshape({n, num_groups, group_size}), {group_size}, {.eps = o.eps}).view(input.sizes());
+  if (o.weight.defined()) y = y * channel_view(o.weight, input.dim());
+  if (o.bias.defined()) y = y + channel_view(o.bias, input.dim());
+  return is_channels_last(input) ? y.contiguous(cl_format(input.dim())) : y;
+}
+
+Tensor local_response_norm(const Tensor& input, int64_t size, const LocalResponseNormFuncOptions& o) {
+  const char* op = "local_response_norm";
+  EMBER_CHECK(input.defined() && input.dim() >= 3, op, ": Expected 3D or higher dimensionality input (got ",
+              input.defined() ? input.dim() : 0, " dimensions)");
+  EMBER_CHECK(size > 0, op, ": size must be positive, got ", size);
+  if (input.numel() == 0) return input.clone();
+  Tensor div = (input * input).unsqueeze(1);
+  if (input.dim() == 3) {
+    div = constant_pad_nd(div, {0, 0, size / 2, (size - 1) / 2});
+    div = avg_pool2d(div, {size, 1}, {.stride = 1}).squeeze(1);
+  } else {
+    const int64_t n = input.size(0), c = input.size(1);
+    div = div.reshape({n, 1, c, input.size(2), -1});
+    div = constant_pad_nd(div, {0, 0, 0, 0, size / 2, (size - 1) / 2});
+    div = avg_pool3d(div, {size, 1, 1}, {.stride = 1}).squeeze(1).reshape(input.sizes());
+  }
+  div = (div * o.alpha + o.k).pow(o.beta);
+  return input / div;
+}
+
+}  // namespace ember::nn::functional

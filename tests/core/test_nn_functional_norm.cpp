@@ -1,0 +1,168 @@
+// nn::functional normalizations: outputs, gradients and running statistics
+// against PyTorch fixtures (scripts/fixtures/nn_conv.py), float32 (oneDNN) in
+// row-major and channels-last and float64 (Tensor ops), gradcheck /
+// gradgradcheck, argument errors.
+#include <gtest/gtest.h>
+
+#include <ember/ember.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tensor_expect.h"
+
+namespace ember {
+namespace {
+
+namespace F = nn::functional;
+using autograd::gradcheck;
+using autograd::gradgradcheck;
+using autograd::variable_list;
+using testing::expect_error;
+using testing::expect_tensor_near;
+
+Tensor fx(const std::string& name) { return testing::fixture("nn_conv", name); }
+
+using NormFn = std::function<Tensor(const Tensor&, const std::vector<Tensor>&)>;
+
+// Loads case `name` (x, params p0.., gy), runs fn and checks y and every gradient.
+void check_norm(const std::string& name, int nparams, const NormFn& fn, DType dtype = kFloat32, bool cl = false,
+                double tol = 1e-4) {
+  SCOPED_TRACE(name + (cl ? " channels_last" : "") + (dtype == kFloat64 ? " float64" : ""));
+  Tensor x = fx(name + "_x").to(dtype);
+  if (cl) x = x.contiguous(x.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast);
+  x.requires_grad_();
+  std::vector<Tensor> params;
+  for (int i = 0; i < nparams; ++i) params.push_back(fx(name + "_p" + std::to_string(i)).to(dtype).requires_grad_());
+  Tensor y = fn(x, params);
+  expect_tensor_near(y, fx(name + "_y").to(dtype), tol, tol);
+  if (cl) EXPECT_TRUE(y.is_contiguous(x.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast));
+  (y * fx(name + "_gy").to(dtype)).sum().backward();
+  expect_tensor_near(x.grad(), fx(name + "_gx").to(dtype), tol, tol);
+  for (int i = 0; i < nparams; ++i) expect_tensor_near(params[i].grad(), fx(name + "_gp" + std::to_string(i)).to(dtype), tol, tol);
+}
+
+struct BnCase {
+  const char* name;
+  bool training;
+  bool affine;
+};
+constexpr BnCase kBnCases[] = {{"bn_train_2d", true, true},
+                               {"bn_train_4d", true, true},
+                               {"bn_eval_4d", false, true},
+                               {"bn_train_3d_noaffine", true, false},
+                               {"bn_train_5d", true, true}};
+
+TEST(NnFunctionalNorm, BatchNormFixtures) {
+  for (const BnCase& c : kBnCases)
+    for (DType dt : {kFloat32, kFloat64})
+      for (bool cl : {false, true}) {
+        if (cl && fx(std::string(c.name) + "_x").dim() < 4) continue;
+        Tensor rm = fx(std::string(c.name) + "_rm").to(dt), rv = fx(std::string(c.name) + "_rv").to(dt);
+        check_norm(
+            c.name, c.affine ? 2 : 0,
+            [&](const Tensor& x, const std::vector<Tensor>& p) {
+              return F::batch_norm(x, rm, rv,
+                                   {.weight = c.affine ? p[0] : Tensor(), .bias = c.affine ? p[1] : Tensor(),
+                                    .training = c.training, .momentum = 0.2, .eps = 1e-3});
+            },
+            dt, cl);
+        expect_tensor_near(rm, fx(std::string(c.name) + "_rm_after").to(dt), 1e-5, 1e-6);
+        expect_tensor_near(rv, fx(std::string(c.name) + "_rv_after").to(dt), 1e-5, 1e-6);
+      }
+}
+
+TEST(NnFunctionalNorm, BatchNormCumulativeAverage) {
+  Tensor rm = zeros({3}), rv = ones({3}), count = zeros({}, TensorOptions(kInt64));
+  for (int i = 0; i < 3; ++i)
+    F::batch_norm(fx("bn_cma_x" + std::to_string(i)), rm, rv,
+                  {.training = true, .momentum = std::nullopt, .num_batches_tracked = count});
+  EXPECT_EQ(count.item<int64_t>(), 3);
+  expect_tensor_near(rm, fx("bn_cma_rm"), 1e-5, 1e-6);
+  expect_tensor_near(rv, fx("bn_cma_rv"), 1e-5, 1e-6);
+}
+
+TEST(NnFunctionalNorm, InstanceLayerGroupNormFixtures) {
+  for (DType dt : {kFloat32, kFloat64}) {
+    Tensor rm = fx("in_rm").to(dt), rv = fx("in_rv").to(dt);
+    check_norm("in", 2, [&](const Tensor& x, const std::vector<Tensor>& p) {
+      return F::instance_norm(x, {.running_mean = rm, .running_var = rv, .weight = p[0], .bias = p[1], .momentum = 0.3});
+    }, dt);
+    expect_tensor_near(rm, fx("in_rm_after").to(dt), 1e-5, 1e-6);
+    expect_tensor_near(rv, fx("in_rv_after").to(dt), 1e-5, 1e-6);
+    check_norm("ln_affine", 2, [](const Tensor& x, const std::vector<Tensor>& p) {
+      return F::layer_norm(x, {4, 5}, {.weight = p[0], .bias = p[1], .eps = 1e-4});
+    }, dt);
+    check_norm("ln_plain", 0, [](const Tensor& x, const std::vector<Tensor>&) { return F::layer_norm(x, {8}); }, dt);
+    for (bool cl : {false, true})
+      check_norm("gn_affine", 2, [](const Tensor& x, const std::vector<Tensor>& p) {
+        return F::group_norm(x, 3, {.weight = p[0], .bias = p[1]});
+      }, dt, cl);
+    check_norm("gn_plain", 0, [](const Tensor& x, const std::vector<Tensor>&) {
+      return F::group_norm(x, 2, {.eps = 1e-3});
+    }, dt);
+    check_norm("lrn_4d", 0, [](const Tensor& x, const std::vector<Tensor>&) { return F::local_response_norm(x, 3); }, dt);
+    check_norm("lrn_3d", 0, [](const Tensor& x, const std::vector<Tensor>&) { return F::local_response_norm(x, 2); }, dt);
+    check_norm("lrn_5d", 0, [](const Tensor& x, const std::vector<Tensor>&) {
+      return F::local_response_norm(x, 3, {.alpha = 1e-2, .beta = 0.5, .k = 2.0});
+    }, dt);
+  }
+}
+
+Generator& gen() {
+  static Generator g(31337);
+  return g;
+}
+Tensor rnd(IntArrayRef sizes) { return randn(sizes, kFloat64, &gen()).requires_grad_(); }
+
+TEST(NnFunctionalNorm, Gradcheck) {
+  auto bn = [](const variable_list& v) {
+    return variable_list{F::batch_norm(v[0], Tensor(), Tensor(), {.weight = v[1], .bias = v[2], .training = true})};
+  };
+  EXPECT_TRUE(gradcheck(bn, {rnd({3, 2, 4}), rnd({2}), rnd({2})}));
+  EXPECT_TRUE(gradgradcheck(bn, {rnd({3, 2, 4}), rnd({2}), rnd({2})}));
+  auto ln = [](const variable_list& v) { return variable_list{F::layer_norm(v[0], {3, 2}, {.weight = v[1], .bias = v[2]})}; };
+  EXPECT_TRUE(gradcheck(ln, {rnd({2, 3, 2}), rnd({3, 2}), rnd({3, 2})}));
+  EXPECT_TRUE(gradgradcheck(ln, {rnd({2, 3, 2}), rnd({3, 2}), rnd({3, 2})}));
+  auto gn = [](const variable_list& v) { return variable_list{F::group_norm(v[0], 2, {.weight = v[1], .bias = v[2]})}; };
+  EXPECT_TRUE(gradcheck(gn, {rnd({2, 4, 3}), rnd({4}), rnd({4})}));
+  auto lrn = [](const variable_list& v) { return variable_list{F::local_response_norm(v[0], 3)}; };
+  EXPECT_TRUE(gradcheck(lrn, {rnd({1, 4, 3, 2})}));
+}
+
+// Double backward through the float32 oneDNN nodes (composite formulas under
+// create_graph) agrees with float64.
+TEST(NnFunctionalNorm, DoubleBackwardFloat32) {
+  Generator g(5);
+  Tensor x64 = randn({4, 3, 5}, kFloat64, &g), w64 = randn({3}, kFloat64, &g) + 2.0;
+  Tensor lw64 = randn({5}, kFloat64, &g);
+  auto run = [&](DType dt) {
+    Tensor x = x64.to(dt).requires_grad_(), w = w64.to(dt).requires_grad_(), lw = lw64.to(dt).requires_grad_();
+    Tensor y = F::batch_norm(x, Tensor(), Tensor(), {.weight = w, .training = true});
+    y = F::layer_norm(y, {5}, {.weight = lw});
+    auto g1 = autograd::grad({y.pow(3).sum()}, {x, w, lw}, {}, std::nullopt, /*create_graph=*/true);
+    auto g2 = autograd::grad({g1[0].pow(2).sum() + g1[1].sum() + g1[2].pow(2).sum()}, {x, w, lw});
+    return g2;
+  };
+  auto a = run(kFloat32), b = run(kFloat64);
+  for (size_t i = 0; i < 3; ++i) expect_tensor_near(a[i].to(kFloat64), b[i], 2e-3, 2e-3);
+}
+
+TEST(NnFunctionalNorm, Errors) {
+  expect_error([] { F::batch_norm(zeros({1, 3}), Tensor(), Tensor(), {.training = true}); },
+               "Expected more than 1 value per channel when training, got input size [1, 3]");
+  expect_error([] { F::batch_norm(zeros({2, 3}), zeros({4}), ones({4})); }, "expected running_mean and running_var of size [3]");
+  expect_error([] { F::batch_norm(zeros({2, 3}), Tensor(), Tensor(), {.weight = ones({2})}); },
+               "batch_norm: expected weight of size [3], but got [2]");
+  expect_error([] { F::layer_norm(zeros({2, 3}), {4}); },
+               "layer_norm: Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3]");
+  expect_error([] { F::group_norm(zeros({2, 6, 3}), 4); },
+               "Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 6, 3] and num_groups=4");
+  expect_error([] { F::local_response_norm(zeros({2, 3}), 2); }, "Expected 3D or higher dimensionality input");
+  expect_error([] { F::instance_norm(zeros({2, 3, 1})); }, "Expected more than 1 spatial element when training");
+  expect_error([] { F::batch_norm(zeros({2, 3}, kInt64), Tensor(), Tensor()); }, "batch_norm: expected a float32 or float64");
+}
+
+}  // namespace
+}  // namespace ember
