@@ -89,14 +89,16 @@ struct DirectionResult {
   Tensor h, c;    // [B, H_out], [B, H]
 };
 
-// One direction of one layer over packed rows x [N, I]: step t reads rows
-// [offsets[t], offsets[t] + bs[t]).
+// One direction of one layer over packed rows x [N, I]: step t reads the
+// next bs[t] rows.
 DirectionResult run_direction(detail::RNNMode mode, const Weights& w, const Tensor& x, const std::vector<int64_t>& bs,
-                              const std::vector<int64_t>& offsets, const Tensor& h0, const Tensor& c0, bool reverse,
-                              int64_t H) {
+                              const Tensor& h0, const Tensor& c0, bool reverse, int64_t H) {
   const bool lstm = mode == detail::RNNMode::LSTM;
   const int64_t T = static_cast<int64_t>(bs.size());
-  const Tensor gx = input_projection(mode, w, x);
+  // The steps' rows as views from one split: its backward writes every
+  // step's gradient into one buffer (T narrows would each zero-fill a
+  // gradient the size of the whole projection).
+  const std::vector<Tensor> gx = input_projection(mode, w, x).split_with_sizes(bs, 0);
   std::vector<Tensor> outs(T);
   DirectionResult r;
   if (!reverse) {
@@ -113,7 +115,7 @@ DirectionResult run_direction(detail::RNNMode mode, const Weights& w, const Tens
           c = c.narrow(0, 0, b);
         }
       }
-      std::tie(h, c) = step(mode, w, gx.narrow(0, offsets[t], b), h, c, H);
+      std::tie(h, c) = step(mode, w, gx[t], h, c, H);
       outs[t] = h;
     }
     if (done_h.empty()) {
@@ -138,7 +140,7 @@ DirectionResult run_direction(detail::RNNMode mode, const Weights& w, const Tens
         h = cat({h, h0.narrow(0, prev, b - prev)}, 0);
         if (lstm) c = cat({c, c0.narrow(0, prev, b - prev)}, 0);
       }
-      std::tie(h, c) = step(mode, w, gx.narrow(0, offsets[t], b), h, c, H);
+      std::tie(h, c) = step(mode, w, gx[t], h, c, H);
       outs[t] = h;
     }
     r.h = h;
@@ -255,8 +257,6 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const s
     bs.assign(input.size(0), input.size(1));
     x = input.reshape({input.size(0) * input.size(1), input.size(2)});
   }
-  std::vector<int64_t> offsets(bs.size());
-  for (size_t t = 1; t < bs.size(); ++t) offsets[t] = offsets[t - 1] + bs[t - 1];
 
   const size_t per_dir = names_.size() / static_cast<size_t>(c.num_layers * D);
   const bool lstm = c.mode == RNNMode::LSTM;
@@ -277,7 +277,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const s
       }
       if (c.proj_size > 0) w.w_hr = p.at(n[k++]);
       DirectionResult r =
-          run_direction(c.mode, w, x, bs, offsets, hx.select(0, idx), lstm ? cx.select(0, idx) : Tensor(), d == 1, H);
+          run_direction(c.mode, w, x, bs, hx.select(0, idx), lstm ? cx.select(0, idx) : Tensor(), d == 1, H);
       dir_out.push_back(r.output);
       hn.push_back(r.h);
       if (lstm) cn.push_back(r.c);
