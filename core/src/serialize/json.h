@@ -12,6 +12,15 @@
 namespace ember::serialize::json {
 
 struct Value {
+  // Special members are defined after the class: clang instantiates the
+  // containers' constexpr destructors eagerly, before Value is complete.
+  Value();
+  ~Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+
   enum class Kind { Null, Bool, Number, String, Array, Object };
   Kind kind = Kind::Null;
   bool boolean = false;
@@ -24,12 +33,22 @@ struct Value {
   std::vector<Value> array;
   std::vector<std::pair<std::string, Value>> object;  // in document order
 
-  const Value* get(std::string_view key) const {
-    for (const auto& kv : object)
-      if (kv.first == key) return &kv.second;
-    return nullptr;
-  }
+  // The member named key, or nullptr.
+  const Value* get(std::string_view key) const;
 };
+
+inline Value::Value() = default;
+inline Value::~Value() = default;
+inline Value::Value(const Value&) = default;
+inline Value::Value(Value&&) noexcept = default;
+inline Value& Value::operator=(const Value&) = default;
+inline Value& Value::operator=(Value&&) noexcept = default;
+
+inline const Value* Value::get(std::string_view key) const {
+  for (const auto& kv : object)
+    if (kv.first == key) return &kv.second;
+  return nullptr;
+}
 
 inline constexpr int kMaxDepth = 64;
 
