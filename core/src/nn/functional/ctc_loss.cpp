@@ -26,7 +26,7 @@ std::vector<int64_t> lengths_of(const Tensor& t, const char* what) {
   EMBER_CHECK(t.defined(), "ctc_loss: ", what, " tensor is undefined");
   EMBER_CHECK(is_integral(t.dtype(), false), "ctc_loss: ", what, " must be integral, got ", t.dtype());
   EMBER_CHECK(t.dim() <= 1, "ctc_loss: ", what, " must be 0-d or 1-d, got shape ", t.sizes());
-  const Tensor c = t.to(kInt64).contiguous();
+  const Tensor c = t.to(kInt64).cpu().contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 

@@ -43,7 +43,7 @@ void check_class_target(const Tensor& target, const char* op) {
 
 void check_target_range(const Tensor& target, int64_t lo, int64_t hi, const char* op,
                         std::optional<int64_t> except) {
-  const Tensor t = target.to(kInt64).contiguous();
+  const Tensor t = target.to(kInt64).cpu().contiguous();
   const int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < t.numel(); ++i) {
     if (except && p[i] == *except) continue;
