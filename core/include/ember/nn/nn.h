@@ -2,11 +2,13 @@
 // ember::nn: modules, containers, layers, init, functional.
 #include "ember/nn/container.h"
 #include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/functional/sampling.h"
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
 #include "ember/nn/modules/dropout.h"
+#include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/utils/clip_grad.h"
 #include "ember/nn/modules/rnn.h"
