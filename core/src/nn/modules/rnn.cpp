@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/nn/functional/dropout.h"
 #include "ember/nn/init.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
@@ -150,16 +151,6 @@ DirectionResult run_direction(detail::RNNMode mode, const Weights& w, const Tens
   return r;
 }
 
-Tensor dropout_rows(const Tensor& x, double p) {
-  if (p >= 1) return x * 0;
-  Tensor mask;
-  {
-    NoGradGuard no_grad;
-    mask = empty_like(x).bernoulli_(1 - p).div_(1 - p);
-  }
-  return x * mask;
-}
-
 std::vector<int64_t> batch_sizes_of(const PackedSequence& p, const char* module) {
   EMBER_CHECK(p.batch_sizes.defined() && p.batch_sizes.dim() == 1 && p.batch_sizes.is_cpu(), module,
               ": PackedSequence.batch_sizes must be a 1-d CPU tensor");
@@ -283,7 +274,8 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const s
       if (lstm) cn.push_back(r.c);
     }
     x = D == 1 ? dir_out[0] : cat(dir_out, 1);
-    if (c.dropout > 0 && is_training() && layer + 1 < c.num_layers) x = dropout_rows(x, c.dropout);
+    if (c.dropout > 0 && is_training() && layer + 1 < c.num_layers)
+      x = functional::dropout(x, c.dropout, /*training=*/true);
   }
   Tensor out = batch_sizes ? x : x.view({input.size(0), input.size(1), x.size(1)});
   return {out, stack(hn, 0), lstm ? stack(cn, 0) : Tensor()};
