@@ -280,3 +280,92 @@ TEST(LRScheduler, InitialLrAndResume) {
 }
 
 }  // namespace
+
+// ---- state_dict: resuming from PyTorch checkpoints and from Ember's own ----
+
+namespace {
+
+serialize::IValue sched_checkpoint(const std::string& name) {
+  return serialize::load_torch(ember::testing::fixture_path("core/optim/sched_" + name + "_ckpt12.pt"));
+}
+
+// Sets the optimizer's lrs to the fixture's row `epoch` (what loading the
+// optimizer's state would do), then steps on and compares the rest.
+void expect_resumed_sequence(LRScheduler& s, Optimizer& opt, const std::string& name, int64_t epoch) {
+  Tensor expected = fx("sched_" + name);
+  for (size_t g = 0; g < opt.param_groups().size(); ++g)
+    opt.param_groups()[g].set_lr(expected[epoch][static_cast<int64_t>(g)].item<double>());
+  for (int64_t e = epoch + 1; e < expected.size(0); ++e) {
+    opt.step();
+    s.step();
+    for (size_t g = 0; g < s.get_last_lr().size(); ++g) {
+      const double want = expected[e][static_cast<int64_t>(g)].item<double>();
+      EXPECT_NEAR(s.get_last_lr()[g], want, 1e-12 * std::abs(want) + 1e-15) << name << " epoch " << e;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(LRSchedulerState, ResumeFromPyTorchCheckpoint) {
+  {
+    Sched s;
+    CosineAnnealingLR sched(*s.opt, 10, 0.001);
+    sched.load_state_dict(dict_from_torch(sched_checkpoint("cosine")));
+    EXPECT_EQ(sched.last_epoch(), 12);
+    expect_resumed_sequence(sched, *s.opt, "cosine", 12);
+  }
+  {
+    Sched s;
+    CosineAnnealingWarmRestarts sched(*s.opt, 5, 2, 0.01);
+    sched.load_state_dict(dict_from_torch(sched_checkpoint("warm_restarts")));
+    EXPECT_EQ(sched.T_i(), 10);
+    expect_resumed_sequence(sched, *s.opt, "warm_restarts", 12);
+  }
+  {
+    Sched s;
+    auto warmup = std::make_shared<LinearLR>(*s.opt, 0.1, 1.0, 5);
+    auto cosine = std::make_shared<CosineAnnealingLR>(*s.opt, 20);
+    SequentialLR sched(*s.opt, {warmup, cosine}, {5});
+    Dict state = dict_from_torch(sched_checkpoint("sequential"));
+    EXPECT_TRUE(state.count("_schedulers.1.last_epoch"));
+    sched.load_state_dict(state);
+    expect_resumed_sequence(sched, *s.opt, "sequential", 12);
+  }
+}
+
+TEST(LRSchedulerState, ReduceLROnPlateauFromPyTorchCheckpoint) {
+  Tensor metrics = fx("plateau_metrics");
+  Sched s;
+  ReduceLROnPlateau sched(*s.opt, {.factor = 0.3, .patience = 1, .threshold = 0.02, .threshold_mode = "abs",
+                                   .cooldown = 2, .min_lr = {0.01, 0.004}});
+  serialize::IValue ckpt = sched_checkpoint("plateau_min_abs");
+  s.opt->load_state_dict(optimizer_state_dict_from_torch(ckpt.at("optimizer")));
+  sched.load_state_dict(dict_from_torch(ckpt.at("scheduler")));
+  Tensor expected = fx("sched_plateau_min_abs");
+  for (int64_t e = 12; e < metrics.size(0); ++e) {
+    s.opt->step();
+    sched.step(metrics[e].item<double>());
+    for (int64_t g = 0; g < 2; ++g)
+      EXPECT_NEAR(sched.get_last_lr()[static_cast<size_t>(g)], expected[e][g].item<double>(), 1e-15) << e;
+  }
+}
+
+TEST(LRSchedulerState, RoundTripThroughMetadata) {
+  Sched a, b;
+  CosineAnnealingWarmRestarts sa(*a.opt, 3, 2, 0.001), sb(*b.opt, 3, 2, 0.001);
+  for (int i = 0; i < 7; ++i) sa.step();
+  Metadata meta;
+  write_scheduler_state(sa.state_dict(), meta);
+  sb.load_state_dict(read_scheduler_state(meta));
+  for (size_t g = 0; g < 2; ++g) b.opt->param_groups()[g].set_lr(a.opt->param_groups()[g].lr());
+  EXPECT_EQ(sb.T_cur(), sa.T_cur());
+  for (int i = 0; i < 10; ++i) {
+    sa.step();
+    sb.step();
+    EXPECT_EQ(sb.get_last_lr(), sa.get_last_lr()) << i;
+  }
+  expect_error([&] { sb.load_state_dict(Dict{{"base_lrs", std::vector<double>{0.1, 0.2}}}); }, "no 'last_epoch'");
+  expect_error([&] { sb.load_state_dict(Dict{{"last_epoch", 3}, {"base_lrs", std::vector<double>{0.1}}}); },
+               "'base_lrs' has 1 values but the optimizer has 2");
+}

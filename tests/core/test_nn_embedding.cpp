@@ -127,9 +127,9 @@ struct BagCase {
   std::string name;
   bool two_d = false, psw = false, last = false;
   std::string mode;
-  std::optional<int64_t> padding_idx;
+  std::optional<int64_t> padding_idx = std::nullopt;
   bool freq = false;
-  std::optional<double> max_norm;
+  std::optional<double> max_norm = std::nullopt;
 };
 
 TEST(NnEmbeddingBag, MatchesTorch) {

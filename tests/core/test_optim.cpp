@@ -4,6 +4,8 @@
 // groups, state_dict round trips and layout, zero_grad and option errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <functional>
 #include <memory>
 
@@ -229,6 +231,132 @@ TEST_P(OptimizerStateDictRoundTrip, ResumesTheSameTrajectory) {
 INSTANTIATE_TEST_SUITE_P(Optim, OptimizerStateDictRoundTrip,
                          ::testing::Values("sgd_momentum", "sgd_groups", "adam_amsgrad", "adam_groups", "adamw",
                                            "adagrad", "rmsprop_centered", "adadelta", "adamax", "nadam", "radam"));
+
+// PyTorch checkpoints: torch.save({"optimizer": opt.state_dict(), "params": [...]}) after 10
+// of the 20 steps; loading both and continuing 10 steps gives PyTorch's final parameters.
+class OptimizerResumeFromTorch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OptimizerResumeFromTorch, ContinuesPyTorchsTrajectory) {
+  const Config& c = config(GetParam());
+  serialize::IValue ckpt = serialize::load_torch(
+      ember::testing::fixture_path("core/optim/" + std::string(c.name) + "_ckpt10.pt"));
+  Model m;
+  const auto& saved = ckpt.at("params").to_list();
+  ASSERT_EQ(saved.size(), m.params.size());
+  {
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < saved.size(); ++i) m.params[i].copy_(saved[i].to_tensor());
+  }
+  auto opt = c.make(m.params);
+  opt->load_state_dict(optimizer_state_dict_from_torch(ckpt.at("optimizer")));
+  train(m, *opt, 10);
+  expect_tensor_near(m.flat(), fx(std::string(c.name) + "_params"), kRtol, 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Optim, OptimizerResumeFromTorch,
+                         ::testing::Values("sgd_momentum", "sgd_groups", "adam_amsgrad", "adam_groups", "adamw",
+                                           "adagrad", "rmsprop_centered", "adadelta", "adamax", "nadam", "radam"));
+
+// ember::save of an optimizer state (safetensors) and back, mid-training.
+class OptimizerStateFile : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OptimizerStateFile, SaveLoadResumes) {
+  const Config& c = config(GetParam());
+  const std::string path = ::testing::TempDir() + "ember_opt_" + c.name + ".safetensors";
+  Model m;
+  auto opt = c.make(m.params);
+  train(m, *opt, 10);
+  ember::save(path, opt->state_dict());
+  opt.reset();
+  auto resumed = c.make(m.params);
+  resumed->load_state_dict(load_optimizer_state_dict(path));
+  train(m, *resumed, 10);
+  expect_tensor_near(m.flat(), fx(std::string(c.name) + "_params"), kRtol, 1e-12);
+  std::remove(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Optim, OptimizerStateFile,
+                         ::testing::Values("sgd_momentum", "adam_groups", "adam_amsgrad", "rmsprop_centered",
+                                           "adadelta", "nadam", "radam"));
+
+TEST(OptimStateFile, OneCheckpointWithModelOptimizerAndScheduler) {
+  Model m;
+  Adam opt(m.params, {.lr = 0.01, .amsgrad = true});
+  StepLR sched(opt, 3, 0.5);
+  train(m, opt, 4);
+  sched.step();
+  StateDict tensors;
+  for (size_t i = 0; i < m.params.size(); ++i) tensors.insert("param" + std::to_string(i), m.params[i]);
+  Metadata meta{{"epoch", "4"}};
+  write_optimizer_state(opt.state_dict(), tensors, meta);
+  write_scheduler_state(sched.state_dict(), meta);
+  const std::string path = ::testing::TempDir() + "ember_ckpt.safetensors";
+  ember::save(path, tensors, meta);
+
+  Metadata meta2;
+  StateDict back = ember::load(path, &meta2);
+  EXPECT_EQ(meta2.at("epoch"), "4");
+  Model m2;
+  {
+    NoGradGuard no_grad;
+    for (size_t i = 0; i < m2.params.size(); ++i) m2.params[i].copy_(back.at("param" + std::to_string(i)));
+  }
+  Adam opt2(m2.params, {.lr = 0.5});  // options come from the file
+  StepLR sched2(opt2, 3, 0.5);
+  opt2.load_state_dict(read_optimizer_state(back, meta2));
+  sched2.load_state_dict(read_scheduler_state(meta2));
+  EXPECT_EQ(sched2.last_epoch(), 1);
+  EXPECT_EQ(opt2.param_groups()[0].lr(), 0.01);
+  EXPECT_TRUE(opt2.param_groups()[0].options.at("amsgrad").to_bool());
+  for (int i = 0; i < 3; ++i) {
+    train(m, opt, 1);
+    sched.step();
+    train(m2, opt2, 1);
+    sched2.step();
+  }
+  expect_tensor_near(m2.flat(), m.flat(), 0, 0);
+  EXPECT_EQ(sched2.get_last_lr(), sched.get_last_lr());
+  std::remove(path.c_str());
+}
+
+TEST(OptimStateFile, JsonValuesRoundTrip) {
+  Dict d{{"none", Value()},        {"flag", true},           {"count", int64_t{-3}},
+         {"whole", 2.0},           {"tiny", 1e-300},         {"inf", INFINITY},
+         {"neg_inf", -INFINITY},   {"name", "cos\"quoted\""}, {"betas", std::vector<double>{0.9, 0.999}},
+         {"empty", std::vector<double>{}}};
+  Dict back = dict_from_json(dict_to_json(d));
+  EXPECT_EQ(back.size(), d.size());
+  for (const auto& [key, value] : d) EXPECT_TRUE(back.at(key) == value) << key << ": " << back.at(key);
+  EXPECT_TRUE(back.at("whole").is_double());
+  EXPECT_TRUE(back.at("count").is_int());
+  Dict nan_dict{{"x", NAN}};
+  EXPECT_TRUE(std::isnan(dict_from_json(dict_to_json(nan_dict)).at("x").to_double()));
+  expect_error([] { dict_to_json(Dict{{"t", zeros({1})}}); }, "entry 't' holds a tensor");
+}
+
+TEST(OptimStateFile, Errors) {
+  StateDict tensors;
+  Metadata meta;
+  expect_error([&] { read_optimizer_state(tensors, meta); }, "no 'optimizer' entry");
+  meta.insert("optimizer", "{\"format\": \"ember.optim.v1\", \"state\": {\"0\": {\"step\": "
+                           "{\"tensor\": \"optimizer.state.0.step\"}}}, \"param_groups\": []}");
+  expect_error([&] { read_optimizer_state(tensors, meta); }, "refers to tensor 'optimizer.state.0.step'");
+  meta.insert("optimizer", "{\"format\": \"other\"}");
+  expect_error([&] { read_optimizer_state(tensors, meta); }, "not in the format ember.optim.v1");
+  meta.insert("optimizer", "{\"format\": ");
+  expect_error([&] { read_optimizer_state(tensors, meta); }, "optimizer state 'optimizer'");
+  expect_error([] { optimizer_state_dict_from_torch(serialize::IValue(int64_t{3})); }, "expected the dict");
+  // Loaded into an optimizer whose groups differ: the optimizer's own check.
+  Model m;
+  SGD opt(m.params, {.lr = 0.1, .momentum = 0.9});
+  train(m, opt, 1);
+  Metadata meta2;
+  StateDict t2;
+  write_optimizer_state(opt.state_dict(), t2, meta2);
+  expect_error([&] { write_optimizer_state(opt.state_dict(), t2, meta2); }, "already has an entry 'optimizer'");
+  SGD small({m.params[0]}, {.lr = 0.1});
+  expect_error([&] { small.load_state_dict(read_optimizer_state(t2, meta2)); }, "doesn't match the size");
+}
 
 TEST(OptimStateDict, PyTorchLayout) {
   Model m;

@@ -32,6 +32,16 @@ class LRScheduler {
   const std::vector<double>& base_lrs() const { return base_lrs_; }
   Optimizer& optimizer() const { return *optimizer_; }
 
+  // The scheduler's progress with PyTorch's key names: "last_epoch", "_step_count",
+  // "base_lrs", "_last_lr", plus what a scheduler changes as it steps (e.g. "T_i", "T_cur";
+  // SequentialLR: "_schedulers.<i>.<key>" for its children). Its configuration (step_size,
+  // gamma, lambdas, ...) comes from the constructor and is not part of it. Save it with
+  // optim::write_scheduler_state (optim/state_io.h).
+  virtual Dict state_dict() const;
+  // Restores what state_dict() returned; keys it does not know (the configuration entries a
+  // PyTorch scheduler's state_dict also holds) are ignored.
+  virtual void load_state_dict(const Dict& state);
+
  protected:
   // last_epoch == -1: a fresh start (each group's "initial_lr" defaults to its "lr");
   // otherwise resuming, and every group must have "initial_lr".
@@ -174,6 +184,8 @@ class CosineAnnealingWarmRestarts : public LRScheduler {
   void step(double epoch);
   double T_cur() const { return T_cur_; }
   int64_t T_i() const { return T_i_; }
+  Dict state_dict() const override;
+  void load_state_dict(const Dict& state) override;
 
  protected:
   std::vector<double> get_lr() override;
@@ -229,6 +241,8 @@ class SequentialLR : public LRScheduler {
   // Epoch arguments are not supported (as in PyTorch).
   void step(std::optional<int64_t> epoch = std::nullopt) override;
   const std::vector<std::shared_ptr<LRScheduler>>& schedulers() const { return schedulers_; }
+  Dict state_dict() const override;
+  void load_state_dict(const Dict& state) override;
 
  protected:
   std::vector<double> get_lr() override { return group_lrs(); }
@@ -260,6 +274,10 @@ class ReduceLROnPlateau {
   bool in_cooldown() const { return cooldown_counter_ > 0; }
   bool is_better(double a, double best) const;
   Optimizer& optimizer() const { return *optimizer_; }
+  // "best", "num_bad_epochs", "cooldown_counter", "last_epoch", "_last_lr" (PyTorch's
+  // names); loading ignores other keys.
+  Dict state_dict() const;
+  void load_state_dict(const Dict& state);
 
  private:
   void reduce_lr();

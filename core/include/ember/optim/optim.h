@@ -13,3 +13,4 @@
 #include "ember/optim/sgd.h"
 #include "ember/optim/value.h"
 #include "ember/optim/lr_scheduler.h"
+#include "ember/optim/state_io.h"
