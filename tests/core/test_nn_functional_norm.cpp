@@ -83,6 +83,43 @@ TEST(NnFunctionalNorm, BatchNormCumulativeAverage) {
   expect_tensor_near(rv, fx("bn_cma_rv"), 1e-5, 1e-6);
 }
 
+// The float32 planar kernel (batch_norm_kernels.cpp) against the float64
+// Tensor-op path: planes with SIMD tails, planes longer than one statistics
+// segment (4096), a large common offset (variance without cancellation),
+// with and without affine parameters.
+TEST(NnFunctionalNorm, BatchNormFloat32PlanarKernelMatchesFloat64) {
+  struct Case {
+    std::vector<int64_t> shape;
+    double offset;
+    bool affine;
+  };
+  const Case cases[] = {{{4, 5, 7, 9}, 0.0, true}, {{2, 3, 5000}, 1000.0, true}, {{3, 2, 4, 33}, -50.0, false},
+                        {{1, 3, 16}, 3.0, true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.shape));
+    Tensor x64 = randn(c.shape, kFloat64) * 2.0 + c.offset;
+    Tensor gy64 = randn(c.shape, kFloat64);
+    const int64_t ch = c.shape[1];
+    Tensor w64 = c.affine ? randn({ch}, kFloat64) : Tensor(), b64 = c.affine ? randn({ch}, kFloat64) : Tensor();
+    auto run = [&](DType dt) {
+      Tensor x = x64.to(dt).requires_grad_();
+      Tensor w = c.affine ? w64.to(dt).requires_grad_() : Tensor(), b = c.affine ? b64.to(dt).requires_grad_() : Tensor();
+      Tensor rm = zeros({ch}, dt), rv = ones({ch}, dt);
+      Tensor y = F::batch_norm(x, rm, rv, {.weight = w, .bias = b, .training = true, .momentum = 0.5, .eps = 1e-5});
+      (y * gy64.to(dt)).sum().backward();
+      return std::vector<Tensor>{y, x.grad(), c.affine ? w.grad() : Tensor(), c.affine ? b.grad() : Tensor(), rm, rv};
+    };
+    auto f32 = run(kFloat32), f64 = run(kFloat64);
+    for (size_t i = 0; i < f32.size(); ++i) {
+      if (!f64[i].defined()) continue;
+      SCOPED_TRACE(i);
+      // Offsets of 1000 leave float32 inputs with ~6e-5 absolute rounding.
+      const double tol = c.offset > 100 ? 2e-3 : 2e-4;
+      expect_tensor_near(f32[i].to(kFloat64), f64[i], tol, tol);
+    }
+  }
+}
+
 TEST(NnFunctionalNorm, InstanceLayerGroupNormFixtures) {
   for (DType dt : {kFloat32, kFloat64}) {
     Tensor rm = fx("in_rm").to(dt), rv = fx("in_rv").to(dt);

@@ -1,8 +1,10 @@
-// Batch and layer normalization kernels on oneDNN (Note [oneDNN primitives]
+// Batch and layer normalization kernels on oneDNN (batch norm: for the layouts
+// batch_norm_kernels.cpp sends here) (Note [oneDNN primitives]
 // in dnnl_utils.cpp), float32. Scale and shift come together or not at all
 // (the ops give ones/zeros for a missing one).
 #include <bit>
 
+#include "kernels/cpu/dnnl_norm.h"
 #include "kernels/cpu/dnnl_utils.h"
 #include "nn/functional/norm_kernels.h"
 
@@ -43,9 +45,11 @@ CacheKey bn_key(const char* op, const Tensor& x, double eps, bool flag, bool cha
 
 using Args = std::unordered_map<int, memory>;
 
-void batch_norm_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean,
-                               const Tensor& var, const Tensor& y, double eps, bool use_input_stats,
-                               bool channels_last) {
+}  // namespace
+
+void dnnl_batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean,
+                             const Tensor& var, const Tensor& y, double eps, bool use_input_stats,
+                             bool channels_last) {
   const memory::desc d = data_desc(x, channels_last);
   const bool affine = w.defined();
   auto f = cached<BnForward>(bn_key("bn_fwd", x, eps, use_input_stats, channels_last, affine), [&] {
@@ -62,14 +66,18 @@ void batch_norm_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b
   stream().wait();
 }
 
+namespace {
+
 struct BnBackward {
   dnnl::batch_normalization_backward::primitive_desc pd;
   dnnl::batch_normalization_backward prim;
 };
 
-void batch_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
-                                const Tensor& var, const Tensor& gx, const Tensor& gw, const Tensor& gb, double eps,
-                                bool channels_last) {
+}  // namespace
+
+void dnnl_batch_norm_backward(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
+                              const Tensor& var, const Tensor& gx, const Tensor& gw, const Tensor& gb, double eps,
+                              bool channels_last) {
   const memory::desc d = data_desc(x, channels_last);
   const bool affine = w.defined();
   auto f = cached<BnBackward>(bn_key("bn_bwd", x, eps, true, channels_last, affine), [&] {
@@ -91,6 +99,8 @@ void batch_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor&
   f->prim.execute(stream(), args);
   stream().wait();
 }
+
+namespace {
 
 struct LnForward {
   dnnl::layer_normalization_forward::primitive_desc pd;
@@ -156,8 +166,6 @@ void layer_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor&
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(batch_norm_forward_stub, CPU, batch_norm_forward_kernel);
-EMBER_REGISTER_KERNEL(batch_norm_backward_stub, CPU, batch_norm_backward_kernel);
 EMBER_REGISTER_KERNEL(layer_norm_forward_stub, CPU, layer_norm_forward_kernel);
 EMBER_REGISTER_KERNEL(layer_norm_backward_stub, CPU, layer_norm_backward_kernel);
 

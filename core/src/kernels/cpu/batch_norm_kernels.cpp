@@ -1,0 +1,237 @@
+// Batch normalization kernels for float32, planar layout (NCHW, NCL, NCDHW).
+//
+// Note [Batch norm one channel at a time]
+// Training-mode batch norm reads every element twice (statistics, then the
+// normalization; backward: the two reductions, then gx). Done as two sweeps
+// over the whole tensor (libtorch's order, and oneDNN's ncsp kernel), each
+// sweep streams the tensor from memory. Here each task takes whole channels
+// and finishes one channel before the next: a channel of an [8, 64, 56, 56]
+// batch is 100 KB, still in L2 when the second pass runs, so the tensor
+// crosses the memory bus once per direction instead of twice.
+// Statistics: each row segment (at most kBlock elements of one (n, c) plane)
+// gets its mean and sum of squared deviations from two passes over the
+// segment while it sits in L1, accumulated in float SIMD lanes; segments merge
+// in double with Chan's formula, so the variance does not suffer the
+// cancellation of sum(x^2) - n * mean^2.
+// Channels-last and tiny planes go to oneDNN (dnnl_norm.cpp), whose nhwc
+// kernels vectorize over channels.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "ember/core/parallel.h"
+#include "kernels/cpu/dnnl_norm.h"
+#include "kernels/cpu/vec.h"
+#include "nn/functional/norm_kernels.h"
+
+namespace ember::nn::functional {
+namespace {
+
+using V = vec::Vec<float>;
+constexpr int64_t kW = V::size;
+constexpr int64_t kBlock = 4096;       // elements of a row segment (16 KB)
+constexpr int64_t kMinPlane = 2 * kW;  // below this the planar loops are mostly tails
+
+float hsum(V v) {
+  float s = 0;
+  for (int i = 0; i < kW; ++i) s += v[i];
+  return s;
+}
+
+float block_sum(const float* p, int64_t n) {
+  V a0(0.f), a1(0.f), a2(0.f), a3(0.f);
+  int64_t i = 0;
+  for (; i + 4 * kW <= n; i += 4 * kW) {
+    a0 = a0 + V::load(p + i);
+    a1 = a1 + V::load(p + i + kW);
+    a2 = a2 + V::load(p + i + 2 * kW);
+    a3 = a3 + V::load(p + i + 3 * kW);
+  }
+  for (; i + kW <= n; i += kW) a0 = a0 + V::load(p + i);
+  float s = hsum((a0 + a1) + (a2 + a3));
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+float block_sq_dev(const float* p, int64_t n, float m) {
+  const V mv(m);
+  V a0(0.f), a1(0.f), a2(0.f), a3(0.f);
+  int64_t i = 0;
+  for (; i + 4 * kW <= n; i += 4 * kW) {
+    V d0 = V::load(p + i) - mv, d1 = V::load(p + i + kW) - mv;
+    V d2 = V::load(p + i + 2 * kW) - mv, d3 = V::load(p + i + 3 * kW) - mv;
+    a0 = a0 + d0 * d0;
+    a1 = a1 + d1 * d1;
+    a2 = a2 + d2 * d2;
+    a3 = a3 + d3 * d3;
+  }
+  for (; i + kW <= n; i += kW) {
+    V d = V::load(p + i) - mv;
+    a0 = a0 + d * d;
+  }
+  float s = hsum((a0 + a1) + (a2 + a3));
+  for (; i < n; ++i) s += (p[i] - m) * (p[i] - m);
+  return s;
+}
+
+// Running (count, mean, M2) of a channel, merged segment by segment.
+struct Moments {
+  double n = 0, mean = 0, m2 = 0;
+  void add_segment(const float* p, int64_t len) {
+    const float m = block_sum(p, len) / static_cast<float>(len);
+    const double nb = static_cast<double>(len), m2b = block_sq_dev(p, len, m);
+    const double delta = static_cast<double>(m) - mean, total = n + nb;
+    mean += delta * nb / total;
+    m2 += m2b + delta * delta * n * nb / total;
+    n = total;
+  }
+};
+
+// out[i] = a * x[i] + b
+void affine_row(const float* x, float* out, int64_t n, float a, float b) {
+  const V av(a), bv(b);
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) (V::load(x + i) * av + bv).store(out + i);
+  for (; i < n; ++i) out[i] = x[i] * a + b;
+}
+
+struct Planar {
+  int64_t batch, channels, plane;
+  explicit Planar(const Tensor& x) : batch(x.size(0)), channels(x.size(1)), plane(x.numel() / std::max<int64_t>(1, x.size(0) * x.size(1))) {}
+  int64_t offset(int64_t n, int64_t c) const { return (n * channels + c) * plane; }
+  // Channels per task: enough work to be worth a thread.
+  int64_t grain() const { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, batch * plane)); }
+};
+
+void native_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean, const Tensor& var,
+                    const Tensor& y, double eps, bool use_input_stats) {
+  const Planar s(x);
+  const float* xp = x.data_ptr<float>();
+  float* yp = y.data_ptr<float>();
+  float* mp = mean.data_ptr<float>();
+  float* vp = var.data_ptr<float>();
+  const float* wp = w.defined() ? w.data_ptr<float>() : nullptr;
+  const float* bp = b.defined() ? b.data_ptr<float>() : nullptr;
+  parallel_for(0, s.channels, s.grain(), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double m, v;
+      if (use_input_stats) {
+        Moments mo;
+        for (int64_t n = 0; n < s.batch; ++n)
+          for (int64_t i = 0; i < s.plane; i += kBlock)
+            mo.add_segment(xp + s.offset(n, c) + i, std::min(kBlock, s.plane - i));
+        m = mo.mean;
+        v = mo.n > 0 ? mo.m2 / mo.n : 0.0;
+        mp[c] = static_cast<float>(m);
+        vp[c] = static_cast<float>(v);
+      } else {
+        m = mp[c];
+        v = vp[c];
+      }
+      const double invstd = 1.0 / std::sqrt(v + eps);
+      const double scale = wp ? wp[c] * invstd : invstd;
+      const double shift = (bp ? bp[c] : 0.0) - m * scale;
+      for (int64_t n = 0; n < s.batch; ++n)
+        affine_row(xp + s.offset(n, c), yp + s.offset(n, c), s.plane, static_cast<float>(scale),
+                   static_cast<float>(shift));
+    }
+  });
+}
+
+// sum(gy) and sum(gy * (x - m)) over a segment, float lanes.
+void block_grad_sums(const float* x, const float* gy, int64_t n, float m, float& sum_gy, float& sum_dot) {
+  const V mv(m);
+  V g0(0.f), g1(0.f), d0(0.f), d1(0.f);
+  int64_t i = 0;
+  for (; i + 2 * kW <= n; i += 2 * kW) {
+    V ga = V::load(gy + i), gb = V::load(gy + i + kW);
+    g0 = g0 + ga;
+    g1 = g1 + gb;
+    d0 = d0 + ga * (V::load(x + i) - mv);
+    d1 = d1 + gb * (V::load(x + i + kW) - mv);
+  }
+  for (; i + kW <= n; i += kW) {
+    V ga = V::load(gy + i);
+    g0 = g0 + ga;
+    d0 = d0 + ga * (V::load(x + i) - mv);
+  }
+  sum_gy = hsum(g0 + g1);
+  sum_dot = hsum(d0 + d1);
+  for (; i < n; ++i) {
+    sum_gy += gy[i];
+    sum_dot += gy[i] * (x[i] - m);
+  }
+}
+
+// gx[i] = a * gy[i] - k * x[i] + d
+void grad_input_row(const float* x, const float* gy, float* gx, int64_t n, float a, float k, float d) {
+  const V av(a), kv(k), dv(d);
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) (V::load(gy + i) * av - V::load(x + i) * kv + dv).store(gx + i);
+  for (; i < n; ++i) gx[i] = gy[i] * a - x[i] * k + d;
+}
+
+void native_backward(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean, const Tensor& var,
+                     const Tensor& gx, const Tensor& gw, const Tensor& gb, double eps) {
+  const Planar s(x);
+  const float* xp = x.data_ptr<float>();
+  const float* gyp = gy.data_ptr<float>();
+  float* gxp = gx.data_ptr<float>();
+  const float* mp = mean.data_ptr<float>();
+  const float* vp = var.data_ptr<float>();
+  const float* wp = w.defined() ? w.data_ptr<float>() : nullptr;
+  float* gwp = gw.defined() ? gw.data_ptr<float>() : nullptr;
+  float* gbp = gb.defined() ? gb.data_ptr<float>() : nullptr;
+  const double count = static_cast<double>(s.batch * s.plane);
+  parallel_for(0, s.channels, s.grain(), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const float m = mp[c];
+      double sum_gy = 0, sum_dot = 0;
+      for (int64_t n = 0; n < s.batch; ++n) {
+        const int64_t off = s.offset(n, c);
+        for (int64_t i = 0; i < s.plane; i += kBlock) {
+          float sg, sd;
+          block_grad_sums(xp + off + i, gyp + off + i, std::min(kBlock, s.plane - i), m, sg, sd);
+          sum_gy += sg;
+          sum_dot += sd;
+        }
+      }
+      const double invstd = 1.0 / std::sqrt(static_cast<double>(vp[c]) + eps);
+      if (gwp) gwp[c] = static_cast<float>(sum_dot * invstd);
+      if (gbp) gbp[c] = static_cast<float>(sum_gy);
+      // gx = w * invstd * (gy - mean(gy) - (x - m) * invstd^2 * mean(gy * (x - m)))
+      const double a = (wp ? wp[c] : 1.0) * invstd;
+      const double k = a * invstd * invstd * sum_dot / count;
+      const double d = -a * sum_gy / count + k * m;
+      for (int64_t n = 0; n < s.batch; ++n) {
+        const int64_t off = s.offset(n, c);
+        grad_input_row(xp + off, gyp + off, gxp + off, s.plane, static_cast<float>(a), static_cast<float>(k),
+                       static_cast<float>(d));
+      }
+    }
+  });
+}
+
+bool use_native(const Tensor& x, bool channels_last) {
+  return !channels_last && x.dim() >= 3 && x.numel() / (x.size(0) * x.size(1)) >= kMinPlane;
+}
+
+void batch_norm_forward_cpu(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean, const Tensor& var,
+                            const Tensor& y, double eps, bool use_input_stats, bool channels_last) {
+  if (use_native(x, channels_last)) return native_forward(x, w, b, mean, var, y, eps, use_input_stats);
+  dnnl_batch_norm_forward(x, w, b, mean, var, y, eps, use_input_stats, channels_last);
+}
+
+void batch_norm_backward_cpu(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
+                             const Tensor& var, const Tensor& gx, const Tensor& gw, const Tensor& gb, double eps,
+                             bool channels_last) {
+  if (use_native(x, channels_last)) return native_backward(x, gy, w, mean, var, gx, gw, gb, eps);
+  dnnl_batch_norm_backward(x, gy, w, mean, var, gx, gw, gb, eps, channels_last);
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(batch_norm_forward_stub, CPU, batch_norm_forward_cpu);
+EMBER_REGISTER_KERNEL(batch_norm_backward_stub, CPU, batch_norm_backward_cpu);
+
+}  // namespace ember::nn::functional
