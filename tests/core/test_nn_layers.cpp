@@ -397,5 +397,38 @@ TEST(NnLayersNorm, Errors) {
   expect_error([&] { ln(zeros({2, 5})); }, "layer_norm");
 }
 
+// The docs/nn.md example, in a Sequential; channels-last float32 end to end.
+TEST(NnLayersUsage, DocExample) {
+  nn::Conv2d conv(3, 8, 3);
+  nn::Conv2d c2({.in_channels = 8, .out_channels = 16, .kernel_size = 3, .stride = 2, .padding = 1, .bias = false});
+  nn::Conv1d same({.in_channels = 8, .out_channels = 8, .kernel_size = 4, .padding = "same", .dilation = 2,
+                   .padding_mode = "reflect"});
+  nn::ConvTranspose2d up({.in_channels = 16, .out_channels = 8, .kernel_size = 3, .stride = 2, .padding = 1});
+  nn::MaxPool2d pool({.kernel_size = 3, .stride = 2, .padding = 1});
+  nn::AdaptiveAvgPool2d gap({std::nullopt, 1});
+  nn::BatchNorm2d bn(16);
+  nn::BatchNorm1d cma({.num_features = 8, .momentum = std::nullopt});
+  nn::GroupNorm gn(4, 8);
+  nn::LayerNorm ln(5);
+  nn::LayerNorm ln2({.normalized_shape = {8, 5}});
+  nn::Sequential net(conv, gn, c2, bn, pool);
+  net->to(MemoryFormat::ChannelsLast);
+  Tensor x = randn({2, 3, 14, 14}).contiguous(MemoryFormat::ChannelsLast);
+  Tensor h = net(x);
+  EXPECT_EQ(h.sizes(), IntArrayRef({2, 16, 3, 3}));
+  EXPECT_TRUE(h.is_contiguous(MemoryFormat::ChannelsLast));
+  Tensor u = up->forward(h, {6, 6});
+  EXPECT_EQ(u.sizes(), IntArrayRef({2, 8, 6, 6}));
+  auto [v, idx] = pool->forward_with_indices(u);
+  EXPECT_EQ(idx.dtype(), kInt64);
+  EXPECT_EQ(gap(u).sizes(), IntArrayRef({2, 8, 6, 1}));
+  Tensor s = cma(same(randn({2, 8, 5})));
+  EXPECT_EQ(ln2(ln(s)).sizes(), IntArrayRef({2, 8, 5}));
+  s.sum().backward();
+  EXPECT_TRUE(same->weight.grad().defined());
+  EXPECT_EQ(net->named_parameters().size(), 7u);  // conv w, b; gn w, b; c2 w; bn w, b
+  EXPECT_EQ(net->named_buffers().size(), 3u);
+}
+
 }  // namespace
 }  // namespace ember
