@@ -397,6 +397,27 @@ TEST(NnLayersNorm, Errors) {
   expect_error([&] { ln(zeros({2, 5})); }, "layer_norm");
 }
 
+// Gradients through the modules (with respect to the input) by finite differences, twice.
+TEST(NnLayersUsage, Gradcheck) {
+  auto check = [](auto m, Tensor x, bool twice = true) {
+    m->to(kFloat64);
+    x = x.to(kFloat64).requires_grad_();
+    auto fn = [&](const autograd::variable_list& in) { return autograd::variable_list{m(in[0])}; };
+    EXPECT_TRUE(autograd::gradcheck(fn, {x}));
+    if (twice) EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+  };
+  check(nn::Conv2d({.in_channels = 2, .out_channels = 2, .kernel_size = {2, 3}, .padding = "same",
+                    .padding_mode = "circular"}),
+        randn({1, 2, 4, 4}));
+  check(nn::ConvTranspose1d({.in_channels = 2, .out_channels = 4, .kernel_size = 3, .stride = 2, .groups = 2}),
+        randn({1, 2, 4}));
+  check(nn::BatchNorm2d(2), randn({2, 2, 2, 3}));
+  check(nn::GroupNorm(2, 4), randn({2, 4, 3}));
+  check(nn::MaxPool2d({.kernel_size = 2, .stride = 1}), randn({1, 2, 3, 3}), false);
+  check(nn::LPPool1d(2, 2), randn({1, 2, 6}).abs() + 0.5);
+  check(nn::InstanceNorm1d({.num_features = 2, .affine = true}), randn({2, 2, 4}));
+}
+
 // The docs/nn.md example, in a Sequential; channels-last float32 end to end.
 TEST(NnLayersUsage, DocExample) {
   nn::Conv2d conv(3, 8, 3);
