@@ -15,3 +15,6 @@
 #include "ember/nn/utils/rnn.h"
 #include "ember/nn/modules/padding.h"
 #include "ember/nn/modules/sampling.h"
+#include "ember/nn/modules/conv.h"
+#include "ember/nn/modules/pooling.h"
+#include "ember/nn/modules/normalization.h"

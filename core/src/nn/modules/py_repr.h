@@ -7,12 +7,26 @@
 
 namespace ember::nn::detail {
 
-// Python's repr of a float: shortest round-trip digits, ".0" for integers.
+// Python's repr of a float: shortest round-trip digits, in fixed notation
+// when the decimal exponent is in [-4, 16) (0.0001, 1e-05, 1e+16), ".0" for
+// integers.
 inline std::string py_float(double v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string s(buf, res.ptr);
-  if (s.find_first_of(".eni") == std::string::npos) s += ".0";
+  char buf[400];
+  auto sci = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string s(buf, sci.ptr);
+  const size_t e = s.find('e');
+  if (e != std::string::npos) {
+    const int exp = std::stoi(s.substr(e + 1));
+    if (exp < -4 || exp >= 16) {
+      // Python writes at least two exponent digits and a sign: 1e-05, 1e+16.
+      std::string mant = s.substr(0, e), digits = s.substr(e + 2);
+      while (digits.size() < 2) digits = "0" + digits;
+      return mant + "e" + (exp < 0 ? "-" : "+") + digits;
+    }
+    auto fix = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
+    s.assign(buf, fix.ptr);
+  }
+  if (s.find_first_of(".ni") == std::string::npos) s += ".0";
   return s;
 }
 
