@@ -453,3 +453,25 @@ TEST(NnLayersUsage, DocExample) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Checkpoints written before PyTorch 0.4.1 (e.g. the original torchvision
+// ResNet weights) have no num_batches_tracked; strict loading accepts that,
+// as PyTorch's BatchNorm does, but not a missing running_mean.
+TEST(NnLayersNorm, OldCheckpointWithoutNumBatchesTracked) {
+  nn::Sequential net(nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4));
+  StateDict sd = net->state_dict();
+  ASSERT_TRUE(sd.contains("1.num_batches_tracked"));
+  sd.erase("1.num_batches_tracked");
+  sd["1.running_mean"] = full({4}, 0.5);
+  nn::IncompatibleKeys keys = net->load_state_dict(sd, true);
+  EXPECT_TRUE(keys.missing_keys.empty());
+  testing::expect_tensor_near(net->state_dict().at("1.running_mean"), full({4}, 0.5));
+  sd.erase("1.running_mean");
+  testing::expect_error([&] { net->load_state_dict(sd, true); }, "Missing key(s) in state_dict: \"1.running_mean\"");
+}
+
+}  // namespace
+}  // namespace ember

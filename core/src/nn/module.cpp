@@ -207,8 +207,12 @@ IncompatibleKeys Module::load_state_dict(const OrderedDict<Tensor>& state, bool 
   OrderedDict<Tensor> own = state_dict();
   IncompatibleKeys result;
   std::vector<std::string> mismatches;
+  std::vector<std::string> optional;
+  for (const auto& [prefix, m] : const_cast<Module*>(this)->named_modules())
+    for (const auto& k : m->optional_state_keys()) optional.push_back(prefix.empty() ? k : prefix + "." + k);
   for (const auto& [key, t] : own)
-    if (!state.contains(key)) result.missing_keys.push_back(key);
+    if (!state.contains(key) && std::find(optional.begin(), optional.end(), key) == optional.end())
+      result.missing_keys.push_back(key);
   for (const auto& [key, t] : state)
     if (!own.contains(key)) result.unexpected_keys.push_back(key);
   for (const auto& [key, dst] : own) {

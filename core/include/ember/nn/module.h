@@ -96,6 +96,10 @@ class Module : public std::enable_shared_from_this<Module> {
   // Copies values in (no gradient recorded). strict: missing or unexpected
   // keys are an error listing them; shape mismatches are always errors.
   IncompatibleKeys load_state_dict(const OrderedDict<Tensor>& state, bool strict = true);
+  // Names of this module's own buffers that a checkpoint may lack without them
+  // counting as missing (they keep their value): BatchNorm's num_batches_tracked,
+  // which checkpoints written before PyTorch 0.4.1 do not have.
+  virtual std::vector<std::string> optional_state_keys() const { return {}; }
 
   // ---- hooks ----
   uint64_t register_forward_pre_hook(ForwardPreHook hook);

@@ -52,6 +52,8 @@ class NormImpl : public Module {
   void reset_parameters();
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& os) const override;
+  // Checkpoints from before PyTorch 0.4.1 have no num_batches_tracked.
+  std::vector<std::string> optional_state_keys() const override { return {"num_batches_tracked"}; }
 
   Options options;
   Tensor weight, bias, running_mean, running_var, num_batches_tracked;
