@@ -18,6 +18,7 @@ namespace {
 using testing::expect_error;
 using testing::ModuleCase;
 namespace F = nn::functional;
+using autograd::variable_list;
 using nn::Reduction;
 
 constexpr const char* kFamily = "nn_act_loss";
@@ -340,6 +341,30 @@ TEST(NnActLossModules, StateDictKeysAndBuffers) {
   testing::expect_tensor_near(ctc(lp, tg, std::vector<int64_t>{5, 4}, std::vector<int64_t>{2, 2}),
                               ctc(lp, tg, tensor(std::vector<int64_t>{5, 4}), tensor(std::vector<int64_t>{2, 2})),
                               1e-12, 1e-12);
+}
+
+// The functional op added for TripletMarginWithDistanceLoss: first and second
+// derivatives, default and custom distances, with swap.
+TEST(NnActLossModules, TripletMarginWithDistanceGradcheck) {
+  auto opts = TensorOptions().dtype(kFloat64);
+  variable_list xs = {randn({3, 4}, opts).requires_grad_(), randn({3, 4}, opts).requires_grad_(),
+                      randn({3, 4}, opts).requires_grad_()};
+  auto cosine = [](const Tensor& a, const Tensor& b) { return 1.0 - F::cosine_similarity(a, b); };
+  for (bool swap : {false, true}) {
+    SCOPED_TRACE(swap);
+    auto loss = [swap](F::DistanceFunction d, Reduction r) {
+      return [=](const variable_list& v) {
+        return variable_list{F::triplet_margin_with_distance_loss(
+            v[0], v[1], v[2], {.distance_function = d, .margin = 1.5, .swap = swap, .reduction = r})};
+      };
+    };
+    EXPECT_TRUE(autograd::gradcheck(loss(nullptr, Reduction::Mean), xs));
+    EXPECT_TRUE(autograd::gradcheck(loss(cosine, Reduction::None), xs));
+    EXPECT_TRUE(autograd::gradgradcheck(loss(nullptr, Reduction::Sum), xs));
+  }
+  // Equals triplet_margin_loss with the default (p = 2) distance.
+  testing::expect_tensor_near(F::triplet_margin_with_distance_loss(xs[0], xs[1], xs[2], {.swap = true}),
+                              F::triplet_margin_loss(xs[0], xs[1], xs[2], {.swap = true}), 1e-12, 1e-12);
 }
 
 TEST(NnActLossModules, Errors) {
