@@ -156,6 +156,45 @@ TEST(NnActLossModules, ActivationsMatchPyTorch) { check_entries(activation_entri
 
 TEST(NnActLossModules, LossesMatchPyTorch) { check_entries(loss_entries()); }
 
+// A small model ported line by line: nested state_dict keys (1.weight is
+// PReLU's), loaded strict from PyTorch's checkpoint; all parameter gradients.
+TEST(NnActLossModules, SequentialModelMatchesPyTorch) {
+  ModuleCase c{kFamily, "sequential"};
+  nn::Sequential m(nn::Linear(5, 4), nn::PReLU(4, 0.1), nn::Linear(4, 3), nn::LogSoftmax(1));
+  c.load(*m);
+  Tensor x = c.leaf_in(0);
+  c.check(*m, {m(x)}, {x});
+  EXPECT_EQ(m->str(),
+            "Sequential(\n  (0): Linear(in_features=5, out_features=4, bias=True)\n  (1): PReLU(num_parameters=4)\n"
+            "  (2): Linear(in_features=4, out_features=3, bias=True)\n  (3): LogSoftmax(dim=1)\n)");
+}
+
+// Float32 modules on float32 inputs (PReLU's weight and a loss's weight buffer
+// are float32 by default), and forward hooks on a three-input loss.
+TEST(NnActLossModules, Float32AndHooks) {
+  Tensor x = randn({2, 3, 4});
+  nn::PReLU prelu(3);
+  Tensor y = prelu(x);
+  EXPECT_EQ(y.dtype(), kFloat32);
+  testing::expect_tensor_near(y, where(x >= 0, x, x * 0.25), 1e-6, 1e-7);
+  nn::CrossEntropyLoss ce({.weight = tensor({1.0f, 2.0f, 0.5f})});
+  Tensor logits = randn({4, 3}).requires_grad_();
+  Tensor loss = ce(logits, tensor(std::vector<int64_t>{0, 1, 2, 1}));
+  EXPECT_EQ(loss.dtype(), kFloat32);
+  loss.backward();
+  EXPECT_TRUE(logits.grad().defined());
+
+  nn::MarginRankingLoss mr({.margin = 0.5});
+  int calls = 0;
+  mr->register_forward_hook([&](nn::Module&, const std::vector<Tensor>& in, Tensor& out) {
+    calls += static_cast<int>(in.size());
+    out = out * 2;
+  });
+  Tensor a = randn({5}), b = randn({5}), t = sign(randn({5}));
+  testing::expect_tensor_near(mr(a, b, t), 2 * F::margin_ranking_loss(a, b, t, {.margin = 0.5}), 1e-6, 1e-7);
+  EXPECT_EQ(calls, 3);
+}
+
 // inplace=True: the module overwrites its input (a non-leaf here) and the
 // gradient still reaches the leaf, equal to PyTorch's out-of-place one.
 TEST(NnActLossModules, InplaceVariantsMatchPyTorch) {
