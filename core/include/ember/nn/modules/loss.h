@@ -49,7 +49,7 @@ using TripletMarginLossOptions = functional::TripletMarginLossOptions;
 using TripletMarginWithDistanceLossOptions = functional::TripletMarginWithDistanceLossOptions;
 using MultiMarginLossOptions = functional::MultiMarginLossOptions;
 
-// mean |input - target|.
+// Mean |input - target|.
 class L1LossImpl : public Module {
  public:
   using Options = L1LossOptions;
@@ -59,7 +59,7 @@ class L1LossImpl : public Module {
 };
 EMBER_MODULE(L1Loss);
 
-// mean (input - target)^2.
+// Mean (input - target)^2.
 class MSELossImpl : public Module {
  public:
   using Options = MSELossOptions;
@@ -69,7 +69,7 @@ class MSELossImpl : public Module {
 };
 EMBER_MODULE(MSELoss);
 
-// quadratic below beta, linear above.
+// Quadratic below beta, linear above.
 class SmoothL1LossImpl : public Module {
  public:
   using Options = SmoothL1LossOptions;
@@ -79,7 +79,7 @@ class SmoothL1LossImpl : public Module {
 };
 EMBER_MODULE(SmoothL1Loss);
 
-// quadratic below delta, linear above (delta * smooth_l1 with beta = delta).
+// Quadratic below delta, linear above (delta * smooth_l1 with beta = delta).
 class HuberLossImpl : public Module {
  public:
   using Options = HuberLossOptions;
@@ -89,40 +89,40 @@ class HuberLossImpl : public Module {
 };
 EMBER_MODULE(HuberLoss);
 
-// logits [N, C, ...] and class indices or class probabilities.
+// Logits [N, C, ...] and class indices or class probabilities.
 class CrossEntropyLossImpl : public Module {
  public:
   using Options = CrossEntropyLossOptions;
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   CrossEntropyLossOptions options;
-  Tensor weight;  // buffers (undefined when not given)
+  Tensor weight;  // the `weight` buffer (undefined when not given)
 };
 EMBER_MODULE(CrossEntropyLoss);
 
-// log-probabilities [N, C, ...] and class indices.
+// Log-probabilities [N, C, ...] and class indices.
 class NLLLossImpl : public Module {
  public:
   using Options = NLLLossOptions;
   explicit NLLLossImpl(const NLLLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   NLLLossOptions options;
-  Tensor weight;  // buffers (undefined when not given)
+  Tensor weight;  // the `weight` buffer (undefined when not given)
 };
 EMBER_MODULE(NLLLoss);
 
-// probabilities and targets in [0, 1].
+// Probabilities and targets in [0, 1].
 class BCELossImpl : public Module {
  public:
   using Options = BCELossOptions;
   explicit BCELossImpl(const BCELossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   BCELossOptions options;
-  Tensor weight;  // buffers (undefined when not given)
+  Tensor weight;  // the `weight` buffer (undefined when not given)
 };
 EMBER_MODULE(BCELoss);
 
-// logits and targets in [0, 1]; pos_weight weighs the positives per class.
+// Logits and targets in [0, 1]; pos_weight weighs the positives per class.
 class BCEWithLogitsLossImpl : public Module {
  public:
   using Options = BCEWithLogitsLossOptions;
@@ -133,7 +133,7 @@ class BCEWithLogitsLossImpl : public Module {
 };
 EMBER_MODULE(BCEWithLogitsLoss);
 
-// input: log-probabilities; Reduction::BatchMean is the mathematical KL divergence.
+// Input: log-probabilities; Reduction::BatchMean is the mathematical KL divergence.
 class KLDivLossImpl : public Module {
  public:
   using Options = KLDivLossOptions;
@@ -173,7 +173,7 @@ class MarginRankingLossImpl : public Module {
 };
 EMBER_MODULE(MarginRankingLoss);
 
-// target 1: input; target -1: max(0, margin - input).
+// Target 1: input; target -1: max(0, margin - input).
 class HingeEmbeddingLossImpl : public Module {
  public:
   using Options = HingeEmbeddingLossOptions;
@@ -183,7 +183,7 @@ class HingeEmbeddingLossImpl : public Module {
 };
 EMBER_MODULE(HingeEmbeddingLoss);
 
-// multi-class multi-label hinge loss; target: class indices ended by -1.
+// Multi-class multi-label hinge loss; target: class indices ended by -1.
 class MultiLabelMarginLossImpl : public Module {
  public:
   using Options = MultiLabelMarginLossOptions;
@@ -193,14 +193,14 @@ class MultiLabelMarginLossImpl : public Module {
 };
 EMBER_MODULE(MultiLabelMarginLoss);
 
-// one-vs-all logistic loss over classes (target 0/1 per class).
+// One-vs-all logistic loss over classes (target 0/1 per class).
 class MultiLabelSoftMarginLossImpl : public Module {
  public:
   using Options = MultiLabelSoftMarginLossOptions;
   explicit MultiLabelSoftMarginLossImpl(const MultiLabelSoftMarginLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   MultiLabelSoftMarginLossOptions options;
-  Tensor weight;  // buffers (undefined when not given)
+  Tensor weight;  // the `weight` buffer (undefined when not given)
 };
 EMBER_MODULE(MultiLabelSoftMarginLoss);
 
@@ -214,7 +214,7 @@ class SoftMarginLossImpl : public Module {
 };
 EMBER_MODULE(SoftMarginLoss);
 
-// target 1: 1 - cos(x1, x2); target -1: max(0, cos(x1, x2) - margin).
+// Target 1: 1 - cos(x1, x2); target -1: max(0, cos(x1, x2) - margin).
 class CosineEmbeddingLossImpl : public Module {
  public:
   using Options = CosineEmbeddingLossOptions;
@@ -234,20 +234,20 @@ class TripletMarginLossImpl : public Module {
 };
 EMBER_MODULE(TripletMarginLoss);
 
-// multi-class hinge loss; target: class indices.
+// Multi-class hinge loss; target: class indices.
 class MultiMarginLossImpl : public Module {
  public:
   using Options = MultiMarginLossOptions;
   explicit MultiMarginLossImpl(const MultiMarginLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   MultiMarginLossOptions options;
-  Tensor weight;  // buffers (undefined when not given)
+  Tensor weight;  // the `weight` buffer (undefined when not given)
 };
 EMBER_MODULE(MultiMarginLoss);
 
 // Connectionist temporal classification. log_probs [T, N, C] (or [T, C]),
 // targets padded [N, S] or concatenated 1-d; lengths as integral tensors or
-// lists.
+// Lists.
 class CTCLossImpl : public Module {
  public:
   using Options = CTCLossOptions;
