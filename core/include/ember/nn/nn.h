@@ -18,3 +18,6 @@
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/normalization.h"
+#include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/distance.h"
+#include "ember/nn/modules/loss.h"

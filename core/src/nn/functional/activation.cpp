@@ -161,11 +161,20 @@ Tensor rrelu_noise(const Tensor& input, double lower, double upper, Generator* g
 }
 }  // namespace
 
+namespace {
+void check_rrelu_bounds(double lower, double upper, const char* op) {
+  EMBER_CHECK(lower <= upper, op, ": lower bound (", lower, ") should be less than or equal to the upper bound (",
+              upper, ")");
+}
+}  // namespace
+
 Tensor rrelu(const Tensor& input, double lower, double upper, bool training, Generator* generator) {
+  check_rrelu_bounds(lower, upper, "rrelu");
   if (!training) return leaky_relu(input, (lower + upper) / 2);
   return input * rrelu_noise(input, lower, upper, generator);
 }
 Tensor& rrelu_(Tensor& input, double lower, double upper, bool training, Generator* generator) {
+  check_rrelu_bounds(lower, upper, "rrelu_");
   if (!training) return leaky_relu_(input, (lower + upper) / 2);
   return input.mul_(rrelu_noise(input, lower, upper, generator));
 }

@@ -103,6 +103,27 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   return apply_reduction((d_pos - d_neg + o.margin).clamp_min(0), o.reduction, op);
 }
 
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossOptions& o) {
+  const char* op = "triplet_margin_with_distance_loss";
+  check_defined(anchor, "anchor", op);
+  check_defined(positive, "positive", op);
+  check_defined(negative, "negative", op);
+  EMBER_CHECK(o.margin > 0, op, ": expected margin to be greater than 0, got ", o.margin, " instead");
+  EMBER_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), op,
+              ": The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+              "but got: anchor ", anchor.dim(), "D, positive ", positive.dim(), "D, and negative ", negative.dim(),
+              "D inputs");
+  const auto distance = o.distance_function ? o.distance_function
+                                            : DistanceFunction([](const Tensor& x1, const Tensor& x2) {
+                                                return pairwise_distance(x1, x2);
+                                              });
+  const Tensor d_pos = distance(anchor, positive);
+  Tensor d_neg = distance(anchor, negative);
+  if (o.swap) d_neg = minimum(d_neg, distance(positive, negative));
+  return apply_reduction((d_pos - d_neg + o.margin).clamp_min(0), o.reduction, op);
+}
+
 namespace {
 // input [N, C] (a 1-d input as one sample); returns it 2-d.
 Tensor as_batch(const Tensor& input, const char* op) {

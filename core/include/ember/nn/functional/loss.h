@@ -5,6 +5,7 @@
 //   F::cross_entropy(x, t, {.weight = w, .ignore_index = -100,
 //                           .reduction = Reduction::Mean, .label_smoothing = 0.1});
 // Every loss is differentiable in its floating point inputs.
+#include <functional>
 #include <optional>
 
 #include "ember/core/tensor.h"
@@ -150,6 +151,18 @@ struct TripletMarginLossOptions {
 };
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossOptions& options = {});
+// triplet_margin_loss with any distance (pairwise_distance when none is
+// given): max(0, margin + d(a, p) - d(a, n)); swap: d(a, n) becomes
+// min(d(a, n), d(p, n)). The distance returns one value per sample.
+using DistanceFunction = std::function<Tensor(const Tensor&, const Tensor&)>;
+struct TripletMarginWithDistanceLossOptions {
+  DistanceFunction distance_function = nullptr;
+  double margin = 1.0;  // > 0
+  bool swap = false;
+  Reduction reduction = Reduction::Mean;
+};
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                                         const TripletMarginWithDistanceLossOptions& options = {});
 struct MultiMarginLossOptions {
   int64_t p = 1;  // 1 or 2
   double margin = 1.0;
