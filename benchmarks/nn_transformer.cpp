@@ -47,8 +47,8 @@ ember_bench::Workload forward() {
               ember::NoGradGuard no_grad;
               return m.ours(m.x.e);
             };
-            auto peer = [=]() { return m.peer->forward(m.x.t); };
-            return Case{ours, peer, 0, 1e-4, 1e-4};
+            auto peer = [=]() { return m.peer.ptr()->forward(m.x.t); };
+            return Case{ours, peer, 0, 1e-4, 1e-4, 0, ""};
           }};
 }
 
@@ -63,11 +63,11 @@ ember_bench::Workload forward_backward() {
             };
             auto peer = [=]() {
               c10::InferenceMode no_inference_run(false);
-              m.peer->zero_grad();
-              m.peer->forward(m.x.t).sum().backward();
-              return m.peer->self_attn->in_proj_weight.grad();
+              m.peer.ptr()->zero_grad();
+              m.peer.ptr()->forward(m.x.t).sum().backward();
+              return m.peer.ptr()->self_attn->in_proj_weight.grad();
             };
-            return Case{ours, peer, 0, 1e-3, 1e-3};
+            return Case{ours, peer, 0, 1e-3, 1e-3, 0, ""};
           }};
 }
 

@@ -411,6 +411,22 @@ TEST(NnTransformer, Float32Backward) {
   expect_error([&] { t(src, randn({2, 3, 4})); }, "the feature number of src and tgt must be equal to d_model");
 }
 
+TEST(NnTransformer, CustomEncoderAndUnbatched) {
+  nn::TransformerEncoder custom(nn::TransformerEncoderLayer({.d_model = 8, .nhead = 2, .dim_feedforward = 4}), 1);
+  nn::Transformer t({.d_model = 8, .nhead = 2, .num_encoder_layers = 3, .num_decoder_layers = 1,
+                     .dim_feedforward = 16, .custom_encoder = custom});
+  EXPECT_EQ(t->encoder.get(), custom.get());
+  EXPECT_EQ(t->encoder->layers->size(), 1u);
+  EXPECT_FALSE(t->encoder->norm.has_value());
+  EXPECT_TRUE(t->named_parameters().contains("encoder.layers.0.linear1.weight"));
+  t->eval();
+  // Unbatched: [S, E], [T, E] -> [T, E], equal to the batch-of-one result.
+  Tensor src = randn({5, 8}), tgt = randn({3, 8});
+  Tensor y = t(src, tgt);
+  EXPECT_EQ(y.sizes(), IntArrayRef({3, 8}));
+  expect_tensor_near(y, t(src.unsqueeze(1), tgt.unsqueeze(1)).squeeze(1), 1e-5, 1e-6);
+}
+
 TEST(NnTransformer, Reprs) {
   nn::MultiheadAttention m(16, 2);
   EXPECT_EQ(m->str(),
