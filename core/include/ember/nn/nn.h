@@ -2,6 +2,7 @@
 // ember::nn: modules, containers, layers, init, functional.
 #include "ember/nn/container.h"
 #include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/linear.h"
 #include "ember/nn/functional/sampling.h"
@@ -21,3 +22,4 @@
 #include "ember/nn/modules/activation.h"
 #include "ember/nn/modules/distance.h"
 #include "ember/nn/modules/loss.h"
+#include "ember/nn/modules/transformer.h"

@@ -1,5 +1,7 @@
 #include "ember/nn/functional/linear.h"
 
+#include <vector>
+
 #include "ember/ops/linalg.h"
 
 namespace ember::nn::functional {
@@ -14,6 +16,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
                 " does not match ", weight.size(0), " output features");
   // 2-d inputs: one addmm (the weight's transpose is a view: BLAS reads it transposed).
   if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+  // More dims with a bias: fold them into rows (a view when the layout allows)
+  // so that the bias is added by the same addmm, as PyTorch's.
+  if (input.dim() > 2 && bias.defined() && input.numel() > 0) {
+    std::vector<int64_t> out_sizes(input.sizes().begin(), input.sizes().end());
+    out_sizes.back() = weight.size(0);
+    return addmm(bias, input.reshape({-1, input.size(-1)}), weight.t()).view(out_sizes);
+  }
   Tensor out = input.matmul(weight.t());
   return bias.defined() ? out + bias : out;
 }
