@@ -29,12 +29,12 @@ struct Args {
   std::string checkpoint = "shapes.safetensors";
 };
 
+constexpr const char* kUsage =
+    "usage: ember_train_shapes [--epochs N] [--train N] [--test N] [--batch N] [--lr X]\n"
+    "       [--threads N] [--channels-last] [--checkpoint PATH] [--min-accuracy X]\n";
+
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(stderr,
-               "ember_train_shapes: bad argument '%s'\n"
-               "usage: ember_train_shapes [--epochs N] [--train N] [--test N] [--batch N] [--lr X]\n"
-               "       [--threads N] [--channels-last] [--checkpoint PATH] [--min-accuracy X]\n",
-               bad);
+  std::fprintf(stderr, "ember_train_shapes: bad argument '%s'\n%s", bad, kUsage);
   std::exit(2);
 }
 
@@ -60,6 +60,10 @@ Args parse(int argc, char** argv) {
       if (*end != '\0' || !(x >= 0)) usage(v);
       return x;
     };
+    if (flag == "--help" || flag == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    }
     if (flag == "--epochs") a.epochs = integer();
     else if (flag == "--train") a.train = integer();
     else if (flag == "--test") a.test = integer();

@@ -99,13 +99,16 @@ void check_case(const std::string& name, const ConvFn& fn, DType dtype, bool cha
   Tensor y = fn(x, w, b);
   const double rtol = dtype == kFloat64 ? 1e-5 : 1e-4, atol = dtype == kFloat64 ? 1e-5 : 1e-4;
   expect_tensor_near(y, fx(name + "_y").to(dtype), rtol, atol);
-  if (cl) EXPECT_TRUE(y.is_contiguous(cl_of(y))) << "output must keep channels-last";
+  if (cl) {
+    EXPECT_TRUE(y.is_contiguous(cl_of(y))) << "output must keep channels-last";
+  }
   EXPECT_EQ(y.grad_fn()->name(), "ConvolutionBackward0");
   (y * fx(name + "_gy").to(dtype)).sum().backward();
   expect_tensor_near(x.grad(), fx(name + "_gx").to(dtype), rtol, atol);
   if (cl && name.find("reflect") == std::string::npos && name.find("replicate") == std::string::npos &&
-      name.find("circular") == std::string::npos)
+      name.find("circular") == std::string::npos) {
     EXPECT_TRUE(x.grad().is_contiguous(cl_of(x))) << "grad_input must keep channels-last";
+  }
   expect_tensor_near(w.grad(), fx(name + "_gw").to(dtype), rtol, atol);
   if (b.defined()) expect_tensor_near(b.grad(), fx(name + "_gb").to(dtype), rtol, atol);
 }

@@ -37,7 +37,9 @@ void check_norm(const std::string& name, int nparams, const NormFn& fn, DType dt
   for (int i = 0; i < nparams; ++i) params.push_back(fx(name + "_p" + std::to_string(i)).to(dtype).requires_grad_());
   Tensor y = fn(x, params);
   expect_tensor_near(y, fx(name + "_y").to(dtype), tol, tol);
-  if (cl) EXPECT_TRUE(y.is_contiguous(x.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast));
+  if (cl) {
+    EXPECT_TRUE(y.is_contiguous(x.dim() == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast));
+  }
   (y * fx(name + "_gy").to(dtype)).sum().backward();
   expect_tensor_near(x.grad(), fx(name + "_gx").to(dtype), tol, tol);
   for (int i = 0; i < nparams; ++i) expect_tensor_near(params[i].grad(), fx(name + "_gp" + std::to_string(i)).to(dtype), tol, tol);

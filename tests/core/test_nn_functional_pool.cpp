@@ -78,11 +78,17 @@ void check_case(const std::string& name, const PoolFn& fn, DType dtype, bool cha
   x.requires_grad_();
   auto [y, idx] = fn(x);
   expect_tensor_near(y, fx(name + "_y").to(dtype), 1e-5, 1e-5);
-  if (cl && name.find("lp_") == std::string::npos) EXPECT_TRUE(y.is_contiguous(cl_of(y)));
-  if (idx.defined()) EXPECT_TRUE(idx.equal(fx(name + "_idx")));
+  if (cl && name.find("lp_") == std::string::npos) {
+    EXPECT_TRUE(y.is_contiguous(cl_of(y)));
+  }
+  if (idx.defined()) {
+    EXPECT_TRUE(idx.equal(fx(name + "_idx")));
+  }
   (y * fx(name + "_gy").to(dtype)).sum().backward();
   expect_tensor_near(x.grad(), fx(name + "_gx").to(dtype), 1e-5, 1e-5);
-  if (cl && name.find("lp_") == std::string::npos) EXPECT_TRUE(x.grad().is_contiguous(cl_of(x)));
+  if (cl && name.find("lp_") == std::string::npos) {
+    EXPECT_TRUE(x.grad().is_contiguous(cl_of(x)));
+  }
 }
 
 TEST(NnFunctionalPool, Fixtures) {

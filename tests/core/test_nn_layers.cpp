@@ -64,7 +64,9 @@ void run_case(const std::string& name, Holder m, Fwd fwd, Mode mode = {}) {
       const std::string idx = name + "_idx" + std::to_string(i);
       expect_tensor_near(r.second, testing::fixture("nn_layers", idx), 0, 0);
     }
-    if (mode.channels_last) EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast)) << "output layout";
+    if (mode.channels_last) {
+      EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast)) << "output layout";
+    }
     ins.push_back(x);
     outs.push_back(y);
   }
@@ -74,7 +76,9 @@ void run_case(const std::string& name, Holder m, Fwd fwd, Mode mode = {}) {
     SCOPED_TRACE("buffer " + key);
     ASSERT_TRUE(c.has("_after_" + key));
     near64(b, testing::fixture("nn_layers", name + "_after_" + key), rtol, atol);
-    if (key == "num_batches_tracked") EXPECT_EQ(b.dtype(), kInt64);
+    if (key == "num_batches_tracked") {
+      EXPECT_EQ(b.dtype(), kInt64);
+    }
   }
   if (mode.dtype == kFloat64) {
     c.check(*m, outs, ins);
@@ -404,7 +408,9 @@ TEST(NnLayersUsage, Gradcheck) {
     x = x.to(kFloat64).requires_grad_();
     auto fn = [&](const autograd::variable_list& in) { return autograd::variable_list{m(in[0])}; };
     EXPECT_TRUE(autograd::gradcheck(fn, {x}));
-    if (twice) EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+    if (twice) {
+      EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+    }
   };
   check(nn::Conv2d({.in_channels = 2, .out_channels = 2, .kernel_size = {2, 3}, .padding = "same",
                     .padding_mode = "circular"}),

@@ -86,7 +86,9 @@ void check_case(const std::string& name, const std::function<Tensor(const Tensor
   Tensor x = fx(name + "_x").contiguous(format).requires_grad_();
   Tensor out = fn(x);
   expect_tensor_near(out, fx(name + "_out"), 1e-10, 1e-12);
-  if (format != MemoryFormat::Contiguous) EXPECT_TRUE(out.is_contiguous(format));
+  if (format != MemoryFormat::Contiguous) {
+    EXPECT_TRUE(out.is_contiguous(format));
+  }
   out.backward(fx(name + "_v"));
   expect_tensor_near(x.grad(), fx(name + "_gx"), 1e-10, 1e-12);
 }
