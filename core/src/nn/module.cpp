@@ -30,13 +30,43 @@ void Module::check_name(const std::string& name, const char* what) const {
 Tensor& Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
   check_name(name, "parameter");
   if (tensor.defined() && requires_grad) tensor.requires_grad_(true);
+  if (Tensor* member = bound_member(name)) *member = tensor;
   return parameters_.insert(std::move(name), std::move(tensor));
 }
 
 Tensor& Module::register_buffer(std::string name, Tensor tensor, bool persistent) {
   check_name(name, "buffer");
   if (!persistent) non_persistent_.push_back(name);
+  if (Tensor* member = bound_member(name)) *member = tensor;
   return buffers_.insert(std::move(name), std::move(tensor));
+}
+
+Tensor& Module::register_parameter(std::string name, Tensor tensor, Tensor* member, bool requires_grad) {
+  EMBER_CHECK(member != nullptr, type_name_, ": register_parameter('", name, "'): member is null");
+  check_name(name, "parameter");
+  std::erase_if(members_, [&](const auto& m) { return m.first == name; });
+  members_.emplace_back(name, member);
+  return register_parameter(std::move(name), std::move(tensor), requires_grad);
+}
+
+Tensor& Module::register_buffer(std::string name, Tensor tensor, Tensor* member, bool persistent) {
+  EMBER_CHECK(member != nullptr, type_name_, ": register_buffer('", name, "'): member is null");
+  check_name(name, "buffer");
+  std::erase_if(members_, [&](const auto& m) { return m.first == name; });
+  members_.emplace_back(name, member);
+  return register_buffer(std::move(name), std::move(tensor), persistent);
+}
+
+Tensor* Module::bound_member(const std::string& name) const {
+  for (const auto& [n, member] : members_)
+    if (n == name) return member;
+  return nullptr;
+}
+
+void Module::unregister(const std::string& name) {
+  const bool found = parameters_.erase(name) || buffers_.erase(name) || children_.erase(name);
+  EMBER_CHECK(found, type_name_, ": no parameter, buffer or submodule named '", name, "'");
+  std::erase(non_persistent_, name);
 }
 
 void Module::add_child(std::string name, std::shared_ptr<Module> child) {
@@ -252,6 +282,15 @@ uint64_t Module::register_forward_hook(ForwardHook hook) {
 void Module::remove_hook(uint64_t handle) {
   std::erase_if(pre_hooks_, [&](const auto& h) { return h.first == handle; });
   std::erase_if(post_hooks_, [&](const auto& h) { return h.first == handle; });
+  std::erase_if(setups_, [&](const auto& h) { return h.first == handle; });
+}
+uint64_t Module::register_forward_setup(std::function<void(Module&)> fn) {
+  const uint64_t id = next_hook_handle();
+  setups_.emplace_back(id, std::move(fn));
+  return id;
+}
+void Module::run_forward_setup() {
+  for (auto& [id, fn] : setups_) fn(*this);
 }
 
 
@@ -266,11 +305,21 @@ std::ostream& operator<<(std::ostream& os, const Module& module) {
     module.pretty_print(os);
     return os;
   }
-  // Containers print "Sequential(" + children + ")".
+  // Modules with children print "Name(", the configuration of pretty_print's
+  // "Name(config)" on its own line (PyTorch's extra_repr), the children, ")".
   os << module.name();
   std::ostringstream body;
   const auto children = module.named_children();
   body << "(\n";
+  {
+    std::ostringstream own;
+    module.pretty_print(own);
+    const std::string line = own.str();
+    const size_t open = line.find('(');
+    if (open != std::string::npos && line.size() > open + 2 && line.back() == ')' &&
+        line.find('\n') == std::string::npos)
+      body << "  " << line.substr(open + 1, line.size() - open - 2) << "\n";
+  }
   for (const auto& [name, child] : children) {
     std::ostringstream c;
     c << *child;

@@ -42,10 +42,25 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // The class name used when printing ("Linear").
   const std::string& name() const { return type_name_; }
+  // Parametrizations rename a module "ParametrizedLinear", as PyTorch does.
+  void set_name(std::string type_name) { type_name_ = std::move(type_name); }
 
   // ---- registration (names must be unique and non-empty, without '.') ----
   Tensor& register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
   Tensor& register_buffer(std::string name, Tensor tensor, bool persistent = true);
+  // The same, binding `member` (the field of the concrete module that forward()
+  // reads, e.g. &weight) to the name: *member is set to the tensor now and
+  // whenever the module's tensor of that name is replaced, and
+  // parametrizations (nn/utils/parametrize.h) store the parametrized value
+  // there before each forward. Modules are neither copied nor moved, so the
+  // pointer stays valid. Every module that owns tensors should bind them.
+  Tensor& register_parameter(std::string name, Tensor tensor, Tensor* member, bool requires_grad = true);
+  Tensor& register_buffer(std::string name, Tensor tensor, Tensor* member, bool persistent = true);
+  // The member bound to `name`, or nullptr.
+  Tensor* bound_member(const std::string& name) const;
+  // Removes a parameter, buffer or submodule (Python's delattr); a binding is
+  // kept (re-registering the name assigns the member again).
+  void unregister(const std::string& name);
   template <class M>
   std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
     add_child(std::move(name), module);
@@ -107,6 +122,13 @@ class Module : public std::enable_shared_from_this<Module> {
   void remove_hook(uint64_t handle);
   const std::vector<std::pair<uint64_t, ForwardPreHook>>& forward_pre_hooks() const { return pre_hooks_; }
   const std::vector<std::pair<uint64_t, ForwardHook>>& forward_hooks() const { return post_hooks_; }
+  // Setup steps run before every forward called through a holder (or a
+  // Sequential), whatever forward's signature, before the pre-hooks:
+  // parametrizations compute the members forward() reads here. remove_hook
+  // removes them too.
+  uint64_t register_forward_setup(std::function<void(Module&)> fn);
+  void run_forward_setup();
+  bool has_forward_setup() const { return !setups_.empty(); }
 
   // ---- printing ----
   // One line about this module's own configuration, e.g.
@@ -136,6 +158,8 @@ class Module : public std::enable_shared_from_this<Module> {
   OrderedDict<std::shared_ptr<Module>> children_;
   std::vector<std::pair<uint64_t, ForwardPreHook>> pre_hooks_;
   std::vector<std::pair<uint64_t, ForwardHook>> post_hooks_;
+  std::vector<std::pair<uint64_t, std::function<void(Module&)>>> setups_;
+  std::vector<std::pair<std::string, Tensor*>> members_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Module& module);
@@ -152,12 +176,14 @@ struct options_of<T> {
   using type = typename T::Options;
 };
 
-// Calls forward through the module's hooks when every argument is a Tensor
-// and forward returns one Tensor; otherwise calls forward directly.
+// Runs the module's forward setup (any signature), then calls forward through
+// the module's hooks when every argument is a Tensor and forward returns one
+// Tensor; otherwise calls forward directly.
 template <class Impl, class... Args>
 decltype(auto) call_forward(Impl& impl, Args&&... args) {
   constexpr bool hookable = (std::is_same_v<std::decay_t<Args>, Tensor> && ...) &&
                             std::is_same_v<decltype(impl.forward(std::forward<Args>(args)...)), Tensor>;
+  if (impl.has_forward_setup()) impl.run_forward_setup();
   if constexpr (hookable && sizeof...(Args) > 0) {
     if (impl.forward_pre_hooks().empty() && impl.forward_hooks().empty())
       return impl.forward(std::forward<Args>(args)...);

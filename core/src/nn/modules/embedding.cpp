@@ -50,7 +50,7 @@ void print_common(std::ostream& os, int64_t num, int64_t dim, std::optional<doub
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o) : Module("Embedding"), options(o) {
   options.padding_idx = module_padding_idx(o.padding_idx, o.num_embeddings, "Embedding");
   options._weight = Tensor();
-  weight = register_parameter("weight", initial_weight(o._weight, o.num_embeddings, o.embedding_dim, "Embedding"));
+  register_parameter("weight", initial_weight(o._weight, o.num_embeddings, o.embedding_dim, "Embedding"), &weight);
   if (!o._weight.defined()) reset_parameters();
 }
 
@@ -100,8 +100,8 @@ EmbeddingBagImpl::EmbeddingBagImpl(const EmbeddingBagOptions& o) : Module("Embed
               "EmbeddingBag: mode has to be one of sum, mean or max, got '", o.mode, "'");
   options.padding_idx = module_padding_idx(o.padding_idx, o.num_embeddings, "EmbeddingBag");
   options._weight = Tensor();
-  weight =
-      register_parameter("weight", initial_weight(o._weight, o.num_embeddings, o.embedding_dim, "EmbeddingBag"));
+  register_parameter("weight", initial_weight(o._weight, o.num_embeddings, o.embedding_dim, "EmbeddingBag"),
+                     &weight);
   if (!o._weight.defined()) reset_parameters();
 }
 

@@ -15,8 +15,8 @@ const char* py_bool(bool b) { return b ? "True" : "False"; }
 LinearImpl::LinearImpl(const LinearOptions& o) : Module("Linear"), options(o) {
   EMBER_CHECK(o.in >= 0 && o.out >= 0, "Linear: in_features and out_features must be non-negative, got ", o.in,
               " and ", o.out);
-  weight = register_parameter("weight", empty({o.out, o.in}));
-  if (o.bias) bias = register_parameter("bias", empty({o.out}));
+  register_parameter("weight", empty({o.out, o.in}), &weight);
+  if (o.bias) register_parameter("bias", empty({o.out}), &bias);
   reset_parameters();
 }
 
@@ -37,8 +37,8 @@ void LinearImpl::pretty_print(std::ostream& os) const {
 
 BilinearImpl::BilinearImpl(const BilinearOptions& o) : Module("Bilinear"), options(o) {
   EMBER_CHECK(o.in1 >= 0 && o.in2 >= 0 && o.out >= 0, "Bilinear: feature counts must be non-negative");
-  weight = register_parameter("weight", empty({o.out, o.in1, o.in2}));
-  if (o.bias) bias = register_parameter("bias", empty({o.out}));
+  register_parameter("weight", empty({o.out, o.in1, o.in2}), &weight);
+  if (o.bias) register_parameter("bias", empty({o.out}), &bias);
   reset_parameters();
 }
 

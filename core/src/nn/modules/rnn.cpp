@@ -183,12 +183,13 @@ RNNImplBase::RNNImplBase(std::string name, const Config& c) : Module(std::move(n
   EMBER_CHECK(c.proj_size < c.hidden_size, n, ": proj_size has to be smaller than hidden_size");
   const int64_t G = gate_count(c.mode), H = c.hidden_size, D = c.bidirectional ? 2 : 1;
   const int64_t real_h = c.proj_size > 0 ? c.proj_size : H;
+  flat_weights_.resize(static_cast<size_t>(c.num_layers * D * (2 + (c.bias ? 2 : 0) + (c.proj_size > 0 ? 1 : 0))));
   for (int64_t layer = 0; layer < c.num_layers; ++layer)
     for (int64_t d = 0; d < D; ++d) {
       const int64_t in = layer == 0 ? c.input_size : real_h * D;
       const std::string suffix = "_l" + std::to_string(layer) + (d == 1 ? "_reverse" : "");
       auto add = [&](const std::string& base, IntArrayRef sizes) {
-        register_parameter(base + suffix, empty(sizes));
+        register_parameter(base + suffix, empty(sizes), &flat_weights_.at(names_.size()));
         names_.push_back(base + suffix);
       };
       add("weight_ih", {G * H, in});
@@ -203,9 +204,7 @@ RNNImplBase::RNNImplBase(std::string name, const Config& c) : Module(std::move(n
 }
 
 std::vector<Tensor> RNNImplBase::all_weights() const {
-  std::vector<Tensor> out;
-  for (const std::string& n : names_) out.push_back(own_parameters().at(n));
-  return out;
+  return flat_weights_;
 }
 
 void RNNImplBase::reset_parameters() {
@@ -234,7 +233,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const s
                                                    const Tensor& hx, const Tensor& cx) {
   const Config& c = config_;
   const int64_t D = c.bidirectional ? 2 : 1, H = c.hidden_size;
-  const Tensor& w0 = own_parameters().at(names_[0]);
+  const Tensor& w0 = flat_weights_[0];
   EMBER_CHECK(input.dtype() == w0.dtype(), name(), ": input dtype ", input.dtype(),
               " does not match the weights' dtype ", w0.dtype(), " (convert with module->to(dtype))");
   EMBER_CHECK(input.device() == w0.device(), name(), ": input is on ", input.device(), " but the weights are on ",
@@ -256,17 +255,16 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const s
     std::vector<Tensor> dir_out;
     for (int64_t d = 0; d < D; ++d) {
       const int64_t idx = layer * D + d;
-      const auto& p = own_parameters();
-      const std::string* n = &names_[static_cast<size_t>(idx) * per_dir];
+      const Tensor* n = &flat_weights_[static_cast<size_t>(idx) * per_dir];
       Weights w;
-      w.w_ih = p.at(n[0]);
-      w.w_hh = p.at(n[1]);
+      w.w_ih = n[0];
+      w.w_hh = n[1];
       size_t k = 2;
       if (c.bias) {
-        w.b_ih = p.at(n[k++]);
-        w.b_hh = p.at(n[k++]);
+        w.b_ih = n[k++];
+        w.b_hh = n[k++];
       }
-      if (c.proj_size > 0) w.w_hr = p.at(n[k++]);
+      if (c.proj_size > 0) w.w_hr = n[k++];
       DirectionResult r =
           run_direction(c.mode, w, x, bs, hx.select(0, idx), lstm ? cx.select(0, idx) : Tensor(), d == 1, H);
       dir_out.push_back(r.output);
@@ -423,11 +421,11 @@ RNNCellImplBase::RNNCellImplBase(std::string name, int64_t input_size, int64_t h
       nonlinearity_(std::move(nonlinearity)) {
   EMBER_CHECK(input_size >= 0, this->name(), ": input_size must be non-negative, got ", input_size);
   EMBER_CHECK(hidden_size > 0, this->name(), ": hidden_size must be greater than zero, got ", hidden_size);
-  weight_ih = register_parameter("weight_ih", empty({gates * hidden_size, input_size}));
-  weight_hh = register_parameter("weight_hh", empty({gates * hidden_size, hidden_size}));
+  register_parameter("weight_ih", empty({gates * hidden_size, input_size}), &weight_ih);
+  register_parameter("weight_hh", empty({gates * hidden_size, hidden_size}), &weight_hh);
   if (bias) {
-    bias_ih = register_parameter("bias_ih", empty({gates * hidden_size}));
-    bias_hh = register_parameter("bias_hh", empty({gates * hidden_size}));
+    register_parameter("bias_ih", empty({gates * hidden_size}), &bias_ih);
+    register_parameter("bias_hh", empty({gates * hidden_size}), &bias_hh);
   }
   reset_parameters();
 }

@@ -95,6 +95,9 @@ class RNNImplBase : public Module {
 
   Config config_;
   std::vector<std::string> names_;
+  // The weights forward reads, bound to the registered parameters (sized once:
+  // the module binds pointers into it).
+  std::vector<Tensor> flat_weights_;
 
  private:
   int64_t out_size() const { return config_.proj_size > 0 ? config_.proj_size : config_.hidden_size; }
