@@ -246,5 +246,252 @@ TEST(NnParametrize, RecurrentWeightsAndTrainMode) {
   EXPECT_TRUE(sym->is_training());
 }
 
+// ---- linalg ops the parametrizations use ----
+
+Tensor fx(const std::string& name) { return testing::fixture("nn_parametrize", name); }
+const TensorOptions f64 = TensorOptions(kFloat64);
+
+// out vs <name>_out, and the gradients of sum(out * gout) vs <name>_gin<i>.
+void check_op(const std::string& name, const Tensor& out, const std::vector<Tensor>& inputs) {
+  SCOPED_TRACE(name);
+  expect_tensor_near(out, fx(name + "_out"), 1e-9, 1e-10);
+  (out * fx(name + "_gout")).sum().backward();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    expect_tensor_near(inputs[i].grad(), fx(name + "_gin" + std::to_string(i)), 1e-8, 1e-10);
+}
+
+TEST(NnParametrizeLinalg, MatrixExp) {
+  for (std::string name : {"matrix_exp", "matrix_exp_batch"}) {
+    Tensor A = fx(name + "_A").requires_grad_();
+    check_op(name, linalg::matrix_exp(A), {A});
+  }
+  expect_tensor_near(linalg::matrix_exp(zeros({3, 3})), eye(3), 0, 0);
+  Tensor d = tensor({0.5, -1.0, 3.0}, f64);
+  expect_tensor_near(linalg::matrix_exp(eye(3, f64) * d), eye(3, f64) * d.exp(), 1e-13, 1e-13);
+  EXPECT_EQ(linalg::matrix_exp(zeros({2, 0, 0})).sizes(), IntArrayRef({2, 0, 0}));
+  expect_error([&] { linalg::matrix_exp(zeros({2, 3})); }, "square matrices");
+  Tensor A = (randn({3, 3}, f64) * 0.7).requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck([](const autograd::variable_list& x) { return autograd::variable_list{linalg::matrix_exp(x[0])}; }, {A}));
+  EXPECT_TRUE(autograd::gradgradcheck([](const autograd::variable_list& x) { return autograd::variable_list{linalg::matrix_exp(x[0])}; }, {A}));
+}
+
+TEST(NnParametrizeLinalg, Solve) {
+  for (std::string name : {"solve", "solve_vec", "solve_bcast"}) {
+    Tensor A = fx(name + "_A").requires_grad_(), B = fx(name + "_B").requires_grad_();
+    check_op(name, linalg::solve(A, B), {A, B});
+  }
+  Tensor A = randn({3, 3}, f64) + eye(3, f64) * 3, B = randn({2, 3}, f64);
+  // X A = B
+  expect_tensor_near(linalg::solve(A, B, /*left=*/false).matmul(A), B, 1e-12, 1e-12);
+  // A transposed view as input is not overwritten
+  Tensor At = A.mT();
+  Tensor keep = At.clone();
+  linalg::solve(At, B.mT());
+  expect_tensor_near(At, keep, 0, 0);
+  expect_error([&] { linalg::solve(zeros({2, 2}, f64), ones({2}, f64)); }, "singular");
+  expect_error([&] { linalg::solve(zeros({2, 3}, f64), ones({2}, f64)); }, "square matrices");
+  A.requires_grad_();
+  Tensor b = randn({3, 2}, f64).requires_grad_();
+  auto fn = [](const autograd::variable_list& x) { return autograd::variable_list{linalg::solve(x[0], x[1])}; };
+  EXPECT_TRUE(autograd::gradcheck(fn, {A, b}));
+  EXPECT_TRUE(autograd::gradgradcheck(fn, {A, b}));
+  Tensor v = randn({3}, f64).requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck(fn, {A, v}));
+  // float32
+  Tensor Af = A.detach().to(kFloat32), bf = b.detach().to(kFloat32);
+  expect_tensor_near(Af.matmul(linalg::solve(Af, bf)), bf, 1e-4, 1e-4);
+}
+
+TEST(NnParametrizeLinalg, HouseholderGeqrfQr) {
+  Tensor A = fx("householder_A").requires_grad_(), tau = fx("householder_tau").requires_grad_();
+  check_op("householder", linalg::householder_product(A, tau), {A, tau});
+  {
+    NoGradGuard no_grad;  // LAPACK path
+    expect_tensor_near(linalg::householder_product(A, tau), fx("householder_out"), 1e-12, 1e-12);
+  }
+  auto hp = [](const autograd::variable_list& x) {
+    return autograd::variable_list{linalg::householder_product(x[0], x[1])};
+  };
+  EXPECT_TRUE(autograd::gradcheck(hp, {randn({4, 3}, f64).requires_grad_(), rand({3}, f64).requires_grad_()}));
+  expect_error([&] { linalg::householder_product(zeros({2, 3}, f64), zeros({1}, f64)); },
+               "must be greater than or equal to");
+
+  auto [a, t] = geqrf(fx("geqrf_A"));
+  expect_tensor_near(a, fx("geqrf_a"), 1e-12, 1e-12);
+  expect_tensor_near(t, fx("geqrf_tau"), 1e-12, 1e-12);
+
+  for (std::string name : {"qr_tall", "qr_complete", "qr_wide"}) {
+    SCOPED_TRACE(name);
+    Tensor X = fx(name + "_A").requires_grad_();
+    auto [Q, R] = linalg::qr(X, name == "qr_complete" ? "complete" : "reduced");
+    expect_tensor_near(Q, fx(name + "_Q"), 1e-12, 1e-12);
+    expect_tensor_near(R, fx(name + "_R"), 1e-12, 1e-12);
+    if (name == "qr_complete") continue;
+    ((Q * fx(name + "_gQ")).sum() + (R * fx(name + "_gR")).sum()).backward();
+    expect_tensor_near(X.grad(), fx(name + "_gA"), 1e-9, 1e-10);
+  }
+  auto [Q, R] = linalg::qr(randn({2, 4, 4}, f64), "r");
+  EXPECT_EQ(Q.numel(), 0);
+  EXPECT_EQ(R.sizes(), IntArrayRef({2, 4, 4}));
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{4, 3}, std::vector<int64_t>{3, 4}}) {
+    auto fn = [](const autograd::variable_list& x) {
+      auto [q, r] = linalg::qr(x[0]);
+      return autograd::variable_list{q, r};
+    };
+    EXPECT_TRUE(autograd::gradcheck(fn, {randn(shape, f64).requires_grad_()}));
+  }
+}
+
+// ---- parametrizations against PyTorch through the checkpoint path ----
+
+namespace PS = nn::utils::parametrizations;
+
+TEST(NnParametrizeFixture, Symmetric) {
+  ModuleCase c{"nn_parametrize", "symmetric"};
+  nn::Linear m(4, 4);
+  m->to(kFloat64);
+  P::register_parametrization(*m, "weight", std::make_shared<Symmetric>());
+  c.load(*m);
+  Tensor x = c.leaf_in(0);
+  c.check(*m, {m(x)}, {x});
+}
+
+bool orthonormal(const Tensor& W) {
+  const Tensor Q = W.size(0) >= W.size(1) ? W : W.mT();
+  return Q.mT().matmul(Q).allclose(eye(Q.size(1), Q.options()), 1e-10, 1e-10);
+}
+
+TEST(NnParametrizeFixture, Orthogonal) {
+  struct Case {
+    const char* name;
+    int64_t in, out;
+    std::optional<std::string> map;
+    bool triv;
+  };
+  for (const Case& k : {Case{"orth_exp_wide", 5, 3, "matrix_exp", true}, Case{"orth_cayley_tall", 3, 5, "cayley", true},
+                        Case{"orth_house_wide", 5, 3, "householder", true},
+                        Case{"orth_exp_square", 4, 4, std::nullopt, true},
+                        Case{"orth_house_notriv", 3, 5, "householder", false},
+                        Case{"orth_cayley_notriv", 4, 4, "cayley", false}}) {
+    SCOPED_TRACE(k.name);
+    ModuleCase c{"nn_parametrize", k.name};
+    nn::Linear m(k.in, k.out);
+    m->to(kFloat64);
+    PS::orthogonal(m, "weight", k.map, k.triv);
+    // Orthogonal from registration on (the initial value is the weight orthogonalized).
+    EXPECT_TRUE(orthonormal(m->weight));
+    std::vector<std::string> keys = {"bias", "parametrizations.weight.original"};
+    if (k.triv) keys.push_back("parametrizations.weight.0.base");
+    EXPECT_EQ(m->state_dict().keys(), keys);
+    c.load(*m);
+    Tensor x = c.leaf_in(0);
+    c.check(*m, {m(x)}, {x}, 1e-9, 1e-10);
+    EXPECT_TRUE(orthonormal(P::get(*m, "weight")));
+  }
+  EXPECT_EQ(nn::Linear(3, 3)->name(), "Linear");
+  nn::Linear sq(3, 3);
+  PS::orthogonal(sq);
+  EXPECT_EQ(sq->str(), "ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): ModuleDict(\n"
+                       "    (weight): ParametrizationList(\n      (0): _Orthogonal()\n    )\n  )\n)");
+  // Assigning an orthogonal matrix (right_inverse through the trivialization).
+  Tensor Q = std::get<0>(linalg::qr(randn({3, 3})));
+  P::assign(*sq, "weight", Q);
+  expect_tensor_near(P::get(*sq, "weight"), Q, 1e-5, 1e-5);
+  expect_error([&] { PS::orthogonal(nn::Linear(3, 3), "weight", "nope"); }, "orthogonal_map has to be one of");
+  expect_error([&] { PS::orthogonal(nn::Linear(3, 3), "bias"); }, "Expected a matrix or batch of matrices");
+  nn::Linear notriv(3, 3);
+  PS::orthogonal(notriv, "weight", "matrix_exp", false);
+  expect_error([&] { P::assign(*notriv, "weight", Q); }, "does not implement right_inverse");
+}
+
+TEST(NnParametrizeFixture, SpectralNorm) {
+  {
+    ModuleCase c{"nn_parametrize", "spectral_train"};
+    nn::Linear m(4, 3);
+    m->to(kFloat64);
+    PS::spectral_norm(m);
+    EXPECT_EQ(m->state_dict().keys(), (std::vector<std::string>{"bias", "parametrizations.weight.original",
+                                                                "parametrizations.weight.0._u",
+                                                                "parametrizations.weight.0._v"}));
+    c.load(*m);
+    Tensor x = c.leaf_in(0);
+    c.check(*m, {m(x)}, {x});
+    // Three more training forwards: one power iteration each (inputs don't matter).
+    for (int i = 0; i < 3; ++i) m(randn({2, 4}, f64));
+    const auto state = m->state_dict();
+    expect_tensor_near(state.at("parametrizations.weight.0._u"), fx("spectral_train_u3"), 1e-10, 1e-12);
+    expect_tensor_near(state.at("parametrizations.weight.0._v"), fx("spectral_train_v3"), 1e-10, 1e-12);
+    expect_tensor_near(P::get(*m, "weight"), fx("spectral_train_w3"), 1e-10, 1e-12);
+  }
+  {
+    ModuleCase c{"nn_parametrize", "spectral_eval"};
+    nn::Linear m(4, 3);
+    m->to(kFloat64);
+    PS::spectral_norm(m, "weight", 2);
+    m->eval();
+    c.load(*m);
+    const Tensor u = m->state_dict().at("parametrizations.weight.0._u").clone();
+    Tensor x = c.leaf_in(0);
+    c.check(*m, {m(x)}, {x});
+    expect_tensor_near(m->state_dict().at("parametrizations.weight.0._u"), u, 0, 0);  // no iteration in eval
+  }
+  {
+    ModuleCase c{"nn_parametrize", "spectral_bilinear_dim1"};
+    nn::Bilinear m(3, 2, 4);
+    m->to(kFloat64);
+    PS::spectral_norm(m, "weight", 1, 1e-12, 1);
+    c.load(*m);
+    Tensor a = c.leaf_in(0), b = c.leaf_in(1);
+    c.check(*m, {m(a, b)}, {a, b});
+  }
+  // The largest singular value of a spectral-normalized weight approaches 1.
+  nn::Linear big(6, 5);
+  big->to(kFloat64);
+  PS::spectral_norm(big, "weight", 50);
+  Tensor W = P::get(*big, "weight").detach();
+  Tensor v = randn({6}, f64);
+  for (int i = 0; i < 200; ++i) v = W.mT().mv(W.mv(v)), v = v / v.norm();
+  EXPECT_NEAR(W.mv(v).norm().item<double>(), 1.0, 1e-6);
+  expect_error([&] { PS::spectral_norm(nn::Linear(3, 3), "weight", 0); }, "Expected n_power_iterations to be positive");
+  expect_error([&] { PS::spectral_norm(nn::Linear(3, 3), "weight", 1, 1e-12, 2); }, "Dimension out of range");
+}
+
+TEST(NnParametrizeFixture, WeightNorm) {
+  for (auto [name, dim] : {std::pair<const char*, std::optional<int64_t>>{"weight_norm_dim0", 0},
+                           {"weight_norm_dim1", 1}, {"weight_norm_all", std::nullopt}}) {
+    SCOPED_TRACE(name);
+    ModuleCase c{"nn_parametrize", name};
+    nn::Linear m(4, 3);
+    m->to(kFloat64);
+    Tensor w = m->weight.detach().clone();
+    PS::weight_norm(m, "weight", dim);
+    // g * v / |v| reproduces the weight at registration.
+    expect_tensor_near(m->weight, w, 1e-12, 1e-12);
+    EXPECT_EQ(m->state_dict().keys(), (std::vector<std::string>{"bias", "parametrizations.weight.original0",
+                                                                "parametrizations.weight.original1"}));
+    c.load(*m);
+    Tensor x = c.leaf_in(0);
+    c.check(*m, {m(x)}, {x});
+  }
+}
+
+TEST(NnParametrizeFixture, SgdThroughOrthogonalWeight) {
+  nn::Linear m(4, 4);
+  m->to(kFloat64);
+  PS::orthogonal(m, "weight", "cayley");
+  m->load_state_dict(serialize::load_torch_state_dict(testing::fixture_path("core/nn_parametrize/sgd_orth.pt")));
+  optim::SGD opt(m->parameters(), {.lr = 0.1, .momentum = 0.9});
+  Tensor x = fx("sgd_orth_x");
+  for (int i = 0; i < 3; ++i) {
+    opt.zero_grad();
+    m(x).pow(2).sum().backward();
+    opt.step();
+  }
+  expect_tensor_near(P::parametrizations(*m, "weight").original(), fx("sgd_orth_original"), 1e-9, 1e-11);
+  expect_tensor_near(P::get(*m, "weight"), fx("sgd_orth_weight"), 1e-9, 1e-11);
+  expect_tensor_near(m->bias, fx("sgd_orth_bias"), 1e-9, 1e-11);
+  EXPECT_TRUE(orthonormal(P::get(*m, "weight")));
+}
+
 }  // namespace
 }  // namespace ember

@@ -13,6 +13,7 @@
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/utils/clip_grad.h"
 #include "ember/nn/utils/parametrize.h"
+#include "ember/nn/utils/parametrizations.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/utils/rnn.h"
 #include "ember/nn/modules/padding.h"

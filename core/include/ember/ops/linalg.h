@@ -1,10 +1,13 @@
 #pragma once
 // Linear algebra products: matmul (with PyTorch's broadcasting rules), mm, bmm,
-// addmm, baddbmm, addmv, dot, vdot, mv, outer, einsum and tensordot.
+// addmm, baddbmm, addmv, dot, vdot, mv, outer, einsum and tensordot; and the
+// torch.linalg functions at the end (solve, matrix_exp, householder_product, qr).
 // Floating and complex types run on OpenBLAS; integer, float16 and bfloat16 on
 // a blocked loop accumulating in 64-bit integers / float. Bool is rejected.
 // Operands must share one dtype (no promotion), as in PyTorch.
+#include <string>
 #include <string_view>
+#include <tuple>
 
 #include "ember/core/tensor.h"
 
@@ -54,5 +57,37 @@ Tensor einsum(std::string_view equation, ArrayRef<Tensor> tensors);
 // `dims` dims of a with the first `dims` dims of b.
 Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims = 2);
+
+// geqrf: the QR factorization of A [..., m, n] in LAPACK's packed form
+// (Householder vectors below the diagonal of `a`, R on and above it, and the
+// scalar factors tau [..., min(m, n)]). Not differentiable, as in PyTorch.
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
+
+// torch.linalg: float32/float64 (complex not yet), CPU, batched over leading
+// dims; LAPACK (bundled in OpenBLAS) does the factorizations. Every result is
+// differentiable (gradcheck'ed).
+namespace linalg {
+
+// X with A X = B (left) or X A = B (!left). A [..., n, n]; B [..., n, k], or
+// [..., n] (a batch of vectors: B.dim() == 1 or B's shape is A's without the
+// last dim); batch dims broadcast. A singular A is an error.
+Tensor solve(const Tensor& A, const Tensor& B, bool left = true);
+
+// exp(A) of square matrices [..., n, n] (scaling and squaring of a Taylor
+// polynomial). Gradient through the block-triangular identity PyTorch uses.
+Tensor matrix_exp(const Tensor& A);
+
+// The first n columns of H_1 H_2 ... H_k (H_i = I - tau_i v_i v_i^H, v_i the
+// i-th column of A below the diagonal with an implicit 1 on it): A [..., m,
+// n], tau [..., k], m >= n >= k. LAPACK's orgqr; when a gradient is needed the
+// product is formed with differentiable Tensor ops (one reflector at a time).
+Tensor householder_product(const Tensor& A, const Tensor& tau);
+
+// A = Q R. mode "reduced": Q [..., m, k], R [..., k, n] with k = min(m, n);
+// "complete": Q [..., m, m], R [..., m, n]; "r": Q empty, R as "reduced".
+// Differentiable for "reduced" and for "complete" when m <= n (PyTorch's rule).
+std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode = "reduced");
+
+}  // namespace linalg
 
 }  // namespace ember

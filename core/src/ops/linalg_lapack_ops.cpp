@@ -1,0 +1,305 @@
+// torch.linalg factorizations on LAPACK (bundled in OpenBLAS): geqrf, solve,
+// householder_product and qr, with their backward formulas
+// (tools/autograd/FunctionsManual.cpp semantics).
+//
+// LAPACK is column-major: a batch [..., r, c] is copied as its transpose
+// (A.mT() made contiguous), whose row-major bytes are A column by column; a
+// result written there is read back through .mT() (a column-major view, as
+// PyTorch's linalg results are).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "autograd/record.h"
+#include "ember/autograd/grad_mode.h"
+#include "ember/ops/factories.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/shape.h"
+#include "ops/op_utils.h"
+
+extern "C" {
+void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info);
+void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb,
+            int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
+             int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
+             const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
+}
+
+namespace ember {
+namespace {
+
+template <class T>
+struct Lapack;
+template <>
+struct Lapack<float> {
+  static void gesv(int n, int k, float* a, int* ipiv, float* b, int* info) { sgesv_(&n, &k, a, &n, ipiv, b, &n, info); }
+  static void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
+    sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+  }
+  static void orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) {
+    sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+  }
+};
+template <>
+struct Lapack<double> {
+  static void gesv(int n, int k, double* a, int* ipiv, double* b, int* info) {
+    dgesv_(&n, &k, a, &n, ipiv, b, &n, info);
+  }
+  static void geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) {
+    dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
+  }
+  static void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) {
+    dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
+  }
+};
+
+void check_input(const char* op, const Tensor& A) {
+  EMBER_CHECK(A.defined(), op, ": got an undefined tensor");
+  EMBER_CHECK(A.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
+  EMBER_CHECK(A.dtype() == kFloat32 || A.dtype() == kFloat64, op,
+              ": only float32 and float64 are supported for now, got ", A.dtype());
+  EMBER_CHECK(A.is_cpu(), op, ": only CPU tensors are supported, got ", A.device());
+  EMBER_CHECK(A.size(-1) <= INT32_MAX && A.size(-2) <= INT32_MAX, op, ": matrix too large for LAPACK");
+}
+
+// A fresh column-major copy of the matrices of `t` ([..., r, c] -> buffer
+// [..., c, r] contiguous), never aliasing t.
+Tensor column_major_copy(const Tensor& t) {
+  Tensor buf = empty(t.mT().sizes(), t.options());
+  buf.copy_(t.mT());
+  return buf;
+}
+
+std::vector<int64_t> batch_of(const Tensor& t, int64_t matrix_dims = 2) {
+  return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - matrix_dims);
+}
+
+int64_t count(const std::vector<int64_t>& batch) {
+  int64_t n = 1;
+  for (int64_t b : batch) n *= b;
+  return n;
+}
+
+template <class F>
+void dispatch_real(DType t, F&& f) {
+  if (t == kFloat32)
+    f(float{});
+  else
+    f(double{});
+}
+
+// Workspace size from a LAPACK query (lwork = -1).
+template <class T, class Query>
+int workspace(Query&& query) {
+  T size{};
+  int info = 0;
+  query(&size, -1, &info);
+  return std::max(1, static_cast<int>(size));
+}
+
+// orgqr on column-major copies: the first n columns of H_1 ... H_k.
+Tensor orgqr(const Tensor& A, const Tensor& tau) {
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
+  Tensor a = column_major_copy(A);
+  Tensor t = tau.contiguous();
+  const int64_t batches = count(batch_of(A));
+  if (m == 0 || n == 0) return a.mT();
+  dispatch_real(A.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    T* pa = a.data_ptr<T>();
+    const T* pt = t.data_ptr<T>();
+    const int lwork = workspace<T>([&](T* w, int lw, int* info) {
+      Lapack<T>::orgqr(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), pa, pt, w, lw, info);
+    });
+    std::vector<T> work(static_cast<size_t>(lwork));
+    for (int64_t b = 0; b < batches; ++b) {
+      int info = 0;
+      Lapack<T>::orgqr(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), pa + b * m * n, pt + b * k,
+                       work.data(), lwork, &info);
+      EMBER_CHECK(info == 0, "linalg.householder_product: LAPACK orgqr failed with info = ", info);
+    }
+  });
+  return a.mT();
+}
+
+// householder_product with differentiable ops: Q = H_1 (H_2 (... (H_k E))).
+Tensor householder_composite(const Tensor& A, const Tensor& tau) {
+  const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
+  std::vector<int64_t> shape = batch_of(A);
+  shape.push_back(m);
+  shape.push_back(n);
+  Tensor Q = eye(m, n, A.options()).expand(shape);
+  const Tensor rows = arange(m, TensorOptions(kInt64));
+  for (int64_t i = k - 1; i >= 0; --i) {
+    const Tensor below = (rows > i).to(A.dtype());
+    const Tensor unit = (rows == i).to(A.dtype());
+    const Tensor v = (A.select(-1, i) * below + unit).unsqueeze(-1);  // [..., m, 1]
+    const Tensor t = tau.select(-1, i).unsqueeze(-1).unsqueeze(-1);
+    Q = Q - (v * t).matmul(v.mT().matmul(Q));
+  }
+  return Q;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
+  check_input("geqrf", A);
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  Tensor a = column_major_copy(A.detach());
+  std::vector<int64_t> tshape = batch_of(A);
+  tshape.push_back(k);
+  Tensor tau = zeros(tshape, A.options());
+  const int64_t batches = count(batch_of(A));
+  if (m > 0 && n > 0)
+    dispatch_real(A.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      T* pa = a.data_ptr<T>();
+      T* pt = tau.data_ptr<T>();
+      const int lwork = workspace<T>([&](T* w, int lw, int* info) {
+        Lapack<T>::geqrf(static_cast<int>(m), static_cast<int>(n), pa, pt, w, lw, info);
+      });
+      std::vector<T> work(static_cast<size_t>(lwork));
+      for (int64_t b = 0; b < batches; ++b) {
+        int info = 0;
+        Lapack<T>::geqrf(static_cast<int>(m), static_cast<int>(n), pa + b * m * n, pt + b * k, work.data(), lwork,
+                         &info);
+        EMBER_CHECK(info == 0, "geqrf: LAPACK geqrf failed with info = ", info);
+      }
+    });
+  return {a.mT(), tau};
+}
+
+namespace linalg {
+
+Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  check_input("linalg.solve", A);
+  EMBER_CHECK(B.defined(), "linalg.solve: got an undefined tensor B");
+  EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
+              A.dtype(), " and B of type ", B.dtype(), " instead");
+  EMBER_CHECK(A.size(-1) == A.size(-2), "linalg.solve: A must be batches of square matrices, but they are ",
+              A.size(-2), " by ", A.size(-1), " matrices");
+  const bool vector =
+      B.dim() == 1 || (B.dim() == A.dim() - 1 && B.sizes() == A.sizes().slice(0, static_cast<size_t>(A.dim() - 1)));
+  if (!left) return vector ? solve(A.mT(), B, true) : solve(A.mT(), B.mT(), true).mT();
+  const Tensor Bm = vector ? B.unsqueeze(-1) : B;
+  EMBER_CHECK(Bm.dim() >= 2 && Bm.size(-2) == A.size(-1), "linalg.solve: Incompatible shapes of A and B for the "
+              "equation AX = B (", A.sizes(), " and ", B.sizes(), ")");
+  const int64_t n = A.size(-1), k = Bm.size(-1);
+  auto batch = infer_broadcast_size(IntArrayRef(batch_of(A)), IntArrayRef(batch_of(Bm)), "linalg.solve");
+  std::vector<int64_t> ashape(batch.begin(), batch.end()), bshape(batch.begin(), batch.end());
+  ashape.insert(ashape.end(), {n, n});
+  bshape.insert(bshape.end(), {n, k});
+
+  autograd::OpRecorder rec("linalg_solve", {A, B});
+  Tensor a = column_major_copy(A.expand(ashape));
+  Tensor x = column_major_copy(Bm.expand(bshape));
+  const int64_t batches = count(std::vector<int64_t>(batch.begin(), batch.end()));
+  if (n > 0 && k > 0)
+    dispatch_real(A.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      std::vector<int> ipiv(static_cast<size_t>(n));
+      for (int64_t b = 0; b < batches; ++b) {
+        int info = 0;
+        Lapack<T>::gesv(static_cast<int>(n), static_cast<int>(k), a.data_ptr<T>() + b * n * n, ipiv.data(),
+                        x.data_ptr<T>() + b * n * k, &info);
+        EMBER_CHECK(info <= 0, "torch.linalg.solve: The solver failed because the input matrix is singular.");
+      }
+    });
+  Tensor X = vector ? x.mT().squeeze(-1) : x.mT();
+  if (rec) {
+    auto sa = rec.save(A);
+    auto sx = rec.needs(0) ? rec.save_output(X) : autograd::SavedVariable();
+    rec.record(X, [sa, sx, vector](autograd::BackwardContext& c) -> autograd::variable_list {
+      const Tensor& g = c.grads[0];
+      const Tensor Ah = c.unpack(sa).mT();
+      // gB = A^-H gX; gA = -gB X^H.
+      Tensor gB = solve(Ah, vector ? g.unsqueeze(-1) : g);
+      Tensor gA;
+      if (c.needs(0)) {
+        const Tensor X = c.unpack(sx);
+        gA = -gB.matmul((vector ? X.unsqueeze(-1) : X).mT());
+      }
+      return {gA, c.needs(1) ? (vector ? gB.squeeze(-1) : gB) : Tensor()};
+    });
+  }
+  return X;
+}
+
+Tensor householder_product(const Tensor& A, const Tensor& tau) {
+  check_input("linalg.householder_product", A);
+  EMBER_CHECK(tau.defined() && tau.dtype() == A.dtype(),
+              "linalg.householder_product: tau dtype must match input dtype");
+  const int64_t m = A.size(-2), n = A.size(-1);
+  EMBER_CHECK(m >= n, "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                      "input.shape[-1]");
+  EMBER_CHECK(tau.dim() == A.dim() - 1, "torch.linalg.householder_product: input.dim() must be greater than "
+                                        "tau.dim() by 1");
+  EMBER_CHECK(tau.size(-1) <= n, "torch.linalg.householder_product: input.shape[-1] must be greater than or equal "
+                                 "to tau.shape[-1]");
+  EMBER_CHECK(tau.sizes().slice(0, tau.dim() - 1) == A.sizes().slice(0, A.dim() - 2),
+              "torch.linalg.householder_product: Expected batch dimensions of tau to be equal to input.shape[:-2], "
+              "but got ", tau.sizes(), " and ", A.sizes());
+  if (autograd::is_recording() && (A.requires_grad() || tau.requires_grad())) return householder_composite(A, tau);
+  return orgqr(A, tau);
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode) {
+  check_input("linalg.qr", A);
+  EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
+              "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
+  const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  autograd::OpRecorder rec("linalg_qr", {A});
+  auto [a, tau] = geqrf(A);
+  Tensor Q, R;
+  if (mode == "complete") {
+    R = a.triu();
+    // m x m: the reflectors padded with zero columns when m > n.
+    Tensor reflectors = a.narrow(-1, 0, k);
+    if (m > n) {
+      auto pad = a.sizes().vec();
+      pad.back() = m - n;
+      reflectors = cat({a, zeros(pad, a.options())}, -1);
+    }
+    Q = orgqr(reflectors, tau);
+  } else {
+    R = a.narrow(-2, 0, k).triu();
+    if (mode == "reduced") Q = orgqr(a.narrow(-1, 0, k), tau);
+  }
+  if (mode == "r") Q = empty({0}, A.options());
+  if (rec) {
+    auto sq = rec.save_output(Q, 0), sr = rec.save_output(R, 1);
+    rec.record({Q, R}, [sq, sr, mode, m, n](autograd::BackwardContext& c) -> autograd::variable_list {
+      EMBER_CHECK(mode != "r", "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                               "linalg.qr.");
+      EMBER_CHECK(mode == "reduced" || m <= n,
+                  "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+      const Tensor Q = c.unpack(sq), R = c.unpack(sr);
+      const Tensor& gQ = c.grads[0];
+      const Tensor& gR = c.grads[1];
+      Tensor gA = gR.matmul(R.mT()) - Q.mT().matmul(gQ);
+      if (m >= n) {
+        // Q (sym(triu(gA)) with the diagonal halved) + gQ, times R^-H.
+        const Tensor sym = gA.triu() + gA.triu(1).mT();
+        return {solve(R.mT(), Q.matmul(sym) + gQ, /*left=*/false)};
+      }
+      const Tensor X = -gA;
+      const Tensor skew = (X - X.mT()).tril();
+      Tensor out = solve(R.narrow(-1, 0, m).mT(), Q.matmul(skew), /*left=*/false);
+      auto shape = out.sizes().vec();
+      shape.back() = n - m;
+      out = cat({out, zeros(shape, out.options())}, -1);
+      return {out + Q.matmul(gR)};
+    });
+  }
+  return {Q, R};
+}
+
+}  // namespace linalg
+}  // namespace ember
