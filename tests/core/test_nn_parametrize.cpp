@@ -493,5 +493,22 @@ TEST(NnParametrizeFixture, SgdThroughOrthogonalWeight) {
   EXPECT_TRUE(orthonormal(P::get(*m, "weight")));
 }
 
+TEST(NnParametrizeFixture, ConvModules) {
+  // ConvTranspose: spectral_norm's default dim is 1 (out_channels rows).
+  nn::ConvTranspose2d up(nn::ConvTranspose2dOptions{.in_channels = 3, .out_channels = 5, .kernel_size = 2});
+  PS::spectral_norm(up);
+  EXPECT_EQ(up->state_dict().at("parametrizations.weight.0._u").sizes(), IntArrayRef({5}));
+  EXPECT_EQ(up->name(), "ParametrizedConvTranspose2d");
+  // weight_norm on a Conv2d: forward uses g * v / |v|.
+  nn::Conv2d conv(2, 4, 3);
+  conv->to(kFloat64);
+  PS::weight_norm(conv);
+  auto& list = P::parametrizations(*conv, "weight");
+  EXPECT_EQ(list.original(0).sizes(), IntArrayRef({4, 1, 1, 1}));
+  Tensor x = randn({1, 2, 5, 5}, f64);
+  Tensor w = P::get(*conv, "weight").detach();
+  expect_tensor_near(conv(x), nn::functional::conv2d(x, w, {.bias = conv->bias}), 1e-12, 1e-12);
+}
+
 }  // namespace
 }  // namespace ember

@@ -49,7 +49,7 @@ void LeakyReLUImpl::pretty_print(std::ostream& os) const {
 
 PReLUImpl::PReLUImpl(const PReLUOptions& o) : Module("PReLU"), options(o) {
   EMBER_CHECK(o.num_parameters >= 1, "PReLU: num_parameters must be positive, got ", o.num_parameters);
-  weight = register_parameter("weight", empty({o.num_parameters}));
+  register_parameter("weight", empty({o.num_parameters}), &weight);
   reset_parameters();
 }
 void PReLUImpl::reset_parameters() { init::constant_(weight, options.init); }

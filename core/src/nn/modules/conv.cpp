@@ -90,8 +90,8 @@ ConvImpl<D>::ConvImpl(const Options& o) : Module(conv_name(false, D)), options(o
                   o.padding_mode == "circular",
               n, ": padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got padding_mode='",
               o.padding_mode, "'");
-  weight = register_parameter("weight", empty(weight_shape(o.out_channels, o.in_channels / o.groups, kernel_size)));
-  if (o.bias) bias = register_parameter("bias", empty({o.out_channels}));
+  register_parameter("weight", empty(weight_shape(o.out_channels, o.in_channels / o.groups, kernel_size)), &weight);
+  if (o.bias) register_parameter("bias", empty({o.out_channels}), &bias);
   reset_parameters();
 }
 
@@ -148,8 +148,8 @@ ConvTransposeImpl<D>::ConvTransposeImpl(const Options& o) : Module(conv_name(tru
   for (int64_t s : stride) EMBER_CHECK(s > 0, n, ": stride must be positive, got ", detail::py_tuple(stride));
   for (int64_t s : dilation) EMBER_CHECK(s > 0, n, ": dilation must be positive, got ", detail::py_tuple(dilation));
   for (int64_t p : padding) EMBER_CHECK(p >= 0, n, ": padding must be non-negative, got ", detail::py_tuple(padding));
-  weight = register_parameter("weight", empty(weight_shape(o.in_channels, o.out_channels / o.groups, kernel_size)));
-  if (o.bias) bias = register_parameter("bias", empty({o.out_channels}));
+  register_parameter("weight", empty(weight_shape(o.in_channels, o.out_channels / o.groups, kernel_size)), &weight);
+  if (o.bias) register_parameter("bias", empty({o.out_channels}), &bias);
   reset_parameters();
 }
 

@@ -56,7 +56,7 @@ Tensor HuberLossImpl::forward(const Tensor& input, const Tensor& target) {
 
 CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& o) : Module("CrossEntropyLoss"), options(o) {
   check_reduction(o.reduction, "CrossEntropyLoss");
-  weight = register_buffer("weight", o.weight);
+  register_buffer("weight", o.weight, &weight);
   options.weight = Tensor();
 }
 Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {
@@ -65,7 +65,7 @@ Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) 
 
 NLLLossImpl::NLLLossImpl(const NLLLossOptions& o) : Module("NLLLoss"), options(o) {
   check_reduction(o.reduction, "NLLLoss");
-  weight = register_buffer("weight", o.weight);
+  register_buffer("weight", o.weight, &weight);
   options.weight = Tensor();
 }
 Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
@@ -74,7 +74,7 @@ Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
 
 BCELossImpl::BCELossImpl(const BCELossOptions& o) : Module("BCELoss"), options(o) {
   check_reduction(o.reduction, "BCELoss");
-  weight = register_buffer("weight", o.weight);
+  register_buffer("weight", o.weight, &weight);
   options.weight = Tensor();
 }
 Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) {
@@ -83,9 +83,9 @@ Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) {
 
 BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& o) : Module("BCEWithLogitsLoss"), options(o) {
   check_reduction(o.reduction, "BCEWithLogitsLoss");
-  weight = register_buffer("weight", o.weight);
+  register_buffer("weight", o.weight, &weight);
   options.weight = Tensor();
-  pos_weight = register_buffer("pos_weight", o.pos_weight);
+  register_buffer("pos_weight", o.pos_weight, &pos_weight);
   options.pos_weight = Tensor();
 }
 Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target) {
@@ -135,7 +135,7 @@ Tensor MultiLabelMarginLossImpl::forward(const Tensor& input, const Tensor& targ
 
 MultiLabelSoftMarginLossImpl::MultiLabelSoftMarginLossImpl(const MultiLabelSoftMarginLossOptions& o) : Module("MultiLabelSoftMarginLoss"), options(o) {
   check_reduction(o.reduction, "MultiLabelSoftMarginLoss");
-  weight = register_buffer("weight", o.weight);
+  register_buffer("weight", o.weight, &weight);
   options.weight = Tensor();
 }
 Tensor MultiLabelSoftMarginLossImpl::forward(const Tensor& input, const Tensor& target) {
@@ -165,7 +165,7 @@ Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positi
 
 MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& o) : Module("MultiMarginLoss"), options(o) {
   check_reduction(o.reduction, "MultiMarginLoss");
-  weight = register_buffer("weight", o.weight);
+  register_buffer("weight", o.weight, &weight);
   options.weight = Tensor();
 }
 Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) {

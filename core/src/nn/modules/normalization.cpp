@@ -22,13 +22,13 @@ NormImpl<K, D>::NormImpl(const Options& o)
     : Module((K == NormKind::Batch ? "BatchNorm" : "InstanceNorm") + std::to_string(D) + "d"), options(o) {
   EMBER_CHECK(o.num_features >= 0, name(), ": num_features must be non-negative, got ", o.num_features);
   if (o.affine) {
-    weight = register_parameter("weight", empty({o.num_features}));
-    bias = register_parameter("bias", empty({o.num_features}));
+    register_parameter("weight", empty({o.num_features}), &weight);
+    register_parameter("bias", empty({o.num_features}), &bias);
   }
   if (o.track_running_stats) {
-    running_mean = register_buffer("running_mean", zeros({o.num_features}));
-    running_var = register_buffer("running_var", ones({o.num_features}));
-    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, kInt64));
+    register_buffer("running_mean", zeros({o.num_features}), &running_mean);
+    register_buffer("running_var", ones({o.num_features}), &running_var);
+    register_buffer("num_batches_tracked", zeros({}, kInt64), &num_batches_tracked);
   }
   reset_parameters();
 }
@@ -115,8 +115,8 @@ LayerNormImpl::LayerNormImpl(const LayerNormOptions& o) : Module("LayerNorm"), o
   for (int64_t s : o.normalized_shape)
     EMBER_CHECK(s >= 0, "LayerNorm: normalized_shape must be non-negative, got ", detail::py_tuple(o.normalized_shape));
   if (o.elementwise_affine) {
-    weight = register_parameter("weight", ember::empty(IntArrayRef(o.normalized_shape)));
-    bias = register_parameter("bias", ember::empty(IntArrayRef(o.normalized_shape)));
+    register_parameter("weight", ember::empty(IntArrayRef(o.normalized_shape)), &weight);
+    register_parameter("bias", ember::empty(IntArrayRef(o.normalized_shape)), &bias);
   }
   reset_parameters();
 }
@@ -144,8 +144,8 @@ GroupNormImpl::GroupNormImpl(const GroupNormOptions& o) : Module("GroupNorm"), o
               "GroupNorm: num_channels must be divisible by num_groups (num_channels=", o.num_channels,
               ", num_groups=", o.num_groups, ")");
   if (o.affine) {
-    weight = register_parameter("weight", empty({o.num_channels}));
-    bias = register_parameter("bias", empty({o.num_channels}));
+    register_parameter("weight", empty({o.num_channels}), &weight);
+    register_parameter("bias", empty({o.num_channels}), &bias);
   }
   reset_parameters();
 }

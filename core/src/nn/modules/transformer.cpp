@@ -40,17 +40,17 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
   EMBER_CHECK(o.dropout >= 0 && o.dropout <= 1, "MultiheadAttention: dropout must be in [0, 1], got ", o.dropout);
   const int64_t E = embed_dim;
   if (!qkv_same_embed_dim) {
-    q_proj_weight = register_parameter("q_proj_weight", empty({E, E}));
-    k_proj_weight = register_parameter("k_proj_weight", empty({E, kdim}));
-    v_proj_weight = register_parameter("v_proj_weight", empty({E, vdim}));
+    register_parameter("q_proj_weight", empty({E, E}), &q_proj_weight);
+    register_parameter("k_proj_weight", empty({E, kdim}), &k_proj_weight);
+    register_parameter("v_proj_weight", empty({E, vdim}), &v_proj_weight);
   } else {
-    in_proj_weight = register_parameter("in_proj_weight", empty({3 * E, E}));
+    register_parameter("in_proj_weight", empty({3 * E, E}), &in_proj_weight);
   }
-  if (o.bias) in_proj_bias = register_parameter("in_proj_bias", empty({3 * E}));
+  if (o.bias) register_parameter("in_proj_bias", empty({3 * E}), &in_proj_bias);
   out_proj = register_module("out_proj", NonDynamicallyQuantizableLinear(LinearOptions{E, E, o.bias}));
   if (o.add_bias_kv) {
-    bias_k = register_parameter("bias_k", empty({1, 1, E}));
-    bias_v = register_parameter("bias_v", empty({1, 1, E}));
+    register_parameter("bias_k", empty({1, 1, E}), &bias_k);
+    register_parameter("bias_v", empty({1, 1, E}), &bias_v);
   }
   reset_parameters();
 }
