@@ -37,7 +37,7 @@ struct Case {
   // Workloads made of `units` repetitions of something (e.g. graph nodes):
   // the table shows, and the JSON line records, the time per unit in us.
   int64_t units = 0;
-  std::string unit_name;
+  std::string unit_name = {};
 };
 
 struct Workload {

@@ -25,7 +25,6 @@ namespace ember::nn {
 
 namespace {
 
-const char* py_bool(bool b) { return b ? "True" : "False"; }
 
 std::string shape_tuple(IntArrayRef s) {
   std::ostringstream os;
