@@ -25,7 +25,6 @@ namespace ember::nn {
 
 namespace {
 
-
 std::string shape_tuple(IntArrayRef s) {
   std::ostringstream os;
   os << '(';
