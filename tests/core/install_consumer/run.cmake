@@ -8,8 +8,16 @@ function(run_step)
   endif()
 endfunction()
 run_step(${CMAKE_COMMAND} --install ${EMBER_BINARY_DIR} --prefix ${WORK_DIR}/prefix)
+# A sanitizer build of Ember needs the consumer linked with the same runtime
+# (ASan must come first in the initial library list).
+set(_flags "")
+if(SANITIZE)
+  string(REPLACE ";" "," _san "${SANITIZE}")
+  set(_flags "-fsanitize=${_san}")
+endif()
 run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G Ninja
-         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
+         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
+         "-DCMAKE_CXX_FLAGS=${_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${_flags}")
 run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run_step(${WORK_DIR}/build/consumer)
 message(STATUS "consumer built and ran against the installed Ember")
