@@ -46,7 +46,9 @@ struct Vec {
   void store(T* p) const { std::memcpy(p, &v, sizeof(V)); }
   // Non-temporal store (Note [Streaming stores] in loops.h); p 32-byte aligned.
   void store_stream(T* p) const {
-#if defined(__AVX__)
+#if defined(__clang__)
+    __builtin_nontemporal_store(v, reinterpret_cast<V*>(p));
+#elif defined(__AVX__)
     if constexpr (sizeof(T) == 4) __builtin_ia32_movntps256(reinterpret_cast<float*>(p), (__attribute__((vector_size(32))) float)v);
     else __builtin_ia32_movntpd256(reinterpret_cast<double*>(p), (__attribute__((vector_size(32))) double)v);
 #else
