@@ -102,7 +102,7 @@ std::pair<Tensor, Tensor> pool_op(const Tensor& x, const PoolSpec& s, const char
   autograd::OpRecorder rec(op, {x});
   auto [y, idx] = raw_forward(x, s, want_indices || (rec && s.mode == PoolMode::Max));
   if (rec)
-    rec.record(y, [idx, s, xs = DimVector(x.sizes())](autograd::BackwardContext& c) {
+    rec.record(y, [idx = idx, s, xs = DimVector(x.sizes())](autograd::BackwardContext& c) {
       return autograd::variable_list{pool_backward_op(c.grads[0], idx, xs, s)};
     });
   return {y, want_indices ? idx : Tensor()};
