@@ -58,7 +58,7 @@ std::vector<Tensor> case_inputs(const ModuleCase& c, int arity) {
   return x;
 }
 
-Tensor w4() { return zeros({4}); }  // placeholder weights: the values come from the .pt
+Tensor w4() { return zeros({4}); }  // initial weights, overwritten by the .pt
 
 nn::RReLU rrelu_eval() {
   nn::RReLU m(0.1, 0.3);

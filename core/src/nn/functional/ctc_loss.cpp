@@ -39,7 +39,7 @@ Tensor ctc_backward(const Tensor& grad_out, const CTCProblem& p, const Tensor& n
   ctc_backward_stub(p.log_probs.device())(p, g, nll, log_alpha, zero_infinity, grad);
   if (rec)
     rec.record(grad, [](BackwardContext&) -> variable_list {
-      EMBER_FAIL("ctc_loss: the derivative of _ctc_loss_backward is not implemented (no double backward)");
+      EMBER_FAIL("ctc_loss: double backward is not supported (PyTorch defines no derivative of _ctc_loss_backward either)");
     });
   return grad;
 }

@@ -31,7 +31,7 @@
 
 namespace ember::nn::utils::parametrize {
 
-// What right_inverse returns: std::monostate when it is not implemented (the
+// What right_inverse returns: std::monostate when the parametrization has none (the
 // value is kept as is), one Tensor (stored as `original`) or several (stored
 // as original0, original1, ... and passed to forward(originals)).
 using Originals = std::variant<std::monostate, Tensor, std::vector<Tensor>>;
