@@ -80,7 +80,7 @@ Tensor exec_c2r(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_di
   }
   // Rebuild the full Hermitian spectrum along the last dim, then invert it.
   Tensor half = x.movedim(last, -1).contiguous();
-  DimVector full_sizes(half.sizes().begin(), half.sizes().end());
+  DimVector full_sizes(half.sizes());
   full_sizes.back() = last_dim_size;
   Tensor full = zeros(full_sizes, TensorOptions().dtype(kComplex128));
   const int64_t h = half.size(-1), rows = last_dim_size == 0 ? 0 : full.numel() / last_dim_size;
