@@ -10,6 +10,7 @@
 // count, any chunking, and any memory layout of the output, and two
 // generators with equal state produce equal numbers.
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ember/core/parallel.h"
@@ -98,8 +99,22 @@ DType int_dtype_or_long(const TensorOptions& options) { return options.has_dtype
 
 }  // namespace
 
+// Complex tensors (PyTorch): the real and imaginary parts are sampled
+// independently, through a real [..., 2] buffer copied in.
+static Tensor& fill_complex(Tensor& self, const std::function<void(Tensor&)>& fill_parts) {
+  DimVector sizes(self.sizes());
+  sizes.push_back(2);
+  Tensor parts = empty(sizes, TensorOptions(to_real_dtype(self.dtype())).device(self.device()));
+  fill_parts(parts);
+  self.copy_(parts.view(self.dtype()).squeeze(-1));
+  return self;
+}
+
 // ---- in-place samplers ----
 Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
+  if (defined() && is_complex()) {
+    return fill_complex(*this, [&](Tensor& parts) { parts.uniform_(from, to, generator); });
+  }
   check_floating(*this, "uniform_");
   EMBER_CHECK(from <= to, "uniform_: expects to return a [from, to) range, but found from=", from,
               " > to=", to);
@@ -112,6 +127,10 @@ Tensor& Tensor::uniform_(double from, double to, Generator* generator) {
 }
 
 Tensor& Tensor::normal_(double mean, double std, Generator* generator) {
+  if (defined() && is_complex()) {
+    // Each part gets variance std^2 / 2, so that E|z - mean|^2 = std^2 (PyTorch).
+    return fill_complex(*this, [&](Tensor& parts) { parts.normal_(mean, std / std::sqrt(2.0), generator); });
+  }
   check_floating(*this, "normal_");
   EMBER_CHECK(std >= 0.0, "normal_: expects std >= 0.0, but found std=", std);
   RandomParams params;
@@ -193,13 +212,15 @@ Tensor Tensor::multinomial(int64_t num_samples, bool replacement, Generator* gen
 
 // ---- factories ----
 Tensor rand(IntArrayRef size, const TensorOptions& options, Generator* generator) {
-  EMBER_CHECK(is_floating_point(options.dtype()), "rand: expected a floating point dtype, got ", options.dtype());
+  EMBER_CHECK(is_floating_point(options.dtype()) || is_complex(options.dtype()),
+              "rand: expected a floating point or complex dtype, got ", options.dtype());
   Tensor t = empty(size, options);
   return t.uniform_(0, 1, generator);
 }
 
 Tensor randn(IntArrayRef size, const TensorOptions& options, Generator* generator) {
-  EMBER_CHECK(is_floating_point(options.dtype()), "randn: expected a floating point dtype, got ", options.dtype());
+  EMBER_CHECK(is_floating_point(options.dtype()) || is_complex(options.dtype()),
+              "randn: expected a floating point or complex dtype, got ", options.dtype());
   Tensor t = empty(size, options);
   return t.normal_(0, 1, generator);
 }
