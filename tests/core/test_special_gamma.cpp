@@ -244,6 +244,11 @@ TEST(SpecialGammaDtypes, PromotionAndBroadcasting) {
   // Values agree across the promotion.
   EXPECT_TRUE(allclose(S::zeta(Scalar(2.0), t64({1})), t64({M_PI * M_PI / 6}), 1e-15, 0));
   EXPECT_TRUE(allclose(S::gammaln(i), S::gammaln(i.to(kFloat32)), 0, 0));
+  // Reduced-precision floats compute in double too.
+  const Tensor h = tensor({0.5f, 1.5f, 3.0f}).to(kFloat16);
+  EXPECT_EQ(S::gammaln(h).dtype(), kFloat16);
+  EXPECT_TRUE(allclose(S::gammaln(h).to(kFloat32), S::gammaln(h.to(kFloat32)), 1e-3, 1e-3));
+  EXPECT_EQ(S::ndtri(h.to(kBFloat16) / 4).dtype(), kBFloat16);
   // Non-contiguous input.
   const Tensor m = t64({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}).reshape({2, 3}).t();
   EXPECT_TRUE(equal(S::erfinv(m), S::erfinv(m.contiguous())));
