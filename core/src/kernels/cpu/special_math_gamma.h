@@ -326,6 +326,16 @@ inline double polygamma(int64_t n, double x) {
 namespace igamma_detail {
 using LD = long double;
 
+// log|Gamma(a)| in long double, thread safe (lgammal writes the global signgam).
+inline LD lgamma_ld(LD a) {
+#if defined(__GLIBC__)
+  int sign;
+  return ::lgammal_r(a, &sign);
+#else
+  return std::lgamma(a);
+#endif
+}
+
 // lgamma(1 + a), accurate for small |a| (a Taylor series there).
 inline LD lgamma1p(LD a) {
   if (std::fabs(a) < 0.2L) {
@@ -333,7 +343,7 @@ inline LD lgamma1p(LD a) {
     for (int i = 38; i >= 0; --i) s = s * a + coeff::kLgamma1pTaylor[i];
     return s * a;
   }
-  return std::lgamma(1 + a);
+  return lgamma_ld(1 + a);
 }
 
 // Stirling's correction mu(a) = lgamma(a) - ((a - 1/2) log a - a + log(2 pi)/2), a >= 10.
@@ -364,7 +374,7 @@ inline LD bd0(LD a, LD x) {
 // x^a e^-x / Gamma(a), with the exponent's rounding kept far below a double ULP.
 inline LD prefactor(LD a, LD x) {
   constexpr LD kLog2Pi = 1.83787706640934548356065947281123527L;
-  if (a < 10) return std::exp(a * std::log(x) - x - std::lgamma(a));
+  if (a < 10) return std::exp(a * std::log(x) - x - lgamma_ld(a));
   return std::exp(-bd0(a, x) - stirling_correction(a) + 0.5L * (std::log(a) - kLog2Pi));
 }
 
@@ -412,7 +422,7 @@ inline LD q_small_x(LD a, LD x) {
     if (std::fabs(t) <= std::fabs(sum) * 1e-21L) break;
   }
   const LD log_xa = a * std::log(x);
-  return -std::expm1(log_xa - lgamma1p(a)) - std::exp(log_xa - std::lgamma(a)) * sum;
+  return -std::expm1(log_xa - lgamma1p(a)) - std::exp(log_xa - lgamma_ld(a)) * sum;
 }
 
 // Large a with x within 0.1% of a (where the series and the continued
