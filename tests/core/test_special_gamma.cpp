@@ -254,6 +254,37 @@ TEST(SpecialGammaDtypes, PromotionAndBroadcasting) {
   EXPECT_TRUE(equal(S::erfinv(m), S::erfinv(m.contiguous())));
 }
 
+TEST(SpecialGammaDtypes, OutVariants) {
+  const Tensor x = t64({0.3, 1.7, 4.2});
+  Tensor out = empty({0}, kFloat64);
+  EXPECT_TRUE(equal(S::gammaln_out(out, x), S::gammaln(x)));
+  EXPECT_TRUE(equal(S::digamma_out(out, x), S::digamma(x)));
+  EXPECT_TRUE(equal(S::psi_out(out, x), S::psi(x)));
+  EXPECT_TRUE(equal(S::polygamma_out(out, 2, x), S::polygamma(2, x)));
+  EXPECT_TRUE(equal(S::polygamma_out(out, 0, x), S::digamma(x)));
+  EXPECT_TRUE(equal(S::erf_out(out, x), S::erf(x)));
+  EXPECT_TRUE(equal(S::erfc_out(out, x), S::erfc(x)));
+  EXPECT_TRUE(equal(S::erfcx_out(out, x), S::erfcx(x)));
+  EXPECT_TRUE(equal(S::ndtr_out(out, x), S::ndtr(x)));
+  EXPECT_TRUE(equal(S::log_ndtr_out(out, x), S::log_ndtr(x)));
+  const Tensor p = x / 5;
+  EXPECT_TRUE(equal(S::erfinv_out(out, p), S::erfinv(p)));
+  EXPECT_TRUE(equal(S::ndtri_out(out, p), S::ndtri(p)));
+  const Tensor q = t64({1.5, 2.5}).reshape({2, 1});
+  Tensor out2 = empty({0}, kFloat64);
+  EXPECT_TRUE(equal(S::zeta_out(out2, q + 1, x), S::zeta(q + 1, x)));
+  EXPECT_EQ(out2.sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(equal(S::gammainc_out(out2, q, x), S::gammainc(q, x)));
+  EXPECT_TRUE(equal(S::gammaincc_out(out2, q, x), S::gammaincc(q, x)));
+  // A float32 out takes the float64 result cast.
+  Tensor out32 = empty({3}, kFloat32);
+  S::gammaln_out(out32, x);
+  EXPECT_TRUE(equal(out32, S::gammaln(x).to(kFloat32)));
+  // out= with an input that requires grad is an error, as in PyTorch.
+  const Tensor g = x.clone().requires_grad_();
+  expect_error([&] { S::gammaln_out(out, g); }, "special.gammaln");
+}
+
 // ---- errors ----
 
 TEST(SpecialGammaErrors, BadArguments) {

@@ -47,14 +47,17 @@ void check_real(const Tensor& t, const char* name) {
 }
 
 // The forward of a unary op: integral/bool inputs compute in the default float dtype.
+// out: undefined for a new tensor, else the out= argument (resized, cast to
+// its dtype; out= calls take no part in autograd, as in PyTorch).
 template <class Launch>
-Tensor compute_unary(const Tensor& self, const char* name, Launch launch) {
+Tensor compute_unary(const Tensor& self, const Tensor& out, const char* name, Launch launch) {
   check_real(self, name);
   TensorIterator iter(name);
-  iter.add_output(Tensor()).add_input(self).promote_integer_inputs_to_float();
+  iter.add_output(out).add_input(self).promote_integer_inputs_to_float();
   iter.build();
   launch(iter);
   iter.finish();
+  if (out.defined()) out.bump_version();
   return iter.output();
 }
 
@@ -95,12 +98,14 @@ autograd::BackwardFn unary_backward(SpecialGammaUnaryOp op, autograd::OpRecorder
   return nullptr;
 }
 
-Tensor run_unary(SpecialGammaUnaryOp op, const Tensor& self) {
+Tensor run_unary(SpecialGammaUnaryOp op, const Tensor& self, const Tensor& out = Tensor()) {
   const char* name = op_name(op);
+  EMBER_CHECK(self.defined(), name, ": got an undefined tensor");
+  if (out.defined()) autograd::check_out_arguments(name, out, {self});
   autograd::OpRecorder rec(name, {self});
   rec.allow_batched_grads();  // elementwise formula
-  Tensor result =
-      compute_unary(self, name, [op](TensorIterator& iter) { special_gamma_unary_stub(iter.device())(iter, op); });
+  Tensor result = compute_unary(self, out, name,
+                                [op](TensorIterator& iter) { special_gamma_unary_stub(iter.device())(iter, op); });
   if (rec) rec.record(result, unary_backward(op, rec, self, result));
   return result;
 }
@@ -129,17 +134,19 @@ const char* op_name(SpecialGammaBinaryOp op) {
   EMBER_FAIL("special: unknown op");
 }
 
-Tensor run_binary(SpecialGammaBinaryOp op, const Tensor& a, const Tensor& b) {
+Tensor run_binary(SpecialGammaBinaryOp op, const Tensor& a, const Tensor& b, const Tensor& out = Tensor()) {
   const char* name = op_name(op);
   check_real(a, name);
   check_real(b, name);
+  if (out.defined()) autograd::check_out_arguments(name, out, {a, b});
   autograd::OpRecorder rec(name, {a, b});
   rec.allow_batched_grads();  // elementwise formula
   TensorIterator iter(name);
-  iter.add_output(Tensor()).add_input(a).add_input(b).promote_integer_inputs_to_float();
+  iter.add_output(out).add_input(a).add_input(b).promote_integer_inputs_to_float();
   iter.build();
   special_gamma_binary_stub(iter.device())(iter, op);
   iter.finish();
+  if (out.defined()) out.bump_version();
   Tensor result = iter.output();
   if (rec) {
     rec.record(result, [op, sa = rec.save(a), sb = rec.save(b)](BackwardContext& c) {
@@ -172,22 +179,49 @@ Tensor erfinv(const Tensor& self) { return run_unary(SpecialGammaUnaryOp::Erfinv
 Tensor ndtr(const Tensor& self) { return run_unary(SpecialGammaUnaryOp::Ndtr, self); }
 Tensor log_ndtr(const Tensor& self) { return run_unary(SpecialGammaUnaryOp::LogNdtr, self); }
 Tensor ndtri(const Tensor& self) { return run_unary(SpecialGammaUnaryOp::Ndtri, self); }
+#define EMBER_SPECIAL_UNARY_OUT(E, name)                  \
+  Tensor& name##_out(Tensor& out, const Tensor& self) {    \
+    run_unary(SpecialGammaUnaryOp::E, self, out);          \
+    return out;                                            \
+  }
+EMBER_SPECIAL_UNARY_OUT(Gammaln, gammaln)
+EMBER_SPECIAL_UNARY_OUT(Digamma, digamma)
+EMBER_SPECIAL_UNARY_OUT(Digamma, psi)
+EMBER_SPECIAL_UNARY_OUT(Erfcx, erfcx)
+EMBER_SPECIAL_UNARY_OUT(Erfinv, erfinv)
+EMBER_SPECIAL_UNARY_OUT(Ndtr, ndtr)
+EMBER_SPECIAL_UNARY_OUT(LogNdtr, log_ndtr)
+EMBER_SPECIAL_UNARY_OUT(Ndtri, ndtri)
+#undef EMBER_SPECIAL_UNARY_OUT
+Tensor& erf_out(Tensor& out, const Tensor& self) { return ember::erf_out(out, self); }
+Tensor& erfc_out(Tensor& out, const Tensor& self) { return ember::erfc_out(out, self); }
+
 // The core ops (glibc's erf/erfc, within 1-2 ULP of the true values over the fixture grids).
 Tensor erf(const Tensor& self) { return ember::erf(self); }
 Tensor erfc(const Tensor& self) { return ember::erfc(self); }
 
-Tensor polygamma(int64_t n, const Tensor& self) {
+namespace {
+Tensor run_polygamma(int64_t n, const Tensor& self, const Tensor& out) {
   EMBER_CHECK(n >= 0, "special.polygamma: polygamma(n, x) does not support negative n (got n = ", n, ")");
-  if (n == 0) return digamma(self);
+  EMBER_CHECK(self.defined(), "special.polygamma: got an undefined tensor");
+  if (n == 0) return run_unary(SpecialGammaUnaryOp::Digamma, self, out);
+  if (out.defined()) autograd::check_out_arguments("special.polygamma", out, {self});
   autograd::OpRecorder rec("special.polygamma", {self});
   rec.allow_batched_grads();  // elementwise formula
-  Tensor result = compute_unary(self, "special.polygamma",
+  Tensor result = compute_unary(self, out, "special.polygamma",
                                 [n](TensorIterator& iter) { polygamma_stub(iter.device())(iter, n); });
   if (rec)
     rec.record(result, [n, sx = rec.save(self)](BackwardContext& c) {
       return variable_list{c.grads[0] * polygamma(n + 1, c.unpack(sx))};
     });
   return result;
+}
+}  // namespace
+
+Tensor polygamma(int64_t n, const Tensor& self) { return run_polygamma(n, self, Tensor()); }
+Tensor& polygamma_out(Tensor& out, int64_t n, const Tensor& self) {
+  run_polygamma(n, self, out);
+  return out;
 }
 
 Tensor multigammaln(const Tensor& self, int64_t p) {
@@ -220,6 +254,18 @@ Tensor gammainc(const Tensor& self, const Tensor& other) {
 }
 Tensor gammaincc(const Tensor& self, const Tensor& other) {
   return run_binary(SpecialGammaBinaryOp::Gammaincc, self, other);
+}
+Tensor& zeta_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  run_binary(SpecialGammaBinaryOp::Zeta, self, other, out);
+  return out;
+}
+Tensor& gammainc_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  run_binary(SpecialGammaBinaryOp::Gammainc, self, other, out);
+  return out;
+}
+Tensor& gammaincc_out(Tensor& out, const Tensor& self, const Tensor& other) {
+  run_binary(SpecialGammaBinaryOp::Gammaincc, self, other, out);
+  return out;
 }
 
 }  // namespace special

@@ -36,4 +36,22 @@ Tensor ndtr(const Tensor& self);
 Tensor log_ndtr(const Tensor& self);
 Tensor ndtri(const Tensor& self);
 
+// out= forms (torch's out=): an empty out is resized to the result's shape (a
+// non-empty one must have it already) and takes the result cast to its dtype;
+// they take no part in autograd.
+Tensor& gammaln_out(Tensor& out, const Tensor& self);
+Tensor& digamma_out(Tensor& out, const Tensor& self);
+Tensor& psi_out(Tensor& out, const Tensor& self);
+Tensor& polygamma_out(Tensor& out, int64_t n, const Tensor& self);
+Tensor& zeta_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& gammainc_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& gammaincc_out(Tensor& out, const Tensor& self, const Tensor& other);
+Tensor& erf_out(Tensor& out, const Tensor& self);
+Tensor& erfc_out(Tensor& out, const Tensor& self);
+Tensor& erfcx_out(Tensor& out, const Tensor& self);
+Tensor& erfinv_out(Tensor& out, const Tensor& self);
+Tensor& ndtr_out(Tensor& out, const Tensor& self);
+Tensor& log_ndtr_out(Tensor& out, const Tensor& self);
+Tensor& ndtri_out(Tensor& out, const Tensor& self);
+
 }  // namespace ember::special
