@@ -1,6 +1,6 @@
 // ember::special gamma / erf / normal family against scipy.special (fixtures
 // from scripts/fixtures/special_gamma.py, where scipy's own errors beyond
-// 2 ULP are replaced by mpmath's correctly rounded values): the max ULP error
+// 1 ULP are replaced by mpmath's correctly rounded values): the max ULP error
 // per function and dtype is printed and bounded; edge values exactly; argument
 // errors; dtype promotion; gradcheck / gradgradcheck of every differentiable op.
 #include <cmath>
@@ -101,16 +101,19 @@ void check_binary(const std::string& name, const Binary& f, double bound64, doub
 }
 
 // ---- accuracy against the fixtures ----
+// Bounds: the measured max (docs/special.md) plus a margin of about one ULP
+// for other libm versions (erf/erfc are glibc's, the rest builds on exp, log,
+// pow and lgamma).
 
-TEST(SpecialGammaAccuracy, Gammaln) { check_unary("gammaln", S::gammaln, 4, 1); }
-TEST(SpecialGammaAccuracy, Digamma) { check_unary("digamma", S::digamma, 4, 1); }
+TEST(SpecialGammaAccuracy, Gammaln) { check_unary("gammaln", S::gammaln, 3, 1); }
+TEST(SpecialGammaAccuracy, Digamma) { check_unary("digamma", S::digamma, 3, 1); }
 TEST(SpecialGammaAccuracy, Erf) { check_unary("erf", S::erf, 2, 1); }
-TEST(SpecialGammaAccuracy, Erfc) { check_unary("erfc", S::erfc, 4, 2); }  // core op: glibc erfcf
-TEST(SpecialGammaAccuracy, Erfcx) { check_unary("erfcx", S::erfcx, 6, 1); }
+TEST(SpecialGammaAccuracy, Erfc) { check_unary("erfc", S::erfc, 3, 2); }  // core op: glibc erfcf
+TEST(SpecialGammaAccuracy, Erfcx) { check_unary("erfcx", S::erfcx, 2, 1); }
 TEST(SpecialGammaAccuracy, Erfinv) { check_unary("erfinv", S::erfinv, 2, 1); }
-TEST(SpecialGammaAccuracy, Ndtr) { check_unary("ndtr", S::ndtr, 4, 1); }
+TEST(SpecialGammaAccuracy, Ndtr) { check_unary("ndtr", S::ndtr, 3, 1); }
 TEST(SpecialGammaAccuracy, LogNdtr) { check_unary("log_ndtr", S::log_ndtr, 4, 1); }
-TEST(SpecialGammaAccuracy, Ndtri) { check_unary("ndtri", S::ndtri, 6, 1); }
+TEST(SpecialGammaAccuracy, Ndtri) { check_unary("ndtri", S::ndtri, 3, 1); }
 
 TEST(SpecialGammaAccuracy, Polygamma) {
   // n is a column of the grid: one call per n.
@@ -121,23 +124,23 @@ TEST(SpecialGammaAccuracy, Polygamma) {
     for (double v : ns) rows.push_back(S::polygamma(static_cast<int64_t>(v), x.to(dt)));
     const bool f64 = dt == kFloat64;
     check_ulp(std::string("polygamma ") + (f64 ? "float64" : "float32"), Tensor(), stack(rows),
-              fx(f64 ? "polygamma_y64" : "polygamma_y32"), f64 ? 4 : 1);
+              fx(f64 ? "polygamma_y64" : "polygamma_y32"), f64 ? 6 : 1);
   }
 }
 
 TEST(SpecialGammaAccuracy, Zeta) {
-  check_binary("zeta", [](const Tensor& a, const Tensor& b) { return S::zeta(a, b); }, 4, 1);
+  check_binary("zeta", [](const Tensor& a, const Tensor& b) { return S::zeta(a, b); }, 6, 1);
 }
 // Deep tails of P and Q (values near 1e-260 at a = 1e4) are ill-conditioned:
 // one ULP of x moves them by thousands of ULP; the bound leaves room there.
 TEST(SpecialGammaAccuracy, Gammainc) { check_binary("gammainc", S::gammainc, 8, 1); }
-TEST(SpecialGammaAccuracy, Gammaincc) { check_binary("gammaincc", S::gammaincc, 8, 1); }
+TEST(SpecialGammaAccuracy, Gammaincc) { check_binary("gammaincc", S::gammaincc, 5, 1); }
 
 TEST(SpecialGammaAccuracy, Multigammaln) {
   const Tensor x = fx("multigammaln_x"), expected = fx("multigammaln_y64");
   std::vector<Tensor> rows;
   for (int64_t p = 1; p <= 5; ++p) rows.push_back(S::multigammaln(x, p));
-  check_ulp("multigammaln float64", Tensor(), stack(rows), expected, 8);
+  check_ulp("multigammaln float64", Tensor(), stack(rows), expected, 5);
 }
 
 // ---- edge values, exactly (torch.special's conventions) ----

@@ -5,8 +5,9 @@
 // docs/special.md). Every function takes and returns double: the float32
 // kernels evaluate in double and round once, which keeps them within 1 ULP of
 // the correctly rounded float result at a cost that is small next to the
-// series and iterations below. gammainc/gammaincc evaluate in long double
-// (x87 extended on x86-64) where their prefactor and sums lose bits in double.
+// series and iterations below. gammainc/gammaincc, digamma for x < 0 and zeta
+// for q < 0 evaluate in long double (x87 extended on x86-64) where double
+// loses bits to cancellation or to the incomplete gamma's prefactor.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -262,46 +263,53 @@ inline double digamma(double x) {
 // non-integer x -> nan (q^-x is not real). Otherwise Euler-Maclaurin: the
 // first terms summed directly, then the integral, the half term and the
 // Bernoulli corrections of the tail at a = q + N.
-// Evaluated in long double: the direct sum for q < 0 alternates in sign for
-// odd x and cancels, and the extra bits keep the sum's rounding below a
-// double ULP elsewhere.
-inline double zeta(double xd, double qd) {
-  using LD = long double;
-  if (std::isnan(xd) || std::isnan(qd)) return kNaN;
-  if (xd == 1) return kInf;
-  if (xd < 1) return kNaN;
-  if (qd <= 0) {
-    if (qd == std::floor(qd)) return kInf;
-    if (xd != std::floor(xd)) return kNaN;
-  }
-  if (qd == kInf) return 0;
-  const LD x = xd, q = qd;
-  constexpr LD kEps = 5.42101086242752217e-20L;  // 2^-64
-  LD term = std::pow(q, -x), sum = term, a = q;
+// The sum runs in T: long double for q < 0, where the direct sum alternates
+// in sign for odd x and cancels; double otherwise (positive terms; summed in
+// long double). In double, q + k is carried as hi + lo (its rounding, when q + k crosses a
+// power of two, would cost x ULPs per term), and the tail's integral is its
+// own pow (term * a underflows before the result does).
+template <class T>
+T zeta_sum(T x, T q, T eps) {
+  using LD = long double;  // the accumulator: ten-odd rounded additions would cost ULPs
+  T term = std::pow(q, -x), a = q;
+  LD sum = term;
   // Far out (q > 1e8) the tail formula applies from q itself.
-  for (int i = 0; q <= 1e8L && (i < 9 || a <= 9);) {
-    ++i;
-    a += 1;
-    term = std::pow(a, -x);
+  for (int i = 1; q <= T(1e8) && (i <= 9 || a <= 9); ++i) {
+    a = q + T(i);
+    const T lo = (q - (a - (a - q))) + (T(i) - (a - q));  // q + i - a exactly (TwoSum)
+    term = std::pow(a, -x) * (1 - x * lo / a);
     sum += term;
-    if (std::fabs(term / sum) < kEps) return static_cast<double>(sum);
+    if (std::fabs(term / sum) < eps) return static_cast<T>(sum);
   }
   // Tail from a: integral and half term (term = a^-x is already in the sum).
-  sum += term * a / (x - 1) - term / 2;
+  sum += std::pow(a, 1 - x) / (x - 1) - term / 2;
   // Bernoulli terms: B_2j / (2j)! * x (x+1) ... (x+2j-2) * a^(-x-2j+1).
-  LD rising = 1, power = term, k = 0;
+  T rising = 1, power = term, k = 0;
   for (int j = 0; j < 12; ++j) {
     rising *= x + k;
     power /= a;
-    const LD t = rising * power / coeff::kZetaEulerMaclaurin[j];
+    const T t = rising * power / T(coeff::kZetaEulerMaclaurin[j]);
     sum += t;
-    if (std::fabs(t / sum) < kEps) break;
+    if (std::fabs(t / sum) < eps) break;
     k += 1;
     rising *= x + k;
     power /= a;
     k += 1;
   }
-  return static_cast<double>(sum);
+  return static_cast<T>(sum);
+}
+
+inline double zeta(double x, double q) {
+  if (std::isnan(x) || std::isnan(q)) return kNaN;
+  if (x == 1) return kInf;
+  if (x < 1) return kNaN;
+  if (q <= 0) {
+    if (q == std::floor(q)) return kInf;
+    if (x != std::floor(x)) return kNaN;
+    return static_cast<double>(zeta_sum<long double>(x, q, 5.42101086242752217e-20L));  // 2^-64
+  }
+  if (q == kInf) return 0;
+  return zeta_sum<double>(x, q, 1.11022302462515654042e-16);  // 2^-53
 }
 
 // ---- polygamma ----
@@ -479,34 +487,26 @@ inline double gammaincc(double a, double x) {
 }
 
 // ---- erfcx(x) = exp(x^2) erfc(x) ----
-// exp(x^2) with x^2 split exactly into hi + lo (its rounding would cost x^2 ULPs).
-inline double exp_x2(double x) {
-  const double hi = x * x, lo = std::fma(x, x, -hi);
-  const double e = std::exp(hi);
-  return e + e * lo;
-}
-
-inline double erfcx_nonnegative(double x) {
-  if (x < 12) return exp_x2(x) * std::erfc(x);
-  // Asymptotic series 1/(x sqrt(pi)) sum (-1)^n (2n-1)!! / (2x^2)^n: at x >= 12
-  // its terms fall below 1e-17 within 15 terms.
+inline double erfcx(double x) {
+  if (std::isnan(x)) return x;
+  if (x < -26.7) return kInf;  // exp(x^2) overflows
+  if (x < 50) {
+    // In long double: neither exp(x^2) (x^2 rounded to 64 bits) nor erfc
+    // underflows or loses more than a fraction of a double ULP here.
+    const long double y = x;
+    return static_cast<double>(std::exp(y * y) * std::erfc(y));
+  }
+  // Asymptotic series 1/(x sqrt(pi)) sum (-1)^n (2n-1)!! / (2x^2)^n: at x >= 50
+  // its terms fall below 1e-17 within 5 terms.
   if (x > 1e9) return kInvSqrtPi / x;
   const double z = 1 / (2 * x * x);
   double term = 1, sum = 1;
-  for (int n = 1; n < 40; ++n) {
+  for (int n = 1; n < 20; ++n) {
     term *= -(2 * n - 1) * z;
     sum += term;
     if (std::fabs(term) < 1e-17) break;
   }
   return kInvSqrtPi / x * sum;
-}
-
-inline double erfcx(double x) {
-  if (std::isnan(x)) return x;
-  if (x >= 0) return erfcx_nonnegative(x);
-  if (x < -26.7) return kInf;  // 2 exp(x^2) overflows
-  // erfc(-y) = 2 - erfc(y): erfcx(x) = 2 exp(x^2) - erfcx(-x), no cancellation (>= 1 vs <= 1).
-  return 2 * exp_x2(x) - erfcx_nonnegative(-x);
 }
 
 // ---- erfinv and the inverse of erfc on (0, 1/2] ----
