@@ -373,6 +373,23 @@ TEST(SpecialGammaAutograd, BinarySecondArgumentGradcheck) {
   EXPECT_TRUE(autograd::gradgradcheck(q_fn, {q}));
 }
 
+TEST(SpecialGammaAutograd, NodeNamesAsTorch) {
+  const Tensor x = t64({0.3, 0.6}).requires_grad_(), q = t64({1.5, 2.0}).requires_grad_();
+  EXPECT_EQ(S::gammaln(x).grad_fn()->name(), "LgammaBackward0");
+  EXPECT_EQ(S::digamma(x).grad_fn()->name(), "DigammaBackward0");
+  EXPECT_EQ(S::polygamma(2, x).grad_fn()->name(), "PolygammaBackward0");
+  EXPECT_EQ(S::multigammaln(x + 2, 2).grad_fn()->name(), "MvlgammaBackward0");
+  EXPECT_EQ(S::erfcx(x).grad_fn()->name(), "SpecialErfcxBackward0");
+  EXPECT_EQ(S::erfinv(x).grad_fn()->name(), "ErfinvBackward0");
+  EXPECT_EQ(S::ndtr(x).grad_fn()->name(), "SpecialNdtrBackward0");
+  EXPECT_EQ(S::log_ndtr(x).grad_fn()->name(), "SpecialLogNdtrBackward0");
+  EXPECT_EQ(S::ndtri(x).grad_fn()->name(), "SpecialNdtriBackward0");
+  EXPECT_EQ(S::erf(x).grad_fn()->name(), "ErfBackward0");
+  EXPECT_EQ(S::zeta(x + 2, q).grad_fn()->name(), "SpecialZetaBackward0");
+  EXPECT_EQ(S::gammainc(x, q).grad_fn()->name(), "IgammaBackward0");
+  EXPECT_EQ(S::gammaincc(x, q).grad_fn()->name(), "IgammacBackward0");
+}
+
 TEST(SpecialGammaAutograd, GradientValues) {
   // d/dx gammaln = digamma; d/dx digamma = polygamma(1) = pi^2/6 at 1.
   const Tensor x = t64({1.0}).requires_grad_();

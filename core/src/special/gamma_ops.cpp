@@ -41,6 +41,21 @@ const char* op_name(SpecialGammaUnaryOp op) {
   return "special";
 }
 
+// The ATen op each function is in PyTorch: it names the backward node as
+// torch does (LgammaBackward0, SpecialErfcxBackward0, IgammaBackward0, ...).
+const char* aten_name(SpecialGammaUnaryOp op) {
+  switch (op) {
+    case SpecialGammaUnaryOp::Gammaln: return "lgamma";
+    case SpecialGammaUnaryOp::Digamma: return "digamma";
+    case SpecialGammaUnaryOp::Erfcx: return "special_erfcx";
+    case SpecialGammaUnaryOp::Erfinv: return "erfinv";
+    case SpecialGammaUnaryOp::Ndtr: return "special_ndtr";
+    case SpecialGammaUnaryOp::LogNdtr: return "special_log_ndtr";
+    case SpecialGammaUnaryOp::Ndtri: return "special_ndtri";
+  }
+  return "special";
+}
+
 void check_real(const Tensor& t, const char* name) {
   EMBER_CHECK(t.defined(), name, ": got an undefined tensor");
   EMBER_CHECK(!t.is_complex(), name, ": complex inputs are not supported (got ", t.dtype(), ")");
@@ -102,7 +117,7 @@ Tensor run_unary(SpecialGammaUnaryOp op, const Tensor& self, const Tensor& out =
   const char* name = op_name(op);
   EMBER_CHECK(self.defined(), name, ": got an undefined tensor");
   if (out.defined()) autograd::check_out_arguments(name, out, {self});
-  autograd::OpRecorder rec(name, {self});
+  autograd::OpRecorder rec(aten_name(op), {self});
   rec.allow_batched_grads();  // elementwise formula
   Tensor result = compute_unary(self, out, name,
                                 [op](TensorIterator& iter) { special_gamma_unary_stub(iter.device())(iter, op); });
@@ -139,7 +154,10 @@ Tensor run_binary(SpecialGammaBinaryOp op, const Tensor& a, const Tensor& b, con
   check_real(a, name);
   check_real(b, name);
   if (out.defined()) autograd::check_out_arguments(name, out, {a, b});
-  autograd::OpRecorder rec(name, {a, b});
+  autograd::OpRecorder rec(op == SpecialGammaBinaryOp::Zeta       ? "special_zeta"
+                           : op == SpecialGammaBinaryOp::Gammainc ? "igamma"
+                                                                  : "igammac",
+                           {a, b});
   rec.allow_batched_grads();  // elementwise formula
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).promote_integer_inputs_to_float();
@@ -206,7 +224,7 @@ Tensor run_polygamma(int64_t n, const Tensor& self, const Tensor& out) {
   EMBER_CHECK(self.defined(), "special.polygamma: got an undefined tensor");
   if (n == 0) return run_unary(SpecialGammaUnaryOp::Digamma, self, out);
   if (out.defined()) autograd::check_out_arguments("special.polygamma", out, {self});
-  autograd::OpRecorder rec("special.polygamma", {self});
+  autograd::OpRecorder rec("polygamma", {self});
   rec.allow_batched_grads();  // elementwise formula
   Tensor result = compute_unary(self, out, "special.polygamma",
                                 [n](TensorIterator& iter) { polygamma_stub(iter.device())(iter, n); });
@@ -235,11 +253,22 @@ Tensor multigammaln(const Tensor& self, int64_t p) {
   if (x.numel() > 0)
     EMBER_CHECK((x > bound).all().item<bool>(), name, ": all elements must be greater than (p-1)/2 = ", bound,
                 " (p = ", p, "); the smallest element is ", x.min().item<double>());
-  // sum_{i<p} gammaln(x - i/2) + log(pi) p(p-1)/4; the backward (sum of
-  // digammas, PyTorch's mvlgamma_backward) comes from the recorded ops.
+  // sum_{i<p} gammaln(x - i/2) + log(pi) p(p-1)/4 (the inner ops are not
+  // recorded while `rec` is active); backward: PyTorch's mvlgamma_backward,
+  // grad * sum_{i<p} digamma(x - i/2).
+  autograd::OpRecorder rec("mvlgamma", {x});
+  rec.allow_batched_grads();  // elementwise formula
   Tensor sum = gammaln(x);
   for (int64_t i = 1; i < p; ++i) sum = sum + gammaln(x - 0.5 * static_cast<double>(i));
-  return sum + std::log(M_PI) * 0.25 * static_cast<double>(p * (p - 1));
+  Tensor result = sum + std::log(M_PI) * 0.25 * static_cast<double>(p * (p - 1));
+  if (rec)
+    rec.record(result, [p, sx = rec.save(x)](BackwardContext& c) {
+      const Tensor v = c.unpack(sx);
+      Tensor d = digamma(v);
+      for (int64_t i = 1; i < p; ++i) d = d + digamma(v - 0.5 * static_cast<double>(i));
+      return variable_list{c.grads[0] * d};
+    });
+  return result;
 }
 
 Tensor zeta(const Tensor& self, const Tensor& other) { return run_binary(SpecialGammaBinaryOp::Zeta, self, other); }
