@@ -175,6 +175,23 @@ TEST(SpecialGammaValues, GammaAndDigammaEdges) {
   }
 }
 
+TEST(SpecialGammaValues, PolygammaOfLargeOrder) {
+  // n! and zeta(n + 1, x) overflow / underflow in double where the product
+  // does not (mpmath values, 50 digits).
+  const std::vector<std::pair<int64_t, std::pair<double, double>>> cases = {
+      {200, {10.0, -7.8865787114015540738e+173}}, {150, {1000.0, -4.1017783919253752648e-190}},
+      {30, {2.5, -1.2232990235199245034e+20}},    {25, {-3.7, 6.1022929985758361324e+38}},
+      {40, {0.1, -8.1591528324789587736e+88}},
+  };
+  for (const auto& [n, xv] : cases) {
+    SCOPED_TRACE(n);
+    const double got = S::polygamma(n, t64({xv.first})).item<double>();
+    EXPECT_LE(ulp_error<double>(got, xv.second), 4) << got;
+  }
+  expect_values(S::polygamma(31, t64({0, -2, kInf})), {kInf, kInf, 0});
+  expect_values(S::polygamma(32, t64({0, -2, kInf})), {-kInf, -kInf, -0.0});
+}
+
 TEST(SpecialGammaValues, ZetaAndIncompleteGammaEdges) {
   // zeta(x, q): x == 1 -> inf; x < 1 -> nan; q a non-positive integer -> inf;
   // q < 0 with x not an integer -> nan; nan propagates.

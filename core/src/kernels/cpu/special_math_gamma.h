@@ -313,21 +313,25 @@ inline double zeta(double x, double q) {
 }
 
 // ---- polygamma ----
-// n! for n >= 0 (exact through 22!, then tgamma).
-inline double factorial(int64_t n) {
-  if (n > 170) return kInf;
-  if (n > 22) return std::tgamma(static_cast<double>(n) + 1);
-  double f = 1;
-  for (int64_t i = 2; i <= n; ++i) f *= static_cast<double>(i);
-  return f;
-}
-
-// psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (as scipy; n >= 0 checked by the op).
+// psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (as scipy; n >= 0 is
+// checked by the op). Through n = 22, n! is exact in double; beyond, both
+// factors are taken in long double, whose range also holds n! and
+// zeta(n + 1, x) where their double values would overflow or underflow while
+// the product is finite (say n = 200, x = 10).
 inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
-  const double z = zeta(static_cast<double>(n) + 1, x);
-  const double f = factorial(n);
-  return (n % 2 == 1 ? f : -f) * z;
+  const double sign = n % 2 == 1 ? 1 : -1;
+  if (n <= 22) {
+    double factorial = 1;
+    for (int64_t i = 2; i <= n; ++i) factorial *= static_cast<double>(i);
+    return sign * factorial * zeta(static_cast<double>(n) + 1, x);
+  }
+  if (std::isnan(x)) return x;
+  if (x <= 0 && x == std::floor(x)) return sign * kInf;  // the poles (and -inf, as zeta)
+  if (x == kInf) return sign * 0.0;
+  using LD = long double;
+  const LD s = static_cast<LD>(n) + 1;
+  return static_cast<double>(sign * std::tgamma(s) * zeta_sum<LD>(s, x, 5.42101086242752217e-20L));
 }
 
 // ---- regularized incomplete gamma P(a, x), Q(a, x) ----
