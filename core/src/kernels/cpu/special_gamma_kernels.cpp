@@ -1,0 +1,63 @@
+// CPU kernels of ember::special's gamma / erf family: the scalar math of
+// special_math_gamma.h over the iterator. Every floating dtype evaluates in
+// double and rounds once (see that header).
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/special_math_gamma.h"
+#include "special/gamma_kernels.h"
+
+namespace ember {
+namespace {
+
+namespace sm = special_math;
+
+template <class F>
+void unary_over_floating(TensorIterator& iter, F f) {
+  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
+    using T = decltype(tag);
+    cpu_kernel(iter, [f](T a) -> T { return static_cast<T>(f(static_cast<double>(a))); });
+  });
+}
+
+void special_gamma_unary_kernel(TensorIterator& iter, SpecialGammaUnaryOp op) {
+  switch (op) {
+    case SpecialGammaUnaryOp::Gammaln: return unary_over_floating(iter, [](double x) { return sm::gammaln(x); });
+    case SpecialGammaUnaryOp::Digamma: return unary_over_floating(iter, [](double x) { return sm::digamma(x); });
+    case SpecialGammaUnaryOp::Erfcx: return unary_over_floating(iter, [](double x) { return sm::erfcx(x); });
+    case SpecialGammaUnaryOp::Erfinv: return unary_over_floating(iter, [](double x) { return sm::erfinv(x); });
+    case SpecialGammaUnaryOp::Ndtr: return unary_over_floating(iter, [](double x) { return sm::ndtr(x); });
+    case SpecialGammaUnaryOp::LogNdtr: return unary_over_floating(iter, [](double x) { return sm::log_ndtr(x); });
+    case SpecialGammaUnaryOp::Ndtri: return unary_over_floating(iter, [](double x) { return sm::ndtri(x); });
+  }
+  EMBER_FAIL(iter.op_name(), ": unknown special op");
+}
+
+void polygamma_kernel(TensorIterator& iter, int64_t n) {
+  unary_over_floating(iter, [n](double x) { return sm::polygamma(n, x); });
+}
+
+template <class F>
+void binary_over_floating(TensorIterator& iter, F f) {
+  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
+    using T = decltype(tag);
+    cpu_kernel(iter, [f](T a, T b) -> T { return static_cast<T>(f(static_cast<double>(a), static_cast<double>(b))); });
+  });
+}
+
+void special_gamma_binary_kernel(TensorIterator& iter, SpecialGammaBinaryOp op) {
+  switch (op) {
+    case SpecialGammaBinaryOp::Zeta: return binary_over_floating(iter, [](double x, double q) { return sm::zeta(x, q); });
+    case SpecialGammaBinaryOp::Gammainc:
+      return binary_over_floating(iter, [](double a, double x) { return sm::gammainc(a, x); });
+    case SpecialGammaBinaryOp::Gammaincc:
+      return binary_over_floating(iter, [](double a, double x) { return sm::gammaincc(a, x); });
+  }
+  EMBER_FAIL(iter.op_name(), ": unknown special op");
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(special_gamma_unary_stub, CPU, special_gamma_unary_kernel);
+EMBER_REGISTER_KERNEL(polygamma_stub, CPU, polygamma_kernel);
+EMBER_REGISTER_KERNEL(special_gamma_binary_stub, CPU, special_gamma_binary_kernel);
+
+}  // namespace ember
