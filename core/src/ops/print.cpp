@@ -9,6 +9,7 @@
 
 #include "ember/ops/factories.h"
 #include "ops/op_utils.h"
+#include "ops/conj_views.h"
 
 namespace ember {
 
@@ -156,7 +157,8 @@ const PrintOptions& printoptions() { return g_print_options; }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
-  const Tensor cpu = t.cpu();
+  // Conjugate/negative views print their values (Note [Conjugate bit]).
+  const Tensor cpu = resolve_bits(t.cpu());
   const bool summarize = cpu.numel() > g_print_options.threshold;
   const int64_t edge = g_print_options.edgeitems;
   Tensor re = cpu.is_complex() ? cpu.real().to(kFloat64) : cpu.to(kFloat64);
