@@ -7,6 +7,7 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/linalg.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
@@ -360,6 +361,11 @@ Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdi
   return r;
 }
 Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, p, {}, false); }
+
+// torch.linalg.vector_norm: norm over `dims` (all when empty), the same reduction.
+Tensor linalg::vector_norm(const Tensor& x, const Scalar& ord, IntArrayRef dims, bool keepdim) {
+  return norm(x, ord, dims, keepdim);
+}
 
 namespace {
 Tensor logsumexp_forward(const Tensor& self, IntArrayRef dims, bool keepdim);
