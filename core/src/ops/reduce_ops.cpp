@@ -295,7 +295,11 @@ Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& x, I
 }  // namespace
 
 Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  EMBER_CHECK(defined(self, "var").is_floating_point(), "var: expected a floating point tensor, got ", self.dtype());
+  // Complex (PyTorch): sum |z - mean|^2 / (N - correction), a real result; it
+  // is var(real) + var(imag), differentiable through the real()/imag() views.
+  if (defined(self, "var").is_complex())
+    return var(self.real(), dims, correction, keepdim) + var(self.imag(), dims, correction, keepdim);
+  EMBER_CHECK(self.is_floating_point(), "var: expected a floating point or complex tensor, got ", self.dtype());
   autograd::OpRecorder rec("var", {self});
   Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "var", {2, correction, false});
   if (rec)
@@ -305,7 +309,8 @@ Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdi
   return r;
 }
 Tensor std(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  EMBER_CHECK(defined(self, "std").is_floating_point(), "std: expected a floating point tensor, got ", self.dtype());
+  if (defined(self, "std").is_complex()) return var(self, dims, correction, keepdim).sqrt();  // see var
+  EMBER_CHECK(self.is_floating_point(), "std: expected a floating point or complex tensor, got ", self.dtype());
   autograd::OpRecorder rec("std", {self});
   Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});
   if (rec)
