@@ -779,6 +779,51 @@ TEST(ComplexConj, OpSweepMatchesResolvedInputs) {
   }
 }
 
+// Kernels behind a DispatchStub that write into a conjugate/negative view get
+// plain memory, written back through the bits (Note [Conjugate bit]).
+TEST(ComplexConj, StubKernelsWriteThroughViews) {
+  const Tensor a = fx("in_a");
+  const Tensor mask = a.real() > 0;
+  {
+    Tensor x = a.clone();
+    Tensor cx = x.conj();
+    cx.masked_scatter_(mask, a.flip({0}));
+    expect_tensor_near(cx, masked_scatter(a.conj_physical(), mask, a.flip({0})), 0, 0);
+  }
+  {
+    Tensor x = a.clone();
+    Tensor cx = x.conj();
+    cx.tril_();
+    expect_tensor_near(x, tril(a), 0, 0);
+  }
+  {
+    manual_seed(3);
+    const Tensor plain = empty({3, 4}, kComplex128).normal_();
+    manual_seed(3);
+    Tensor x = empty({3, 4}, kComplex128);
+    Tensor cx = x.conj();
+    cx.normal_();
+    expect_tensor_near(cx, plain, 0, 0);  // the view reads the generated values
+    manual_seed(3);
+    const Tensor u = empty({3, 4}, kFloat64).uniform_(2, 3);
+    manual_seed(3);
+    Tensor im = x.conj().imag();
+    im.uniform_(2, 3);
+    expect_tensor_near(im, u, 0, 0);
+    expect_tensor_near(x.imag(), u.neg(), 0, 0);
+  }
+  {
+    // out= scans into a conjugate view and a negative view.
+    Tensor x = a.clone();
+    Tensor cx = x.conj();
+    cumsum_out(cx, a, 1);
+    expect_tensor_near(x, a.cumsum(1).conj_physical(), 1e-15, 0);
+    Tensor im = x.conj().imag();
+    cumprod_out(im, a.real(), 0);
+    expect_tensor_near(x.imag(), a.real().cumprod(0).neg(), 1e-15, 0);
+  }
+}
+
 TEST(ComplexConj, Autograd) {
   using autograd::gradcheck;
   using autograd::variable_list;

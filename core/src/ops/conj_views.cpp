@@ -19,10 +19,18 @@
 //    compute offsets from its strides still work), and an output with bits by
 //    such a copy that finish() (or the iterator's destructor) writes back,
 //    applying the bits, so in-place ops through a conjugate view store conj().
-//  - resolved at the op's entry (resolve_bits): ops that hand raw data
-//    pointers to their kernels (reductions, scans, sort, cat, index ops, ...).
-//    Tensor::data_ptr<T>() throws on a tensor with bits, so a kernel reached
-//    without resolving fails loudly instead of reading wrong values.
+//  - resolved at every kernel slot: calling a DispatchStub does the same for
+//    each Tensor argument with a bit (detail::LazyBitsScope in dispatch_stub.h):
+//    reductions, scans, sort, shape and random kernels, ... see plain values,
+//    and an argument the kernel changed (out=, in-place) is written back.
+//    DispatchStub::fused() skips this for kernels that consume the bits
+//    (gemm/dot above).
+//  - resolved at the op's entry (resolve_bits) where a kernel reads past an
+//    operand's own extent through offsets (gather/scatter/index/index_put
+//    restride their operands), and for the FFT primitives (not stubs).
+//  Tensor::data_ptr<T>() throws on a tensor with bits, so a kernel reached
+//  without any of these fails loudly instead of reading wrong values (code
+//  that consumes the bits reads the memory through the untyped data_ptr()).
 // Printing and serialization read values, so they resolve.
 #include "ops/conj_views.h"
 
