@@ -55,9 +55,6 @@ Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
   return out;
 }
 
-Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided);
-Tensor c2r(const Tensor& x, const DimVector& dims, Scale scale, int64_t last_dim_size);
-
 Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
   autograd::OpRecorder rec("fft_r2c", {x});
   Tensor out = detail::exec_r2c(resolve_bits(x), dims, scale, onesided);

@@ -11,10 +11,11 @@
 // accumulations on CPU (index_add_/scatter_add-style ops do not need them),
 // and parallel loops split their work statically. Random ops go further and
 // are independent of the thread count (Note [Counter-based random numbers] in
-// random_ops.cpp), as are GEMMs (OpenBLAS splits a GEMM's output across
-// threads, and batched products run each GEMM whole on one thread); OpenBLAS's
-// threaded matrix-vector products may split the inner dimension, so their last
-// bits can change with the thread count (never from run to run). So no CPU op
+// random_ops.cpp), as are small batched products (each GEMM runs whole on one
+// thread). OpenBLAS's threaded GEMMs and matrix-vector products may split
+// their work differently per thread count (seen with its Zen kernels), so
+// their last bits can change with the thread count (never from run to run,
+// and never with a fixed thread count). So no CPU op
 // calls alert_not_deterministic; CUDA kernels with atomics will.
 namespace ember {
 
