@@ -867,6 +867,23 @@ TEST(ComplexConj, Autograd) {
   expect_tensor_near(leaf.grad(), fx("in_w"), 0, 0);
 }
 
+// repr() strings of torch 1.13 for the same tensors (dtype names without "torch.").
+TEST(ComplexPrint, MatchesTorchRepr) {
+  auto str = [](const Tensor& t) {
+    std::ostringstream os;
+    os << t;
+    return os.str();
+  };
+  EXPECT_EQ(str(ctensor({{1, 2}, {-3.5, -0.25}}, kComplex64)), "tensor([ 1.0000+2.0000j, -3.5000-0.2500j])");
+  EXPECT_EQ(str(ctensor({{1, 2}, {3, -4}}, kComplex64)), "tensor([1.+2.j, 3.-4.j])");
+  EXPECT_EQ(str(ctensor({{1, 2}, {3, -4}, {0, 0}, {-0.0, -1}}).view({2, 2})),
+            "tensor([[1.+2.j, 3.-4.j],\n        [0.+0.j, -0.-1.j]], dtype=complex128)");  // Ember names dtypes without "torch."
+  EXPECT_EQ(str(ctensor({{1e-5, 1e5}, {0, 2}}, kComplex64)), "tensor([1.0000e-05+1.0000e+05j, 0.0000e+00+2.0000e+00j])");
+  EXPECT_EQ(str(scalar_tensor(complex128(1.5, -2), kComplex64)), "tensor(1.5000-2.j)");
+  EXPECT_EQ(str(ctensor({{1, 2}, {3, -4}}, kComplex64).conj()), "tensor([1.-2.j, 3.+4.j])");
+  EXPECT_EQ(str(ctensor({{1, 2}, {3, -4}}, kComplex64).conj().imag()), "tensor([-2.,  4.])");
+}
+
 TEST(ComplexConj, PrintingAndSerialization) {
   const Tensor a = ctensor({{1, 2}, {3, -4}}, kComplex64);
   std::ostringstream plain, viewed;
