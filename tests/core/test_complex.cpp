@@ -297,6 +297,43 @@ TEST(ComplexPromotion, CopiesBetweenRealAndComplex) {
   expect_error([&] { add_out(out, c, c); }, "can't be cast");
 }
 
+// Ops torch 1.13 refuses for complex inputs are errors here too (no silent
+// ordering of complex numbers). nan_to_num is the exception: Ember applies it
+// to the real and imaginary parts, as PyTorch does from 2.0.
+TEST(ComplexPromotion, UnsupportedOpsAreErrors) {
+  namespace F = nn::functional;
+  const Tensor x = fx("in_v");
+  const std::vector<std::pair<const char*, std::function<void()>>> ops = {
+      {"max", [&] { x.max(); }},
+      {"amax", [&] { x.amax(); }},
+      {"sort", [&] { sort(x); }},
+      {"clamp", [&] { x.clamp(0, 1); }},
+      {"argmax", [&] { argmax(x); }},
+      {"floor", [&] { x.floor(); }},
+      {"sign", [&] { x.sign(); }},
+      {"round", [&] { x.round(); }},
+      {"topk", [&] { topk(x, 2); }},
+      {"cummax", [&] { cummax(x, 0); }},
+      {"median", [&] { median(x); }},
+      {"abs_", [&] { x.clone().abs_(); }},
+      {"relu", [&] { F::relu(x); }},
+      {"lt", [&] { lt(x, x); }},
+      {"remainder", [&] { x.remainder(x); }},
+      {"atan2", [&] { atan2(x, x); }},
+      {"logsumexp", [&] { logsumexp(x, {0}); }},
+      {"erf", [&] { x.erf(); }},
+      {"trunc", [&] { x.trunc(); }},
+      {"frac", [&] { x.frac(); }},
+      {"unique", [&] { unique(x); }},
+      {"minimum", [&] { minimum(x, x); }},
+      {"logcumsumexp", [&] { logcumsumexp(x, 0); }},
+      {"softmax", [&] { F::softmax(x, 0); }},
+      {"signbit", [&] { x.signbit(); }},
+      {"isposinf", [&] { x.isposinf(); }},
+  };
+  for (const auto& [name, f] : ops) EXPECT_THROW(f(), Error) << name;
+}
+
 // ---- real / imag / view_as_real / view_as_complex / polar / complex ----
 TEST(ComplexViews, RealImagAreWritableViews) {
   Tensor c = ctensor({{1, 2}, {3, 4}}, kComplex128);

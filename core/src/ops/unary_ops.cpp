@@ -216,6 +216,9 @@ Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace);
 Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
   const char* name = op_name(op);
   EMBER_CHECK(self.defined(), name, ": input tensor is undefined");
+  // A real result can't be stored in a complex self (PyTorch's abs_ error).
+  EMBER_CHECK(!(inplace && self.is_complex() && out_kind(op) == OutKind::Real), "In-place ", name,
+              " is not supported for complex tensors.");
   if (inplace && autograd::inplace_records(self)) {
     // A formula that reads the input saves it, and writing the result back
     // bumps its version: it gets a copy instead (PyTorch's original_self).
