@@ -11,6 +11,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 #include "ops/reduce_kernels.h"
 
@@ -69,7 +70,8 @@ Tensor reduce(const Tensor& self, IntArrayRef dims, bool keepdim, DType out_dtyp
       default: out.fill_(0); break;
     }
   } else {
-    reduce_stub(self.device())(self, out, mask, op, params);
+    // Resolving here costs one copy; the stub's generic path would also snapshot it.
+    reduce_stub(self.device())(resolve_bits(self), out, mask, op, params);
   }
   return squeeze_reduced(out, mask, keepdim);
 }
@@ -227,7 +229,7 @@ std::pair<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> 
   DimVector shape = keepdim_shape(self, mask);
   Tensor values = empty(shape, self.options());
   Tensor indices = empty(shape, TensorOptions(kInt64).device(self.device()));
-  if (self.numel() > 0) arg_reduce_stub(self.device())(self, values, indices, mask, op);
+  if (self.numel() > 0) arg_reduce_stub(self.device())(resolve_bits(self), values, indices, mask, op);
   return {squeeze_reduced(values, mask, keepdim || !dim ? keepdim : false),
           squeeze_reduced(indices, mask, keepdim)};
 }
