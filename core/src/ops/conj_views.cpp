@@ -11,9 +11,10 @@
 //  - fused, no temporary: copy_ (and clone/to/contiguous/resolve_conj, which
 //    copy) applies conj/neg to the stored values while copying, on either side;
 //    fill_ stores the transformed value; item() transforms the value it reads;
-//    mm/bmm/mv/matmul pass a conjugated matrix to BLAS as a conjugate
-//    transpose when its layout allows ('C'), dot/vdot use cdotc/zdotc
-//    (linalg_ops.cpp, blas_kernels.cpp).
+//    mm/bmm/mv/matmul/addmm pass a conjugate matrix to BLAS with a conjugating
+//    flag ('C', or OpenBLAS's ConjNoTrans when BLAS reads it untransposed),
+//    dot/vdot use cdotc/zdotc (linalg_ops.cpp, blas_kernels.cpp); only a
+//    conjugate vector operand of a matrix-vector product is resolved.
 //  - resolved, in the elementwise engine: TensorIterator replaces an input with
 //    bits by a copy holding its values laid out exactly like it (so kernels that
 //    compute offsets from its strides still work), and an output with bits by

@@ -41,12 +41,14 @@ std::optional<BlasLayout> matrix_layout(const Tensor& t) {
 
 CBLAS_TRANSPOSE trans_flag(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
 
-// Note [Conjugate bit] in BLAS: a conjugate view passed with the transpose
-// flag becomes CblasConjTrans (BLAS reads conj(A)^T from A's memory). Where
-// the product would pass it untransposed, or as gemv's vector, there is no
-// standard CBLAS flag, so it is resolved first (see conj_fusable).
+// Note [Conjugate bit] in BLAS: a conjugate view is passed with the flag that
+// makes BLAS conjugate while reading: CblasConjTrans where it is read
+// transposed, and OpenBLAS's CblasConjNoTrans extension (cblas.h) where it is
+// not. gemv's vector operand has no such flag, so it is resolved first (see
+// conj_fusable).
 CBLAS_TRANSPOSE trans_flag(bool transposed, bool conj) {
-  return transposed ? (conj ? CblasConjTrans : CblasTrans) : CblasNoTrans;
+  if (conj) return transposed ? CblasConjTrans : CblasConjNoTrans;
+  return transposed ? CblasTrans : CblasNoTrans;
 }
 // The memory of an operand (conjugate views included: the flags above apply the bit).
 template <class T>
@@ -136,7 +138,7 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
     // beta with a multiply, so a zero beta must not see y's old NaNs.
     if (beta_zero) for (int64_t i = 0; i < m; ++i) c[i * c_row_stride] = T(0);
     if (!la.transposed)
-      Blas<T>::gemv(CblasNoTrans, im, ik, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta,
+      Blas<T>::gemv(trans_flag(false, conj_a), im, ik, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta,
                     c, static_cast<int>(c_row_stride));
     else
       Blas<T>::gemv(trans_flag(true, conj_a), ik, im, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta, c,
@@ -150,7 +152,7 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
       Blas<T>::gemv(trans_flag(true, conj_b), ik, in, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta, c,
                     static_cast<int>(c_col_stride));
     else
-      Blas<T>::gemv(CblasNoTrans, in, ik, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta,
+      Blas<T>::gemv(trans_flag(false, conj_b), in, ik, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta,
                     c, static_cast<int>(c_col_stride));
     return;
   }
@@ -175,15 +177,13 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
 // a 128x128 output too finely.
 constexpr int64_t kBatchParallelMaxFlops = int64_t{1} << 24;  // per product, m*n*k
 
-// Whether blas_product reads each conjugate operand with a transpose flag it
-// can turn into CblasConjTrans (mirrors blas_product's choice of call).
-std::pair<bool, bool> conj_fusable(int64_t m, int64_t n, BlasLayout la, BlasLayout lb, BlasLayout lc,
-                                   int64_t a_col_stride, int64_t b_row_stride, int64_t c_row_stride,
-                                   int64_t c_col_stride) {
-  if (n == 1 && b_row_stride != 0 && c_row_stride != 0) return {la.transposed, false};  // b is gemv's x
-  if (m == 1 && a_col_stride != 0 && c_col_stride != 0) return {false, !lb.transposed};  // a is gemv's x
-  if (lc.transposed) return {!la.transposed, !lb.transposed};
-  return {la.transposed, lb.transposed};
+// Whether blas_product reads each conjugate operand as a matrix (any layout:
+// see trans_flag) rather than as gemv's vector (mirrors its choice of call).
+std::pair<bool, bool> conj_fusable(int64_t m, int64_t n, int64_t a_col_stride, int64_t b_row_stride,
+                                   int64_t c_row_stride, int64_t c_col_stride) {
+  if (n == 1 && b_row_stride != 0 && c_row_stride != 0) return {true, false};  // b is gemv's x
+  if (m == 1 && a_col_stride != 0 && c_col_stride != 0) return {false, true};  // a is gemv's x
+  return {true, true};
 }
 
 template <class T>
@@ -195,10 +195,9 @@ void blas_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out, const 
   const bool beta_zero = beta_s.toComplexDouble() == complex128(0, 0);
   const int64_t nb = a.size(0);
   if ((a.is_conj() || b.is_conj()) && matrix_layout(out) && !(nb > 1 && out.stride(0) == 0)) {
-    const auto [fa, fb] = conj_fusable(a.size(1), b.size(2), *matrix_layout(a), *matrix_layout(b),
-                                       *matrix_layout(out), a.stride(2), b.stride(1), out.stride(1), out.stride(2));
+    const auto [fa, fb] = conj_fusable(a.size(1), b.size(2), a.stride(2), b.stride(1), out.stride(1), out.stride(2));
     if ((a.is_conj() && !fa) || (b.is_conj() && !fb)) {
-      // Note [Conjugate bit]: no CBLAS flag conjugates this operand here; resolve it.
+      // Note [Conjugate bit]: a conjugate gemv vector; resolve it.
       blas_gemm<T>(a.is_conj() && !fa ? a.resolve_conj() : a, b.is_conj() && !fb ? b.resolve_conj() : b, out,
                    beta_s, alpha_s);
       return;
