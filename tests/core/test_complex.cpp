@@ -539,6 +539,12 @@ TEST(ComplexConj, InPlaceWritesThroughConjView) {
     Tensor x = a.clone();
     x.conj().add_(in.b);  // x = conj(conj(x) + b) = x + conj(b)
     expect_tensor_near(x, a + in.b.conj_physical(), 0, 0);
+    Tensor y = a.clone();
+    y.conj().add_(y);  // the other operand is the base itself: conj(y) + y = 2 re(y)
+    expect_tensor_near(y, (a.real() * 2).to(kComplex128), 0, 0);
+    Tensor z = a.clone();
+    z.conj().copy_(z);  // in-place conjugation through copy_
+    expect_tensor_near(z, a.conj_physical(), 0, 0);
   }
   {
     Tensor x = a.clone();
@@ -766,6 +772,15 @@ TEST(ComplexConj, OpSweepMatchesResolvedInputs) {
       {"fft", [](const Tensor& x) { return fft::fft(x, std::nullopt, 0); }},
       {"to_real", [](const Tensor& x) { return x.to(kFloat32); }},
       {"item", [](const Tensor& x) { return scalar_tensor(x.index({2, 1}).item(), kComplex128); }},
+      {"equal", [](const Tensor& x) { return scalar_tensor(x.equal(x.clone()) && !x.equal(x.conj_physical())); }},
+      {"allclose", [](const Tensor& x) { return scalar_tensor(allclose(x, x.clone())); }},
+      {"count_nonzero", [](const Tensor& x) { return count_nonzero(x.imag() > 0); }},
+      {"diagonal", [](const Tensor& x) { return x.diagonal().clone(); }},
+      {"unfold", [](const Tensor& x) { return x.unfold(1, 2, 1).contiguous(); }},
+      {"narrow", [](const Tensor& x) { return x.narrow(1, 1, 2).clone(); }},
+      {"tensordot", [](const Tensor& x) { return tensordot(x, x, {1}, {1}); }},
+      {"sum_to_c64", [](const Tensor& x) { return x.sum(kComplex64); }},
+      {"abs_sq", [](const Tensor& x) { return x * x.conj(); }},
   };
   const Tensor a = fx("in_a");
   const Tensor ca = a.conj(), cref = a.conj_physical();
