@@ -9,11 +9,18 @@
 
 namespace ember::testing {
 
+// Complex tensors are compared as [..., 2] real views (a cast to float64
+// would keep only the real parts).
+inline Tensor as_float64_parts(const Tensor& t) {
+  return t.is_complex() ? view_as_real(t.to(kComplex128).resolve_conj()) : t.to(kFloat64);
+}
+
 inline void expect_tensor_near(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,
                                double atol = 1e-6) {
   ASSERT_EQ(actual.sizes(), expected.sizes()) << "shape mismatch";
   EXPECT_EQ(actual.dtype(), expected.dtype());
-  EXPECT_TRUE(allclose(actual.to(kFloat64), expected.to(kFloat64), rtol, atol, /*equal_nan=*/true))
+  if (actual.is_complex() != expected.is_complex()) return;  // the dtype check above failed
+  EXPECT_TRUE(allclose(as_float64_parts(actual), as_float64_parts(expected), rtol, atol, /*equal_nan=*/true))
       << "actual:\n" << actual << "\nexpected:\n" << expected;
 }
 

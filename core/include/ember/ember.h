@@ -21,6 +21,7 @@
 #include "ember/nn/functional/loss.h"
 #include "ember/nn/functional/normalization.h"
 #include "ember/nn/functional/pooling.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"

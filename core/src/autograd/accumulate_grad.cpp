@@ -29,7 +29,10 @@ namespace {
 // parameter), else a copy in that layout.
 Tensor owned_grad(Tensor g, const Tensor& leaf) {
   const bool same_layout = g.strides() == leaf.strides() || !leaf.is_non_overlapping_and_dense();
-  if (g.use_count() == 1 && g.storage().use_count() == 1 && !g.is_view() && same_layout) return g;
+  // A conjugate/negative view (conj()'s backward) is resolved by the copy below.
+  if (g.use_count() == 1 && g.storage().use_count() == 1 && !g.is_view() && same_layout &&
+      !g.impl()->has_lazy_bits())
+    return g;
   if (leaf.is_non_overlapping_and_dense()) {
     Tensor out = empty_strided(leaf.sizes(), leaf.strides(), g.options());
     out.copy_(g);

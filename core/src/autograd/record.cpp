@@ -51,6 +51,8 @@ namespace {
 Tensor history_free_alias(const Tensor& t) {
   auto impl = make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
   impl->set_inference(t.is_inference());
+  impl->set_conj(t.is_conj());
+  impl->set_neg(t.is_neg());
   // A number wrapped into a tensor (x * 2.5) keeps its place in type promotion.
   impl->set_wrapped_number(t.impl()->is_wrapped_number());
   return Tensor(std::move(impl));

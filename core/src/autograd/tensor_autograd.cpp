@@ -79,6 +79,8 @@ bool Tensor::retains_grad() const {
 Tensor Tensor::detach() const {
   auto alias = make_intrusive<TensorImpl>(storage(), dtype(), sizes(), strides(), storage_offset());
   alias->set_inference(is_inference());
+  alias->set_conj(is_conj());
+  alias->set_neg(is_neg());
   return Tensor(std::move(alias));
 }
 

@@ -25,15 +25,17 @@ struct Geometry {
   DimVector sizes, strides;
   int64_t offset;
   DType dtype;
+  bool conj, neg;  // Note [Conjugate bit]: the region is read through the view's bits
   explicit Geometry(const Tensor& t)
-      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()), dtype(t.dtype()) {}
+      : sizes(t.sizes()), strides(t.strides()), offset(t.storage_offset()), dtype(t.dtype()),
+        conj(t.is_conj()), neg(t.is_neg()) {}
 };
 
 // A zero-based buffer laid out like `base`; `region` finds a view's elements in it.
 Tensor like_base(const Geometry& base, const Tensor& grad) {
   return empty_strided(base.sizes, base.strides, grad.options().dtype(base.dtype));
 }
-Tensor region(const Tensor& buffer, const Geometry& base, const Geometry& view) {
+Tensor region_memory(const Tensor& buffer, const Geometry& base, const Geometry& view) {
   if (view.dtype != base.dtype) {
     // real()/imag() views of a complex base count offsets and strides in real
     // elements: the region is found in the buffer's real view.
@@ -41,6 +43,17 @@ Tensor region(const Tensor& buffer, const Geometry& base, const Geometry& view) 
     return reals.as_strided(view.sizes, view.strides, reals.storage_offset() + view.offset - 2 * base.offset);
   }
   return buffer.as_strided(view.sizes, view.strides, buffer.storage_offset() + view.offset - base.offset);
+}
+// The view's elements in a buffer laid out like the base's memory (which holds
+// the base's values only when the base has no bits: the buffers here are
+// fresh, so the base's own bits are applied to the view's relative to it).
+Tensor region(const Tensor& buffer, const Geometry& base, const Geometry& view) {
+  Tensor r = region_memory(buffer, base, view);
+  // The bits go on the fresh as_strided view itself, so that writes into the
+  // region (copy_, zero_) store through them too.
+  r.impl()->set_conj(view.conj != base.conj && r.is_complex());
+  r.impl()->set_neg(view.neg != base.neg);
+  return r;
 }
 }  // namespace
 

@@ -36,6 +36,11 @@ void throw_data_ptr_mismatch(DType tensor, DType requested) {
   EMBER_FAIL("data_ptr: tensor has dtype ", tensor, " but data_ptr<", requested,
              "> was requested");
 }
+void throw_data_ptr_lazy_bits(bool conj) {
+  EMBER_FAIL("data_ptr: the tensor is a ", conj ? "conjugate" : "negative",
+             " view whose storage does not hold its values; an op read it without resolving it "
+             "first (an Ember bug: see Note [Conjugate bit]). resolve_conj()/resolve_neg() works around it");
+}
 }  // namespace detail
 
 }  // namespace ember

@@ -14,6 +14,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/shape.h"
 #include "fft/fft_exec.h"
+#include "ops/conj_views.h"  // resolve_bits: the FFT reads plain values
 #include "ops/op_utils.h"
 
 namespace ember::fft {
@@ -45,7 +46,7 @@ Scale scale_for(NormMode norm, bool forward) {
 
 Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
   autograd::OpRecorder rec("fft_c2c", {x});
-  Tensor out = detail::exec_c2c(x, dims, scale, forward);
+  Tensor out = detail::exec_c2c(resolve_bits(x), dims, scale, forward);
   if (rec) {
     rec.record(out, [dims, scale, forward](autograd::BackwardContext& c) {
       return autograd::variable_list{c2c(c.grads[0], dims, scale, !forward)};
@@ -56,7 +57,7 @@ Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
 
 Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
   autograd::OpRecorder rec("fft_r2c", {x});
-  Tensor out = detail::exec_r2c(x, dims, scale, onesided);
+  Tensor out = detail::exec_r2c(resolve_bits(x), dims, scale, onesided);
   if (rec) {
     const int64_t last = dims.back(), full = x.size(last);
     rec.record(out, [dims, scale, onesided, last, full](autograd::BackwardContext& c) {
@@ -75,7 +76,7 @@ Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
 
 Tensor c2r(const Tensor& x, const DimVector& dims, Scale scale, int64_t last_dim_size) {
   autograd::OpRecorder rec("fft_c2r", {x});
-  Tensor out = detail::exec_c2r(x, dims, scale, last_dim_size);
+  Tensor out = detail::exec_c2r(resolve_bits(x), dims, scale, last_dim_size);
   if (rec) {
     const int64_t last = dims.back();
     const DType real_dtype = to_real_dtype(x.dtype());

@@ -5,6 +5,7 @@
 
 #include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 
 namespace ember {
@@ -99,6 +100,7 @@ TensorIterator& TensorIterator::add_input(const Tensor& in) {
 
 void TensorIterator::build() {
   EMBER_CHECK(ntensors() <= kMaxOperands, op_name_, ": too many operands");
+  resolve_lazy_bits();
   // Device: every operand must live on one device. CPU zero-dim tensors are
   // allowed next to CUDA tensors, as in PyTorch (they become kernel scalars).
   bool have_device = false;
@@ -126,6 +128,46 @@ void TensorIterator::build() {
   compute_strides();
   coalesce_dimensions();
   for (auto& op : operands_) op.data = static_cast<char*>(op.tensor.data_ptr());
+}
+
+// Note [Conjugate bit]: kernels see plain values. Operands with bits are
+// replaced by copies holding their values with the same geometry (so kernels
+// that compute offsets from an operand's strides still work); an output's copy
+// is written back through its bits by finish().
+void TensorIterator::resolve_lazy_bits() {
+  for (auto& op : operands_) {
+    if (!op.tensor.defined() || !op.tensor.impl()->has_lazy_bits()) continue;
+    if (op.is_output) op.lazy_target = op.tensor;
+    op.tensor = materialize_keeping_geometry(op.tensor);
+  }
+}
+
+void TensorIterator::write_back_lazy_outputs() {
+  for (auto& op : operands_) {
+    if (!op.lazy_target.defined()) continue;
+    Tensor target = std::move(op.lazy_target);
+    op.lazy_target = Tensor();
+    const Tensor& values = op.original.defined() ? op.original : op.tensor;
+    if (target.sizes() == values.sizes()) {
+      write_back_keeping_geometry(target, values);
+    } else {
+      // An empty out= view was resized: it takes the result's memory, which
+      // holds plain values.
+      target.impl()->set_storage(values.storage());
+      target.impl()->set_geometry(values.sizes(), values.strides(), values.storage_offset());
+      target.impl()->set_conj(false);
+      target.impl()->set_neg(false);
+    }
+    op.tensor = target;
+  }
+}
+
+TensorIterator::~TensorIterator() {
+  try {
+    write_back_lazy_outputs();
+  } catch (...) {
+    // Only reached when an error is already propagating; the write-back is lost.
+  }
 }
 
 void TensorIterator::compute_shape() {
@@ -393,10 +435,12 @@ void TensorIterator::finish() {
     op.tensor = op.original;
     op.original = Tensor();
   }
+  write_back_lazy_outputs();
 }
 
 Tensor TensorIterator::output(int i) const {
   const auto& op = operands_[i];
+  if (op.lazy_target.defined()) return op.lazy_target;
   return op.original.defined() ? op.original : op.tensor;
 }
 

@@ -21,6 +21,10 @@ class TensorIterator {
   using Loop = std::function<void(char** data, const int64_t* strides, int64_t n)>;
 
   explicit TensorIterator(const char* op_name) : op_name_(op_name) {}
+  // Writes back outputs that are conjugate/negative views if finish() was not called.
+  ~TensorIterator();
+  TensorIterator(const TensorIterator&) = delete;
+  TensorIterator& operator=(const TensorIterator&) = delete;
 
   // ---- configuration, before build() ----
   // An undefined output is allocated; a defined one is written (out= / in-place).
@@ -67,13 +71,16 @@ class TensorIterator {
 
   void for_each(const Loop& loop, int64_t grain_size = kGrainSize);
   void serial_for_each(const Loop& loop, int64_t begin, int64_t end) const;
-  // Copies outputs computed in a temporary dtype into the tensors the caller gave.
+  // Copies outputs computed in a temporary dtype into the tensors the caller
+  // gave, and writes outputs that are conjugate/negative views back through
+  // their bits (Note [Conjugate bit] in ops/conj_views.cpp).
   void finish();
 
  private:
   struct Operand {
     Tensor tensor;         // what the kernel reads/writes
     Tensor original;       // out tensor given by the caller when a temporary is used
+    Tensor lazy_target;    // an output with conj/neg bits, written back by finish()
     DimVector stride_bytes;
     char* data = nullptr;
     DType dtype = DType::Float32;
@@ -86,6 +93,8 @@ class TensorIterator {
   void reorder_dimensions();
   void allocate_outputs();
   void coalesce_dimensions();
+  void resolve_lazy_bits();
+  void write_back_lazy_outputs();
 
   const char* op_name_;
   std::vector<Operand> operands_;

@@ -4,6 +4,7 @@
 #include "autograd/record.h"
 #include "autograd/view_history.h"
 #include "ember/ops/factories.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 
 namespace ember {
@@ -23,12 +24,20 @@ Tensor& Tensor::copy_(const Tensor& src) {
     return *this;
   }
   if (numel() == 0) return *this;
+  // Note [Conjugate bit]: copy_ consumes the bits of both sides without a
+  // temporary. Reading src gives conj^a(neg^b(src_mem)); dst's memory must hold
+  // conj^c(neg^d(value)); both are involutions, so the kernel applies their
+  // exclusive or to the stored values.
+  const bool conjugate = is_conj() != src.is_conj();
+  const bool negate = is_neg() != src.is_neg();
+  const Tensor dst_mem = impl()->has_lazy_bits() ? physical_alias(*this) : *this;
+  const Tensor src_mem = src.impl()->has_lazy_bits() ? physical_alias(src) : src;
   TensorIterator iter("copy_");
   // The output keeps its own dtype: the kernel converts (without output_dtype the
   // iterator would compute into a temporary of the source dtype and drop it).
-  iter.add_output(*this).add_input(src).promote_inputs_to_common_dtype(false).output_dtype(dtype()).is_inplace();
+  iter.add_output(dst_mem).add_input(src_mem).promote_inputs_to_common_dtype(false).output_dtype(dtype()).is_inplace();
   iter.build();
-  copy_stub(device())(iter);
+  copy_stub(device())(iter, conjugate, negate);
   bump_version();
   return *this;
 }
@@ -43,9 +52,11 @@ Tensor Tensor::fill_(const Scalar& value) {
   }
   if (numel() == 0) return *this;
   TensorIterator iter("fill_");
-  iter.add_output(*this).is_inplace();
+  // A conjugate/negative view stores the value its reads turn back into `value`.
+  if (impl()->has_lazy_bits()) iter.add_output(physical_alias(*this)).is_inplace();
+  else iter.add_output(*this).is_inplace();
   iter.build();
-  fill_stub(device())(iter, value);
+  fill_stub(device())(iter, impl()->has_lazy_bits() ? to_physical_scalar(*this, value) : value);
   bump_version();
   return *this;
 }
@@ -69,9 +80,11 @@ namespace {
 // transposed), as PyTorch's empty_like does for non-dense inputs.
 Tensor dense_copy_keeping_order(const Tensor& t, DType dtype) {
   TensorIterator iter("clone");
-  iter.add_output(Tensor()).add_input(t).promote_inputs_to_common_dtype(false).output_dtype(dtype);
+  // A conjugate/negative view is read as its values (the kernel applies the bits).
+  iter.add_output(Tensor()).add_input(t.impl()->has_lazy_bits() ? physical_alias(t) : t)
+      .promote_inputs_to_common_dtype(false).output_dtype(dtype);
   iter.build();
-  copy_stub(t.device())(iter);
+  copy_stub(t.device())(iter, t.is_conj(), t.is_neg());
   return iter.output();
 }
 }  // namespace

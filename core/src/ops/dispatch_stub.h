@@ -4,13 +4,76 @@
 // filled by kernels/cpu/*.cpp (and the CUDA backend when it is linked) through
 // EMBER_REGISTER_KERNEL. Every stub is listed in stub_registry() so a test can
 // check that no slot was left empty (e.g. by a linker dropping a registration).
+#include <exception>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ember/core/device.h"
 #include "ember/core/error.h"
+#include "ember/core/tensor.h"
 
 namespace ember {
+
+namespace detail {
+// Note [Conjugate bit] (ops/conj_views.cpp): kernels behind a stub get plain
+// values. A Tensor argument with the conjugate/negative bit is replaced by a
+// copy of its values laid out like it (materialize_keeping_geometry); after
+// the kernel, a copy the kernel changed (an output: out=, in-place) is written
+// back through the bits, so it stores conj()/neg() of what was written.
+// Unchanged copies (inputs) are dropped. Kernels that consume the bits
+// themselves (BLAS products) are called through DispatchStub::fused().
+class LazyBitsScope {
+ public:
+  LazyBitsScope() = default;
+  LazyBitsScope(const LazyBitsScope&) = delete;
+  LazyBitsScope& operator=(const LazyBitsScope&) = delete;
+  ~LazyBitsScope();  // writes back changed copies (unless the kernel threw)
+  // t itself, or the copy standing for it.
+  Tensor& hold(const Tensor& t);
+
+ private:
+  static constexpr int kMax = 8;
+  struct Held {
+    Tensor original, values;
+    std::vector<unsigned char> snapshot;  // the values' bytes before the kernel
+  };
+  Held held_[kMax];
+  int n_ = 0;
+  int uncaught_ = std::uncaught_exceptions();
+};
+
+template <class P, class A>
+P substitute_lazy(LazyBitsScope& scope, A&& a) {
+  if constexpr (std::is_same_v<std::remove_cvref_t<P>, Tensor>) {
+    const Tensor& t = a;
+    if (t.defined() && t.impl()->has_lazy_bits()) return static_cast<P>(scope.hold(t));
+  }
+  return static_cast<P>(std::forward<A>(a));
+}
+
+template <class Fn>
+class StubCall;
+template <class R, class... Params>
+class StubCall<R(Params...)> {
+ public:
+  explicit StubCall(R (*f)(Params...)) : f_(f) {}
+  R operator()(Params... params) const {
+    if (!(is_lazy(params) || ...)) return f_(std::forward<Params>(params)...);
+    LazyBitsScope scope;
+    return f_(substitute_lazy<Params>(scope, std::forward<Params>(params))...);
+  }
+
+ private:
+  template <class T>
+  static bool is_lazy(const T& v) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<T>, Tensor>) return v.defined() && v.impl()->has_lazy_bits();
+    else return false;
+  }
+  R (*f_)(Params...);
+};
+}  // namespace detail
 
 struct StubEntry {
   const char* name;
@@ -27,7 +90,11 @@ class DispatchStub {
   // register (during dynamic initialization) before or after this file's
   // initializers run without being wiped.
   constexpr explicit DispatchStub(const char* name) : name_(name) {}
-  Fn* operator()(Device device) const {
+  // The kernel for `device`, called with conjugate/negative views resolved
+  // (detail::LazyBitsScope).
+  detail::StubCall<Fn> operator()(Device device) const { return detail::StubCall<Fn>(fused(device)); }
+  // The kernel itself, for callers whose kernel consumes the bits (Note [Conjugate bit]).
+  Fn* fused(Device device) const {
     Fn* f = table_[static_cast<int>(device.type)];
     EMBER_CHECK(f != nullptr, name_, ": no kernel for device ", device,
                 " (is Ember built with that backend?)");

@@ -7,6 +7,7 @@
 #include "ember/ops/indexing.h"
 #include "ops/indexing_kernels.h"
 #include "ops/indexing_utils.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 
 namespace ember {
@@ -166,6 +167,9 @@ struct IndexPlan {
 };
 
 IndexPlan make_plan(Tensor self, std::vector<Tensor> indices, const char* op, bool wrap_negative) {
+  // The kernel reads self through offsets past the restrided plan's own
+  // extent: a conjugate/negative view is resolved here (Note [Conjugate bit]).
+  self = resolve_bits(self);
   const int64_t nd = self.dim();
   DimVector indexed;
   for (int64_t d = 0; d < nd; ++d)
@@ -354,6 +358,13 @@ Tensor& index_put_impl(Tensor& self, ArrayRef<std::optional<Tensor>> indices, co
               " cannot be put into a tensor on ", self.device());
   check_writable(self, op);
   check_index_count(self, count_indexed_dims(indices), op);
+  if (self.impl()->has_lazy_bits()) {
+    // Note [Conjugate bit]: write into the values, then store them back through the bits.
+    Tensor values_of_self = resolve_bits(self);
+    index_put_impl(values_of_self, indices, values, accumulate, op);
+    self.copy_(values_of_self);
+    return self;
+  }
   DimIndices ex = expand_indices(self, indices, op);
   bool any = false;
   for (const Tensor& t : ex.indices) any = any || t.defined();

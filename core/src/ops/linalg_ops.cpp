@@ -106,23 +106,27 @@ bool shares_storage(const Tensor& a, const Tensor& b) {
 }
 
 // out = beta * out + alpha * a @ b on [B, M, K] x [B, K, N] -> [B, M, N].
-void run_gemm(const Tensor& a, const Tensor& b, Tensor out, const Scalar& beta,
+void run_gemm(const Tensor& a_in, const Tensor& b_in, Tensor out, const Scalar& beta,
               const Scalar& alpha) {
   if (out.numel() == 0) return;
+  // Note [Conjugate bit]: the kernel consumes conjugate views through BLAS's
+  // conjugate-transpose flag; negative views (imag() of a conjugate view) are resolved.
+  const Tensor a = a_in.resolve_neg(), b = b_in.resolve_neg();
   const bool beta_zero = is_zero(beta);
   if (a.size(2) == 0) {  // empty contraction: the product is all zeros
     if (beta_zero) out.zero_();
     else out.mul_(beta);
     return;
   }
-  if (shares_storage(out, a) || shares_storage(out, b)) {
-    // BLAS must not write what it reads: compute aside.
+  if (shares_storage(out, a) || shares_storage(out, b) || out.impl()->has_lazy_bits()) {
+    // BLAS must not write what it reads: compute aside. An out= conjugate
+    // view gets the product through copy_, which stores conj().
     Tensor tmp = beta_zero ? empty(out.sizes(), out.options()) : out.clone(MemoryFormat::Contiguous);
-    gemm_stub(out.device())(a, b, tmp, beta, alpha);
+    gemm_stub.fused(out.device())(a, b, tmp, beta, alpha);  // consumes conj bits (BLAS flags)
     out.copy_(tmp);
     return;
   }
-  gemm_stub(out.device())(a, b, out, beta, alpha);
+  gemm_stub.fused(out.device())(a, b, out, beta, alpha);
   out.bump_version();
 }
 
@@ -142,7 +146,7 @@ void seed_with_self(const char* op, Tensor out, const Tensor& self, const Scalar
   if (!is_zero(beta) && !expanded.is_same(out)) out.copy_(expanded);
 }
 
-Tensor dot_impl(const char* op, const Tensor& a, const Tensor& b, bool conjugate_a) {
+Tensor dot_impl(const char* op, const Tensor& a, const Tensor& b, bool conjugate_a) {  // NOLINT(misc-no-recursion)
   check_operands(op, a, b);
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, op, ": 1D tensors expected, but got ", a.dim(), "D and ",
               b.dim(), "D tensors");
@@ -151,7 +155,8 @@ Tensor dot_impl(const char* op, const Tensor& a, const Tensor& b, bool conjugate
               " and ", b.numel());
   Tensor out = empty({}, a.options());
   if (a.numel() == 0) return out.zero_();
-  dot_stub(a.device())(a, b, out, conjugate_a);
+  if (a.is_neg() || b.is_neg()) return dot_impl(op, a.resolve_neg(), b.resolve_neg(), conjugate_a);
+  dot_stub.fused(a.device())(a, b, out, conjugate_a);  // consumes conj bits (dotc)
   return out;
 }
 

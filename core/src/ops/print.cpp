@@ -5,10 +5,12 @@
 // `threshold` elements summarized with `edgeitems` per end.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "ember/ops/factories.h"
 #include "ops/op_utils.h"
+#include "ops/conj_views.h"
 
 namespace ember {
 
@@ -16,7 +18,7 @@ namespace {
 PrintOptions g_print_options;
 
 struct Formatter {
-  bool floating = false, complex = false, boolean = false;
+  bool floating = false, boolean = false;
   bool int_mode = false, sci_mode = false;
   int precision = 4;
   size_t width = 1;
@@ -32,11 +34,27 @@ struct Formatter {
     else std::snprintf(buf, sizeof buf, "%.*f", precision, v);
     return buf;
   }
-  std::string format(double re, double im) const {
-    if (!complex) return real(re);
-    std::string i = real(std::abs(im));
-    return real(re) + (std::signbit(im) ? "-" : "+") + i + "j";
+  std::string padded(double v) const {
+    std::string s = real(v);
+    if (s.size() < width) s.insert(0, width - s.size(), ' ');
+    return s;
   }
+};
+
+// As torch/_tensor_str.py: a complex tensor gets one formatter for its real
+// parts and one for its imaginary parts; the real part is padded to its
+// column width, the imaginary part is not, and carries its own sign.
+struct Formatters {
+  Formatter re;
+  std::optional<Formatter> im;  // complex tensors
+  std::string element(double r, double i) const {
+    if (!im) return re.padded(r);
+    std::string is = im->real(i);
+    if (is[0] != '-') is.insert(0, 1, '+');
+    return re.padded(r) + is + "j";
+  }
+  // Characters an element takes in a row, with the ", " after it.
+  size_t element_length() const { return re.width + 2 + (im ? im->width + 1 : 0); }
 };
 
 // Flat list of the values that will be shown (respecting summarization).
@@ -54,12 +72,13 @@ void collect_shown(const Tensor& t, bool summarize, int64_t edge, std::vector<Te
   }
 }
 
-Formatter make_formatter(const Tensor& values, const Tensor& t) {
+// values: the shown values (of a real tensor, or the real or imaginary parts
+// of a complex one) as float64; dtype: the tensor's (or its parts') dtype.
+Formatter make_formatter(const Tensor& values, DType dtype) {
   Formatter f;
   f.precision = g_print_options.precision;
-  f.boolean = t.dtype() == kBool;
-  f.complex = t.is_complex();
-  f.floating = t.is_floating_point() || t.is_complex();
+  f.boolean = dtype == kBool;
+  f.floating = is_floating_point(dtype) || is_complex(dtype);
   std::vector<double> shown;
   const int64_t n = values.numel();
   const double* p = values.data_ptr<double>();
@@ -91,14 +110,10 @@ Formatter make_formatter(const Tensor& values, const Tensor& t) {
   return f;
 }
 
-void print_rec(std::ostream& os, const Tensor& t, const Formatter& f, bool summarize, int64_t edge,
+void print_rec(std::ostream& os, const Tensor& t, const Formatters& f, bool summarize, int64_t edge,
                int indent, const Tensor& re, const Tensor& im) {
-  auto pad = [&](std::string s) {
-    if (s.size() < f.width) s.insert(0, f.width - s.size(), ' ');
-    return s;
-  };
   if (t.dim() == 0) {
-    os << f.format(re.item<double>(), im.defined() ? im.item<double>() : 0.0);
+    os << f.element(re.item<double>(), im.defined() ? im.item<double>() : 0.0);
     return;
   }
   const int64_t n = t.size(0);
@@ -114,8 +129,7 @@ void print_rec(std::ostream& os, const Tensor& t, const Formatter& f, bool summa
   os << '[';
   if (t.dim() == 1) {
     // Wrap rows at the line width like Python.
-    // ", " plus the element (complex: real and imag columns and the "j").
-    const size_t elem_len = f.complex ? 2 * f.width + 3 : f.width + 2;
+    const size_t elem_len = f.element_length();
     const size_t per_line = std::max<size_t>(1, (g_print_options.linewidth - indent) / elem_len);
     size_t on_line = 0;
     for (size_t k = 0; k < idx.size(); ++k) {
@@ -134,7 +148,7 @@ void print_rec(std::ostream& os, const Tensor& t, const Formatter& f, bool summa
       }
       double r = re.select(0, idx[k]).item<double>();
       double i = im.defined() ? im.select(0, idx[k]).item<double>() : 0.0;
-      os << (f.complex ? f.format(r, i) : pad(f.real(r)));
+      os << f.element(r, i);
     }
   } else {
     for (size_t k = 0; k < idx.size(); ++k) {
@@ -156,18 +170,23 @@ const PrintOptions& printoptions() { return g_print_options; }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
-  const Tensor cpu = t.cpu();
+  // Conjugate/negative views print their values (Note [Conjugate bit]).
+  const Tensor cpu = resolve_bits(t.cpu());
   const bool summarize = cpu.numel() > g_print_options.threshold;
   const int64_t edge = g_print_options.edgeitems;
   Tensor re = cpu.is_complex() ? cpu.real().to(kFloat64) : cpu.to(kFloat64);
   Tensor im = cpu.is_complex() ? cpu.imag().to(kFloat64) : Tensor();
-  std::vector<Tensor> shown;
-  collect_shown(re, summarize, edge, shown);
-  if (im.defined()) collect_shown(im, summarize, edge, shown);
-  Tensor values = empty({static_cast<int64_t>(shown.size())}, kFloat64);
-  for (size_t i = 0; i < shown.size(); ++i)
-    values.data_ptr<double>()[i] = *static_cast<const double*>(shown[i].data_ptr());
-  Formatter f = make_formatter(values, cpu);
+  auto shown_values = [&](const Tensor& part) {
+    std::vector<Tensor> shown;
+    collect_shown(part, summarize, edge, shown);
+    Tensor values = empty({static_cast<int64_t>(shown.size())}, kFloat64);
+    for (size_t i = 0; i < shown.size(); ++i)
+      values.data_ptr<double>()[i] = *static_cast<const double*>(shown[i].data_ptr());
+    return values;
+  };
+  Formatters f;
+  f.re = make_formatter(shown_values(re), cpu.is_complex() ? to_real_dtype(cpu.dtype()) : cpu.dtype());
+  if (im.defined()) f.im = make_formatter(shown_values(im), to_real_dtype(cpu.dtype()));
   os << "tensor(";
   if (cpu.numel() == 0) {
     os << "[]";

@@ -7,9 +7,11 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/linalg.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 #include "ops/reduce_kernels.h"
 
@@ -68,7 +70,8 @@ Tensor reduce(const Tensor& self, IntArrayRef dims, bool keepdim, DType out_dtyp
       default: out.fill_(0); break;
     }
   } else {
-    reduce_stub(self.device())(self, out, mask, op, params);
+    // Resolving here costs one copy; the stub's generic path would also snapshot it.
+    reduce_stub(self.device())(resolve_bits(self), out, mask, op, params);
   }
   return squeeze_reduced(out, mask, keepdim);
 }
@@ -226,7 +229,7 @@ std::pair<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> 
   DimVector shape = keepdim_shape(self, mask);
   Tensor values = empty(shape, self.options());
   Tensor indices = empty(shape, TensorOptions(kInt64).device(self.device()));
-  if (self.numel() > 0) arg_reduce_stub(self.device())(self, values, indices, mask, op);
+  if (self.numel() > 0) arg_reduce_stub(self.device())(resolve_bits(self), values, indices, mask, op);
   return {squeeze_reduced(values, mask, keepdim || !dim ? keepdim : false),
           squeeze_reduced(indices, mask, keepdim)};
 }
@@ -294,7 +297,11 @@ Tensor std_backward(const Tensor& grad, const Tensor& result, const Tensor& x, I
 }  // namespace
 
 Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  EMBER_CHECK(defined(self, "var").is_floating_point(), "var: expected a floating point tensor, got ", self.dtype());
+  // Complex (PyTorch): sum |z - mean|^2 / (N - correction), a real result; it
+  // is var(real) + var(imag), differentiable through the real()/imag() views.
+  if (defined(self, "var").is_complex())
+    return var(self.real(), dims, correction, keepdim) + var(self.imag(), dims, correction, keepdim);
+  EMBER_CHECK(self.is_floating_point(), "var: expected a floating point or complex tensor, got ", self.dtype());
   autograd::OpRecorder rec("var", {self});
   Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "var", {2, correction, false});
   if (rec)
@@ -304,7 +311,8 @@ Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdi
   return r;
 }
 Tensor std(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  EMBER_CHECK(defined(self, "std").is_floating_point(), "std: expected a floating point tensor, got ", self.dtype());
+  if (defined(self, "std").is_complex()) return var(self, dims, correction, keepdim).sqrt();  // see var
+  EMBER_CHECK(self.is_floating_point(), "std: expected a floating point or complex tensor, got ", self.dtype());
   autograd::OpRecorder rec("std", {self});
   Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});
   if (rec)
@@ -360,6 +368,11 @@ Tensor norm(const Tensor& self, const Scalar& p_s, IntArrayRef dims, bool keepdi
   return r;
 }
 Tensor norm(const Tensor& self, const Scalar& p) { return norm(self, p, {}, false); }
+
+// torch.linalg.vector_norm: norm over `dims` (all when empty), the same reduction.
+Tensor linalg::vector_norm(const Tensor& x, const Scalar& ord, IntArrayRef dims, bool keepdim) {
+  return norm(x, ord, dims, keepdim);
+}
 
 namespace {
 Tensor logsumexp_forward(const Tensor& self, IntArrayRef dims, bool keepdim);

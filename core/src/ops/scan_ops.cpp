@@ -11,6 +11,7 @@
 #include "ember/ops/reduce.h"
 #include "ember/ops/scan.h"
 #include "ember/ops/shape.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 #include "ops/out_resize.h"
 #include "ops/scan_kernels.h"
@@ -30,7 +31,7 @@ DType scan_dtype(const Tensor& self, std::optional<DType> dtype) {
 // Scans `self` (converted to `dtype`) into `out`, which has self's shape.
 void run_scan(const Tensor& self, Tensor& out, int64_t dim, DType dtype, ScanOp op) {
   if (self.numel() == 0) return;
-  const Tensor in = self.to(dtype).contiguous();
+  const Tensor in = resolve_bits(self).to(dtype).contiguous();  // Note [Conjugate bit]: one copy, no snapshot
   if (out.is_contiguous()) {
     scan_stub(self.device())(in, out, dim, op);
   } else {

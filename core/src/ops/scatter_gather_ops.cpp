@@ -10,6 +10,7 @@
 #include "ember/ops/indexing.h"
 #include "ops/indexing_kernels.h"
 #include "ops/indexing_utils.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 
 namespace ember {
@@ -61,7 +62,16 @@ void check_gather(const Tensor& self, int64_t dim, const Tensor& index, const ch
 
 void run_gather(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index, const char* op) {
   if (index.numel() == 0) return;
-  const Tensor s = as_1d_if_scalar(self), i = as_1d_if_scalar(index), o = as_1d_if_scalar(out);
+  if (out.impl()->has_lazy_bits()) {
+    // Note [Conjugate bit]: gather into plain memory, store it through the bits.
+    Tensor values = empty(out.sizes(), out.options());
+    run_gather(values, self, dim, index, op);
+    out.copy_(values);
+    return;
+  }
+  // The kernel reads self through offsets past the restrided view's own
+  // extent: a conjugate/negative view is resolved first.
+  const Tensor s = as_1d_if_scalar(resolve_bits(self)), i = as_1d_if_scalar(index), o = as_1d_if_scalar(out);
   TensorIterator iter(op);
   iter.add_output(restride(o, i.sizes(), dim))
       .add_input(restride(s, i.sizes(), dim))
@@ -82,6 +92,14 @@ void check_writable(const Tensor& self, const char* op) {
 Tensor& scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                      const Scalar& value, ScatterOp op, const char* name, bool wrap_negative = false) {
   EMBER_CHECK(self.defined() && index.defined(), name, ": got an undefined tensor");
+  if (self.impl()->has_lazy_bits() || (src.defined() && src.impl()->has_lazy_bits())) {
+    // Note [Conjugate bit]: the kernel writes and reads through offsets past
+    // the restrided views' extent: work on values, store them back through self's bits.
+    Tensor values = resolve_bits(self);
+    scatter_impl(values, dim, index, resolve_bits(src), value, op, name, wrap_negative);
+    if (!values.is_same(self)) self.copy_(values);
+    return self;
+  }
   dim = wrap_dim(dim, self.dim(), name);
   EMBER_CHECK(index.dtype() == kInt64, name, ": expected dtype int64 for index, got ", index.dtype());
   check_index_rank(self, index, name);

@@ -216,6 +216,9 @@ Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace);
 Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
   const char* name = op_name(op);
   EMBER_CHECK(self.defined(), name, ": input tensor is undefined");
+  // A real result can't be stored in a complex self (PyTorch's abs_ error).
+  EMBER_CHECK(!(inplace && self.is_complex() && out_kind(op) == OutKind::Real), "In-place ", name,
+              " is not supported for complex tensors.");
   if (inplace && autograd::inplace_records(self)) {
     // A formula that reads the input saves it, and writing the result back
     // bumps its version: it gets a copy instead (PyTorch's original_self).
@@ -334,9 +337,16 @@ Tensor isfinite(const Tensor& self) { return run_unary(UnaryOp::Isfinite, self, 
 Tensor isposinf(const Tensor& self) { return run_unary(UnaryOp::Isposinf, self, Tensor(), false); }
 Tensor isneginf(const Tensor& self) { return run_unary(UnaryOp::Isneginf, self, Tensor(), false); }
 Tensor signbit(const Tensor& self) { return run_unary(UnaryOp::Signbit, self, Tensor(), false); }
-Tensor conj(const Tensor& self) {
-  return self.is_complex() ? run_unary(UnaryOp::Conj, self, Tensor(), false) : self;
+// conj() is a view (view_ops.cpp); conj_physical computes, into new memory or in place.
+Tensor conj_physical(const Tensor& self) {
+  return self.is_complex() ? run_unary(UnaryOp::Conj, self, Tensor(), false) : self.clone();
 }
+Tensor& conj_physical_(Tensor& self) {
+  if (self.is_complex()) run_unary(UnaryOp::Conj, self, self, true);
+  return self;
+}
+Tensor Tensor::conj_physical() const { return ember::conj_physical(*this); }
+Tensor& Tensor::conj_physical_() { return ember::conj_physical_(*this); }
 Tensor angle(const Tensor& self) {
   autograd::OpRecorder rec("angle", {self});
   rec.allow_batched_grads();  // elementwise formula
@@ -368,7 +378,6 @@ Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
 Tensor Tensor::isposinf() const { return ember::isposinf(*this); }
 Tensor Tensor::isneginf() const { return ember::isneginf(*this); }
 Tensor Tensor::signbit() const { return ember::signbit(*this); }
-Tensor Tensor::conj() const { return ember::conj(*this); }
 Tensor Tensor::angle() const { return ember::angle(*this); }
 
 Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold) {

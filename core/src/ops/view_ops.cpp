@@ -7,9 +7,12 @@
 #include "autograd/formulas.h"
 #include "autograd/record.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/ops/complex.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
+#include "ops/conj_views.h"
 #include "ops/op_utils.h"
 
 namespace ember {
@@ -21,6 +24,12 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
                  std::optional<DType> dtype = std::nullopt, bool differentiable_dtype = false) {
   auto impl = make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
   if (base.is_inference()) impl->set_inference(true);
+  // Views of a conjugate/negative view keep its bits (Note [Conjugate bit]);
+  // views that change the dtype set theirs (real, imag) or refuse them.
+  if (!dtype || *dtype == base.dtype()) {
+    impl->set_conj(base.is_conj());
+    impl->set_neg(base.is_neg());
+  }
   // Under grad mode a view remembers its root base, so that in-place writes
   // through it (or to the base) rebase autograd history: Note [In-place
   // writes and views] in autograd/view_history.cpp. view(dtype) is not a
@@ -283,10 +292,12 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
   Tensor t = is_cpu() ? *this : to(kCPU);
-  return dispatch<kMaskAll>(dtype(), "item", [&](auto tag) -> Scalar {
+  const Scalar stored = dispatch<kMaskAll>(dtype(), "item", [&](auto tag) -> Scalar {
     using T = decltype(tag);
     return Scalar(*static_cast<const T*>(t.data_ptr()));
   });
+  // A conjugate/negative view: the value is the stored one transformed.
+  return impl()->has_lazy_bits() ? to_logical_scalar(*this, stored) : stored;
 }
 
 std::string Tensor::toString() const {
@@ -332,6 +343,8 @@ Tensor Tensor::view(IntArrayRef shape) const {
 
 Tensor Tensor::view_dtype(DType t) const {
   if (t == dtype()) return *this;
+  EMBER_CHECK(!impl()->has_lazy_bits(), "view(dtype): the tensor is a ", is_conj() ? "conjugate" : "negative",
+              " view; call resolve_conj()/resolve_neg() first");
   const int64_t old_es = static_cast<int64_t>(element_size()), new_es = static_cast<int64_t>(ember::element_size(t));
   if (old_es == new_es) return make_view(*this, sizes(), strides(), storage_offset(), t);
   EMBER_CHECK(dim() > 0 && stride(-1) == 1, "view(dtype): changing element size from ", old_es,
@@ -736,6 +749,7 @@ Tensor Tensor::movedim(int64_t source, int64_t destination) const {
 }
 
 Tensor Tensor::real() const {
+  // real(conj(z)) = real(z): the view carries no bit.
   if (!is_complex()) return *this;
   DimVector strides(this->strides());
   for (auto& s : strides) s *= 2;
@@ -746,13 +760,65 @@ Tensor Tensor::real() const {
 }
 
 Tensor Tensor::imag() const {
-  EMBER_CHECK(is_complex(), "imag: expects a complex tensor, got dtype ", dtype());
+  EMBER_CHECK(is_complex(), "imag is not implemented for tensors with non-complex dtypes.");
   DimVector strides(this->strides());
   for (auto& s : strides) s *= 2;
+  // imag(conj(z)) = -imag(z): the imaginary part of a conjugate view is a
+  // negative view of the stored imaginary parts (PyTorch's neg bit), so it
+  // reads and writes correctly without a copy.
+  Tensor view = make_view(*this, sizes(), strides, storage_offset() * 2 + 1, to_real_dtype(dtype()), true);
+  view.impl()->set_neg(is_conj());
   // The gradient of an imaginary part is complex(0, grad).
-  return recorded_view("imag", *this,
-                       make_view(*this, sizes(), strides, storage_offset() * 2 + 1, to_real_dtype(dtype()), true),
+  return recorded_view("imag", *this, std::move(view),
                        [dt = dtype()](const Tensor& g) { return g.to(dt) * Scalar(complex128(0, 1)); });
+}
+
+// ---- conjugate views (Note [Conjugate bit] in ops/conj_views.cpp) ----
+Tensor conj(const Tensor& self) {
+  if (!self.is_complex()) return self;
+  Tensor view = make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  view.impl()->set_conj(!self.is_conj());
+  return recorded_view("conj", self, std::move(view), [](const Tensor& g) { return g.conj(); });
+}
+Tensor Tensor::conj() const { return ember::conj(*this); }
+
+Tensor view_as_real(const Tensor& self) {
+  EMBER_CHECK(!self.is_conj(), "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
+              "conjugate tensor so you can view it as real, use self.resolve_conj()");
+  EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors, got dtype ", self.dtype());
+  DimVector sizes(self.sizes()), strides(self.strides());
+  for (auto& st : strides) st *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  // Backward: the gradient [..., 2] viewed back as complex.
+  return recorded_view("view_as_real", self,
+                       make_view(self, sizes, strides, self.storage_offset() * 2, to_real_dtype(self.dtype()), true),
+                       [](const Tensor& g) { return view_as_complex(g.contiguous()); });
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  const DType dt = self.dtype();
+  EMBER_CHECK(dt == kFloat32 || dt == kFloat64, "view_as_complex is only supported for float and double "
+              "tensors, but got a tensor of scalar type: ", dt);
+  EMBER_CHECK(!self.is_neg(), "view_as_complex: the tensor is a negative view; call resolve_neg() first");
+  EMBER_CHECK(self.dim() > 0, "view_as_complex: Input tensor must have one or more dimensions");
+  EMBER_CHECK(self.size(-1) == 2, "view_as_complex: Tensor must have a last dimension of size 2, got sizes ",
+              self.sizes());
+  EMBER_CHECK(self.stride(-1) == 1, "view_as_complex: Tensor must have a last dimension with stride 1, got strides ",
+              self.strides());
+  DimVector sizes(self.sizes()), strides(self.strides());
+  sizes.pop_back();
+  strides.pop_back();
+  for (size_t i = 0; i < strides.size(); ++i) {
+    EMBER_CHECK(strides[i] % 2 == 0, "view_as_complex: Tensor must have a stride divisible by 2 for all but "
+                "last dimension, got strides ", self.strides());
+    strides[i] /= 2;
+  }
+  EMBER_CHECK(self.storage_offset() % 2 == 0, "view_as_complex: Tensor must have a storage_offset divisible by 2, "
+              "got ", self.storage_offset());
+  return recorded_view("view_as_complex", self,
+                       make_view(self, sizes, strides, self.storage_offset() / 2, to_complex_dtype(dt), true),
+                       [](const Tensor& g) { return view_as_real(g.resolve_conj()); });
 }
 
 }  // namespace ember

@@ -30,6 +30,7 @@
 #include "ember/ops/factories.h"
 #include "serialize/byte_source.h"
 #include "serialize/json.h"
+#include "ops/conj_views.h"
 
 static_assert(std::endian::native == std::endian::little,
               "Ember's serializers assume a little-endian host");
@@ -81,7 +82,7 @@ void write_safetensors(std::ostream& os, const StateDict& tensors, const Metadat
       EMBER_CHECK(t.defined(), "save: tensor '", name, "' is undefined");
       EMBER_CHECK(name != "__metadata__", "save: '__metadata__' is reserved and cannot name a tensor");
       EMBER_CHECK(json::valid_utf8(name), "save: tensor name is not valid UTF-8");
-      entries.push_back({&name, t.detach().cpu().contiguous()});
+      entries.push_back({&name, resolve_bits(t.detach().cpu()).contiguous()});  // values, not a conj view's memory
     }
   }
   for (const auto& [k, v] : metadata)

@@ -55,6 +55,8 @@ class TensorImpl : public RefCounted {
   void set_data_from(const TensorImpl& src) {
     storage_ = src.storage_;
     dtype_ = src.dtype_;
+    is_conj_ = src.is_conj_;
+    is_neg_ = src.is_neg_;
     set_geometry(src.sizes(), src.strides(), src.storage_offset());
   }
   void set_storage(Storage storage) { storage_ = std::move(storage); }
@@ -65,6 +67,15 @@ class TensorImpl : public RefCounted {
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
   bool is_contiguous() const { return is_contiguous_; }
   void refresh_contiguity();
+
+  // Lazy-value flags (Note [Conjugate bit] in core/src/ops/conj_views.cpp):
+  // the tensor's values are conj() (is_conj, complex only) and/or the
+  // negation (is_neg) of what its storage holds.
+  bool is_conj() const { return is_conj_; }
+  void set_conj(bool v) { is_conj_ = v; }
+  bool is_neg() const { return is_neg_; }
+  void set_neg(bool v) { is_neg_ = v; }
+  bool has_lazy_bits() const { return is_conj_ || is_neg_; }
 
   // ---- autograd (core/src/autograd/) ----
   // Allocated the first time the tensor takes part in autograd.
@@ -93,6 +104,8 @@ class TensorImpl : public RefCounted {
   bool is_wrapped_number_ = false;
   bool is_contiguous_ = true;
   bool is_inference_ = false;
+  bool is_conj_ = false;
+  bool is_neg_ = false;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
   intrusive_ptr<TensorImpl> view_base_;
   uint64_t view_version_ = 0;
@@ -178,6 +191,9 @@ class Tensor {
   void check_inference_write() const;
   std::string toString() const;  // "CPUFloatType{2,3}"-style short description
 
+  // The raw address, also of a conj/neg view (whose storage holds the
+  // unconjugated/unnegated values): data_ptr<T>() refuses such views so that
+  // no kernel reads them as plain values by accident.
   void* data_ptr() const { return impl()->data(); }
   template <class T>
   T* data_ptr() const;
@@ -291,6 +307,17 @@ class Tensor {
   Tensor swapaxes(int64_t a, int64_t b) const { return transpose(a, b); }
   Tensor real() const;
   Tensor imag() const;
+
+  // ---- conjugate and negative views (core/src/ops/conj_views.cpp) ----
+  // conj(): an O(1) view with the conjugate bit flipped (self for non-complex
+  // dtypes). resolve_conj()/resolve_neg(): self when the bit is clear, else a
+  // new tensor holding the values. conj_physical(): always computes.
+  bool is_conj() const { return impl()->is_conj(); }
+  bool is_neg() const { return impl()->is_neg(); }
+  Tensor resolve_conj() const;
+  Tensor resolve_neg() const;
+  Tensor conj_physical() const;
+  Tensor& conj_physical_();
 
   // ---- indexing (core/src/ops/indexing.cpp) ----
   Tensor index(ArrayRef<TensorIndex> indices) const;
@@ -622,12 +649,15 @@ const PrintOptions& printoptions();
 // ---- template definitions ----
 namespace detail {
 [[noreturn]] void throw_data_ptr_mismatch(DType tensor, DType requested);
+[[noreturn]] void throw_data_ptr_lazy_bits(bool conj);
 }
 
 template <class T>
 T* Tensor::data_ptr() const {
   if (dtype_of_v<std::remove_const_t<T>> != dtype())
     detail::throw_data_ptr_mismatch(dtype(), dtype_of_v<std::remove_const_t<T>>);
+  if (impl()->has_lazy_bits()) [[unlikely]]
+    detail::throw_data_ptr_lazy_bits(is_conj());
   return static_cast<T*>(impl()->data());
 }
 

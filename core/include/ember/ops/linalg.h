@@ -68,6 +68,10 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A);
 // differentiable (gradcheck'ed).
 namespace linalg {
 
+// torch.linalg.vector_norm: the ord-norm of x over `dims` (all dims when
+// empty) as a flat vector; complex inputs give real results (norm of |x|).
+Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, IntArrayRef dims = {}, bool keepdim = false);
+
 // X with A X = B (left) or X A = B (!left). A [..., n, n]; B [..., n, k], or
 // [..., n] (a batch of vectors: B.dim() == 1 or B's shape is A's without the
 // last dim); batch dims broadcast. A singular A is an error.

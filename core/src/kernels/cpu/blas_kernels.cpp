@@ -41,6 +41,21 @@ std::optional<BlasLayout> matrix_layout(const Tensor& t) {
 
 CBLAS_TRANSPOSE trans_flag(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
 
+// Note [Conjugate bit] in BLAS: a conjugate view is passed with the flag that
+// makes BLAS conjugate while reading: CblasConjTrans where it is read
+// transposed, and OpenBLAS's CblasConjNoTrans extension (cblas.h) where it is
+// not. gemv's vector operand has no such flag, so it is resolved first (see
+// conj_fusable).
+CBLAS_TRANSPOSE trans_flag(bool transposed, bool conj) {
+  if (conj) return transposed ? CblasConjTrans : CblasConjNoTrans;
+  return transposed ? CblasTrans : CblasNoTrans;
+}
+// The memory of an operand (conjugate views included: the flags above apply the bit).
+template <class T>
+const T* memory_of(const Tensor& t) {
+  return static_cast<const T*>(t.data_ptr());
+}
+
 // One typed entry point per BLAS precision.
 template <class T>
 struct Blas;
@@ -116,17 +131,17 @@ template <class T>
 void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayout la,
                   int64_t a_col_stride, int64_t a_row_stride, const T* b, BlasLayout lb,
                   int64_t b_row_stride, int64_t b_col_stride, T beta, T* c, BlasLayout lc,
-                  int64_t c_row_stride, int64_t c_col_stride, bool beta_zero) {
+                  int64_t c_row_stride, int64_t c_col_stride, bool beta_zero, bool conj_a, bool conj_b) {
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
   if (n == 1 && b_row_stride != 0 && c_row_stride != 0) {
     // y[m] = A x: x is column 0 of b, y column 0 of c. Some BLAS scale y by
     // beta with a multiply, so a zero beta must not see y's old NaNs.
     if (beta_zero) for (int64_t i = 0; i < m; ++i) c[i * c_row_stride] = T(0);
     if (!la.transposed)
-      Blas<T>::gemv(CblasNoTrans, im, ik, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta,
+      Blas<T>::gemv(trans_flag(false, conj_a), im, ik, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta,
                     c, static_cast<int>(c_row_stride));
     else
-      Blas<T>::gemv(CblasTrans, ik, im, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta, c,
+      Blas<T>::gemv(trans_flag(true, conj_a), ik, im, alpha, a, la.ld, b, static_cast<int>(b_row_stride), beta, c,
                     static_cast<int>(c_row_stride));
     return;
   }
@@ -134,20 +149,20 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
     // y[n] = B^T x: x is row 0 of a, y row 0 of c.
     if (beta_zero) for (int64_t j = 0; j < n; ++j) c[j * c_col_stride] = T(0);
     if (!lb.transposed)
-      Blas<T>::gemv(CblasTrans, ik, in, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta, c,
+      Blas<T>::gemv(trans_flag(true, conj_b), ik, in, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta, c,
                     static_cast<int>(c_col_stride));
     else
-      Blas<T>::gemv(CblasNoTrans, in, ik, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta,
+      Blas<T>::gemv(trans_flag(false, conj_b), in, ik, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta,
                     c, static_cast<int>(c_col_stride));
     return;
   }
   if (lc.transposed) {
     // c is row-major: compute c^T = b^T a^T into the column-major c^T.
-    Blas<T>::gemm(trans_flag(!lb.transposed), trans_flag(!la.transposed), in, im, ik, alpha, b, lb.ld,
-                  a, la.ld, beta, c, lc.ld);
+    Blas<T>::gemm(trans_flag(!lb.transposed, conj_b), trans_flag(!la.transposed, conj_a), in, im, ik, alpha, b,
+                  lb.ld, a, la.ld, beta, c, lc.ld);
   } else {
-    Blas<T>::gemm(trans_flag(la.transposed), trans_flag(lb.transposed), im, in, ik, alpha, a, la.ld,
-                  b, lb.ld, beta, c, lc.ld);
+    Blas<T>::gemm(trans_flag(la.transposed, conj_a), trans_flag(lb.transposed, conj_b), im, in, ik, alpha, a,
+                  la.ld, b, lb.ld, beta, c, lc.ld);
   }
 }
 
@@ -162,6 +177,15 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
 // a 128x128 output too finely.
 constexpr int64_t kBatchParallelMaxFlops = int64_t{1} << 24;  // per product, m*n*k
 
+// Whether blas_product reads each conjugate operand as a matrix (any layout:
+// see trans_flag) rather than as gemv's vector (mirrors its choice of call).
+std::pair<bool, bool> conj_fusable(int64_t m, int64_t n, int64_t a_col_stride, int64_t b_row_stride,
+                                   int64_t c_row_stride, int64_t c_col_stride) {
+  if (n == 1 && b_row_stride != 0 && c_row_stride != 0) return {true, false};  // b is gemv's x
+  if (m == 1 && a_col_stride != 0 && c_col_stride != 0) return {false, true};  // a is gemv's x
+  return {true, true};
+}
+
 template <class T>
 void blas_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out, const Scalar& beta_s,
                const Scalar& alpha_s) {
@@ -170,6 +194,15 @@ void blas_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out, const 
   Tensor b = matrix_layout(b_in) ? b_in : b_in.contiguous();
   const bool beta_zero = beta_s.toComplexDouble() == complex128(0, 0);
   const int64_t nb = a.size(0);
+  if ((a.is_conj() || b.is_conj()) && matrix_layout(out) && !(nb > 1 && out.stride(0) == 0)) {
+    const auto [fa, fb] = conj_fusable(a.size(1), b.size(2), a.stride(2), b.stride(1), out.stride(1), out.stride(2));
+    if ((a.is_conj() && !fa) || (b.is_conj() && !fb)) {
+      // Note [Conjugate bit]: a conjugate gemv vector; resolve it.
+      blas_gemm<T>(a.is_conj() && !fa ? a.resolve_conj() : a, b.is_conj() && !fb ? b.resolve_conj() : b, out,
+                   beta_s, alpha_s);
+      return;
+    }
+  }
   if (!matrix_layout(out) || (nb > 1 && out.stride(0) == 0)) {
     Tensor tmp = beta_zero ? empty(out.sizes(), out.options()) : out.contiguous().clone();
     blas_gemm<T>(a, b, tmp, beta_s, alpha_s);
@@ -179,13 +212,14 @@ void blas_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out, const 
   const BlasLayout la = *matrix_layout(a), lb = *matrix_layout(b), lc = *matrix_layout(out);
   const int64_t m = a.size(1), k = a.size(2), n = b.size(2);
   const T alpha = alpha_s.to<T>(), beta = beta_s.to<T>();
-  const T* pa = a.data_ptr<T>();
-  const T* pb = b.data_ptr<T>();
+  const T* pa = memory_of<T>(a);
+  const T* pb = memory_of<T>(b);
   T* pc = out.data_ptr<T>();
+  const bool ca = a.is_conj(), cb = b.is_conj();
   auto one = [&](int64_t i) {
     blas_product<T>(m, n, k, alpha, pa + i * a.stride(0), la, a.stride(2), a.stride(1),
                     pb + i * b.stride(0), lb, b.stride(1), b.stride(2), beta,
-                    pc + i * out.stride(0), lc, out.stride(1), out.stride(2), beta_zero);
+                    pc + i * out.stride(0), lc, out.stride(1), out.stride(2), beta_zero, ca, cb);
   };
   const bool batch_parallel = nb > 1 && m * n * k <= kBatchParallelMaxFlops;
   if (batch_parallel) {
@@ -216,17 +250,27 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, const Tensor& out, bool 
       auto blas_ready = [](const Tensor& t) {
         return t.stride(0) != 0 && t.stride(0) <= INT_MAX ? t : t.contiguous();
       };
-      const Tensor a = blas_ready(a_in), b = blas_ready(b_in);
-      const T* pa = a.data_ptr<T>();
-      const T* pb = b.data_ptr<T>();
+      Tensor a = blas_ready(a_in), b = blas_ready(b_in);
+      // Note [Conjugate bit]: conjugate views are consumed by the choice of
+      // dotu/dotc. With ca = conjugate_a xor a's bit and cb = b's bit:
+      // sum(a b) = dotu(a, b); sum(conj(a) b) = dotc(a, b);
+      // sum(a conj(b)) = dotc(b, a); sum(conj(a) conj(b)) = conj(dotu(a, b)).
+      const bool ca = conjugate_a != a.is_conj(), cb = b.is_conj();
+      bool conj_first = ca, conj_result = false;
+      if (cb && !ca) std::swap(a, b), conj_first = true;
+      if (cb && ca) conj_first = false, conj_result = true;
+      const T* pa = memory_of<T>(a);
+      const T* pb = memory_of<T>(b);
       const int64_t sa = a.stride(0), sb = b.stride(0);
       T sum = T(0);
       constexpr int64_t kChunk = int64_t{1} << 30;  // BLAS counts are int
       for (int64_t i = 0; i < a.size(0); i += kChunk) {
         const int n = static_cast<int>(std::min(kChunk, a.size(0) - i));
         sum += Blas<T>::dot(n, pa + i * sa, static_cast<int>(sa), pb + i * sb, static_cast<int>(sb),
-                            conjugate_a);
+                            conj_first);
       }
+      if constexpr (is_complex_v<T>)
+        if (conj_result) sum = std::conj(sum);
       *out.data_ptr<T>() = sum;
     } else {
       *out.data_ptr<T>() = dot_loop<T>(a_in, b_in);

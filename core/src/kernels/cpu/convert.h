@@ -1,6 +1,7 @@
 #pragma once
 // convert<To>(from): the element conversion every dtype cast uses. Matches
-// PyTorch's static_cast semantics: complex -> real keeps the real part,
+// PyTorch's static_cast semantics: complex -> real keeps the real part (torch
+// also warns there; Ember has no warning channel and discards silently),
 // anything -> bool tests for non-zero, 16-bit floats go through float.
 #include <complex>
 #include <type_traits>
