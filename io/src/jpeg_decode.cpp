@@ -134,6 +134,9 @@ Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orien
     jpeg_read_header(&cinfo, TRUE);
   });
   EMBER_CHECK(header_ok, "decode_jpeg: ", d.err.message);
+  // Read now: the saved markers live in libjpeg's per-image pool, which
+  // jpeg_finish_decompress frees.
+  const int orientation = apply_exif_orientation ? find_exif_orientation(cinfo) : 1;
 
   // libjpeg cannot convert CMYK/YCCK to RGB or gray: decode CMYK and convert here.
   const bool is_cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
@@ -175,10 +178,7 @@ Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orien
   EMBER_CHECK(decoded, "decode_jpeg: ", d.err.message);
 
   Tensor chw = detail::hwc_to_chw(hwc);
-  if (apply_exif_orientation) {
-    const int orientation = find_exif_orientation(cinfo);
-    if (orientation != 1) chw = detail::apply_exif_orientation(chw, orientation).contiguous();
-  }
+  if (orientation != 1) chw = detail::apply_exif_orientation(chw, orientation).contiguous();
   return chw;
 }
 
