@@ -36,3 +36,16 @@ endif()
 add_library(ember_dnnl INTERFACE)
 target_link_libraries(ember_dnnl INTERFACE ${EMBER_DNNL_LIBRARY})
 target_include_directories(ember_dnnl SYSTEM INTERFACE ${EMBER_DNNL_INCLUDE_DIR})
+
+# Ember::io decodes and encodes images through libjpeg-turbo and libpng
+# (Debian's libjpeg62-turbo-dev and libpng-dev); only Ember::io links them.
+find_package(JPEG)
+if(NOT JPEG_FOUND)
+  message(FATAL_ERROR "libjpeg-turbo not found (Ember::io needs it): run scripts/install_deps.sh "
+                      "(Debian package libjpeg62-turbo-dev)")
+endif()
+find_package(PNG)
+if(NOT PNG_FOUND)
+  message(FATAL_ERROR "libpng not found (Ember::io needs it): run scripts/install_deps.sh "
+                      "(Debian package libpng-dev)")
+endif()

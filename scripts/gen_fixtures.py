@@ -3,8 +3,9 @@
 
 Run with Debian's interpreter: /usr/bin/python3 scripts/gen_fixtures.py [family ...]
 Each module in scripts/fixtures/ defines generate(out_dir) for one op family and
-writes .npy files (read by tests/npy.h). Fixtures are committed; tests never
-run Python.
+writes .npy files (read by tests/npy.h) to tests/data/<DOMAIN>/<family>/, where
+DOMAIN is the module's attribute of that name ("core" when it has none).
+Fixtures are committed; tests never run Python.
 """
 import importlib
 import os
@@ -23,7 +24,7 @@ def main():
         p.stem for p in (ROOT / "scripts" / "fixtures").glob("*.py") if p.stem != "__init__")
     for family in families:
         module = importlib.import_module(f"fixtures.{family}")
-        out_dir = ROOT / "tests" / "data" / "core" / family
+        out_dir = ROOT / "tests" / "data" / getattr(module, "DOMAIN", "core") / family
         out_dir.mkdir(parents=True, exist_ok=True)
         module.generate(out_dir)
         print(f"{family}: {len(list(out_dir.glob('*.npy')))} files in {out_dir.relative_to(ROOT)}")

@@ -5,11 +5,13 @@
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev)
+packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
+          libjpeg62-turbo-dev libpng-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev) ;;
-    --fixtures) packages+=(python3-torch python3-numpy python3-scipy) ;;
+    --fixtures) packages+=(python3-torch python3-numpy python3-scipy
+                           python3-torchvision python3-pil) ;;
     *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

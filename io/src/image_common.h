@@ -1,0 +1,34 @@
+#pragma once
+// Checks and helpers shared by the JPEG and PNG codecs.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include <ember/core/tensor.h>
+#include <ember/io/image.h>
+
+namespace ember::io::detail {
+
+// Decoded images larger than this many bytes (width * height * channels) are
+// rejected before anything is allocated: a hostile header cannot make a
+// decoder allocate without bound.
+inline constexpr uint64_t kMaxDecodedBytes = uint64_t{1} << 31;
+
+std::string_view mode_name(ImageReadMode mode);
+
+// An encoded image: a non-empty 1-D uint8 CPU tensor. Returns it contiguous
+// (the caller keeps it alive while decoding from its bytes).
+Tensor check_encoded(std::string_view op, const Tensor& data);
+
+// An image to encode: a [C, H, W] uint8 CPU tensor with C in [min_c, max_c] and
+// H, W > 0. Returns it as contiguous H x W x C (interleaved rows, as codecs want).
+Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t min_c,
+                             int64_t max_c);
+
+// Throws when width * height * channels exceeds kMaxDecodedBytes.
+void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, uint64_t channels);
+
+// Wraps an interleaved H x W x C buffer as the C x H x W contiguous result.
+Tensor hwc_to_chw(const Tensor& hwc);
+
+}  // namespace ember::io::detail
