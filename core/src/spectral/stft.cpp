@@ -6,6 +6,7 @@
 
 #include "ember/core/error.h"
 #include "ember/fft.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
@@ -78,7 +79,7 @@ Tensor stft(const Tensor& input, int64_t n_fft, const StftOptions& options) {
   Tensor spec = onesided ? fft::rfft(frames, std::nullopt, -1, norm) : fft::fft(frames, std::nullopt, -1, norm);
   spec = spec.transpose(1, 2);  // [batch, freq, frames]
   if (input.dim() == 1) spec = spec.squeeze(0);
-  return options.return_complex ? spec : stack({spec.real(), spec.imag()}, -1);
+  return options.return_complex ? spec : view_as_real(spec.resolve_conj());
 }
 
 Tensor istft(const Tensor& input, int64_t n_fft, const IstftOptions& options) {
