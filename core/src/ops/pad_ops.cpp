@@ -56,8 +56,9 @@ Tensor pad_by_index(const Tensor& self, IntArrayRef pad, PadMode mode, const std
   DimVector shape(self.sizes());
   std::vector<std::vector<int64_t>> maps(static_cast<size_t>(self.dim()));
   for (int64_t d = 0; d < self.dim(); ++d) {
-    maps[d].resize(static_cast<size_t>(self.size(d)));
-    for (int64_t j = 0; j < self.size(d); ++j) maps[d][j] = j;
+    const int64_t n = self.size(d);
+    maps[d].resize(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) maps[d][j] = j;
   }
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const int64_t d = padded_dim(self, i);

@@ -59,8 +59,17 @@ Tensor stft(const Tensor& input, int64_t n_fft, const StftOptions& options) {
     // pad's non-constant modes work on [N, C, L]: view the signal as one channel.
     EMBER_CHECK(options.pad_mode != "reflect" || x.size(1) > p, "stft: reflect padding needs a signal longer than ",
                 "n_fft / 2 = ", p, ", got length ", x.size(1));
-    x = options.pad_mode == "constant" ? constant_pad_nd(x, {p, p})
-                                       : pad(x.unsqueeze(1), {p, p}, options.pad_mode).squeeze(1);
+    if (options.pad_mode == "constant") {
+      x = constant_pad_nd(x, {p, p});
+    } else if (options.pad_mode == "reflect" && p > 0) {
+      // The default mode, built from two short flipped slices and one cat: on
+      // long signals this is several times faster than the index-map kernel
+      // behind pad(), which maps every output sample.
+      const int64_t n = x.size(1);
+      x = cat({x.narrow(1, 1, p).flip({1}), x, x.narrow(1, n - 1 - p, p).flip({1})}, 1);
+    } else {
+      x = pad(x.unsqueeze(1), {p, p}, options.pad_mode).squeeze(1);
+    }
   }
   const int64_t length = x.size(1);
   EMBER_CHECK(n_fft <= length, "stft: expected 0 < n_fft <= ", length, " (the ", options.center ? "padded " : "",

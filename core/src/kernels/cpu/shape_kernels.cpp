@@ -26,11 +26,26 @@ void remap_copy_typed(const Tensor& src, Tensor& out, const std::vector<std::vec
   std::vector<std::vector<int64_t>> src_off(nd);
   for (int64_t d = 0; d < nd; ++d) {
     src_off[d].resize(maps[d].size());
-    for (size_t j = 0; j < maps[d].size(); ++j) src_off[d][j] = maps[d][j] * src.stride(d);
+    const int64_t stride = src.stride(d);
+    for (size_t j = 0; j < maps[d].size(); ++j) src_off[d][j] = maps[d][j] * stride;
   }
   const int64_t inner = out.size(nd - 1);
   const int64_t out_inner_stride = out.stride(nd - 1);
   const int64_t* inner_off = src_off[nd - 1].data();
+  // The inner map as runs of consecutive source elements: padding and slicing
+  // maps are mostly long identity stretches, which then copy with memcpy.
+  struct InnerRun {
+    int64_t out_start, src_offset, length;
+  };
+  std::vector<InnerRun> runs;
+  const bool unit_src_stride = src.stride(nd - 1) == 1;
+  for (int64_t j = 0; j < inner; ++j) {
+    if (unit_src_stride && !runs.empty() && inner_off[j] == runs.back().src_offset + runs.back().length) {
+      ++runs.back().length;
+    } else {
+      runs.push_back({j, inner_off[j], 1});
+    }
+  }
   const int64_t rows = out.numel() / inner;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1));
   parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
@@ -50,7 +65,10 @@ void remap_copy_typed(const Tensor& src, Tensor& out, const std::vector<std::vec
       const Word* row_in = in + in_base;
       Word* row_out = dst + out_base;
       if (out_inner_stride == 1) {
-        for (int64_t j = 0; j < inner; ++j) row_out[j] = row_in[inner_off[j]];
+        for (const InnerRun& run : runs) {
+          if (run.length == 1) row_out[run.out_start] = row_in[run.src_offset];
+          else std::memcpy(row_out + run.out_start, row_in + run.src_offset, run.length * sizeof(Word));
+        }
       } else {
         for (int64_t j = 0; j < inner; ++j) row_out[j * out_inner_stride] = row_in[inner_off[j]];
       }
