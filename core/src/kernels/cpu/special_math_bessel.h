@@ -92,6 +92,7 @@ inline long double i_asymptotic_scaled(int nu, long double x) {
 // I_nu(|x|) e^(-|x|) when scaled, else I_nu(|x|); nu = 0, 1.
 inline long double bessel_i_abs(int nu, double x, bool scaled) {
   const long double ax = std::fabs(static_cast<long double>(x));
+  if (std::isinf(ax)) return scaled ? 0.0L : ax;
   if (ax <= kIAsymptotic) {
     const long double s = i_series(nu, ax);
     return scaled ? s * std::exp(-ax) : s;
