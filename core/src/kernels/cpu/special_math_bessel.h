@@ -8,7 +8,7 @@
 //  - I0, I1 (and the exp-scaled I0e, I1e): the power series, whose terms are
 //    all positive, for |x| <= 25, and Hankel's asymptotic expansion of
 //    I_nu(x) e^-x sqrt(2 pi x) above (its smallest term is ~e^-2x < 1e-21).
-//    Cephes' Chebyshev expansions (scipy, torch) are within ~3 ULP; these 1.
+//    Cephes' Chebyshev expansions (scipy, torch) are within 3-13 ULP; these 1.
 //  - J0, J1: the Maclaurin series near 0, then Taylor series around each of
 //    the first eight zeros (coefficients from scripts/special_bessel_coeffs.py,
 //    the argument x - zero taken exactly), which keeps the relative accuracy
