@@ -1,0 +1,63 @@
+// Argument checks and layouts shared by the audio backends.
+#include "audio/audio_common.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <ember/core/error.h>
+
+namespace ember::audio::detail {
+
+std::string lower_extension(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+std::string save_format(const std::string& path, const std::string& format) {
+  std::string f = format.empty() ? lower_extension(path) : format;
+  std::transform(f.begin(), f.end(), f.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  EMBER_CHECK(!f.empty(), "audio::save: cannot tell the format of '", path,
+              "' (no extension): pass format, e.g. \"wav\"");
+  return f;
+}
+
+void check_frame_range(const char* op, int64_t frame_offset, int64_t num_frames) {
+  EMBER_CHECK(frame_offset >= 0, op, ": frame_offset must be non-negative, got ", frame_offset);
+  EMBER_CHECK(num_frames == -1 || num_frames > 0, op,
+              ": num_frames must be -1 or greater than 0, got ", num_frames);
+}
+
+Tensor frames_major(const char* op, const Tensor& src, int64_t sample_rate, bool channels_first) {
+  EMBER_CHECK(src.defined(), op, ": expected a tensor, got an undefined tensor");
+  EMBER_CHECK(src.is_cpu(), op, ": expected a CPU tensor, got one on ", src.device());
+  EMBER_CHECK(src.dim() == 2, op, ": expected a 2-D tensor ([channels, frames] or "
+              "[frames, channels]), got shape ", src.sizes());
+  const DType t = src.dtype();
+  EMBER_CHECK(t == kFloat32 || t == kInt32 || t == kInt16 || t == kUInt8, op,
+              ": expected a float32, int32, int16 or uint8 tensor, got ", dtype_name(t));
+  EMBER_CHECK(sample_rate > 0, op, ": sample_rate must be positive, got ", sample_rate);
+  const int64_t channels = src.size(channels_first ? 0 : 1);
+  EMBER_CHECK(channels > 0, op, ": expected at least one channel, got shape ", src.sizes());
+  return (channels_first ? src.transpose(0, 1) : src).contiguous();
+}
+
+Tensor to_layout(const Tensor& frames_channels, bool channels_first) {
+  return channels_first ? frames_channels.transpose(0, 1).contiguous() : frames_channels;
+}
+
+Tensor check_bytes(const char* op, const Tensor& data) {
+  EMBER_CHECK(data.defined(), op, ": expected a tensor, got an undefined tensor");
+  EMBER_CHECK(data.dtype() == kUInt8, op, ": expected uint8 bytes, got ", dtype_name(data.dtype()));
+  EMBER_CHECK(data.is_cpu(), op, ": expected a CPU tensor, got one on ", data.device());
+  EMBER_CHECK(data.dim() == 1, op, ": expected a 1-D tensor, got shape ", data.sizes());
+  EMBER_CHECK(data.numel() > 0, op, ": empty data");
+  return data.contiguous();
+}
+
+}  // namespace ember::audio::detail
