@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
           libjpeg62-turbo-dev libpng-dev
-          libsox-dev libsox-fmt-all libavformat-dev libavcodec-dev libavutil-dev libswresample-dev)
+          libsox-dev libsox-fmt-all libavformat-dev libavcodec-dev libavutil-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev) ;;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstring>
 
 #include <ember/core/error.h>
 
@@ -58,6 +60,30 @@ Tensor check_bytes(const char* op, const Tensor& data) {
   EMBER_CHECK(data.dim() == 1, op, ": expected a 1-D tensor, got shape ", data.sizes());
   EMBER_CHECK(data.numel() > 0, op, ": empty data");
   return data.contiguous();
+}
+
+std::vector<int32_t> to_int32_samples(const Tensor& t) {
+  const size_t n = static_cast<size_t>(t.numel());
+  std::vector<int32_t> out(n);
+  if (t.dtype() == kFloat32) {
+    const float* p = t.data_ptr<float>();
+    for (size_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(p[i]) * 2147483648.0;
+      out[i] = std::isnan(v)             ? 0
+               : v >= 2147483647.0       ? INT32_MAX
+               : v <= -2147483648.0      ? INT32_MIN
+                                         : static_cast<int32_t>(v);  // truncates, as torchaudio
+    }
+  } else if (t.dtype() == kInt32) {
+    if (n) std::memcpy(out.data(), t.data_ptr(), n * sizeof(int32_t));
+  } else if (t.dtype() == kInt16) {
+    const int16_t* p = t.data_ptr<int16_t>();
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(p[i]) * 65536;
+  } else {
+    const uint8_t* p = t.data_ptr<uint8_t>();
+    for (size_t i = 0; i < n; ++i) out[i] = (static_cast<int32_t>(p[i]) - 128) * 16777216;
+  }
+  return out;
 }
 
 }  // namespace ember::audio::detail

@@ -3,6 +3,7 @@
 // layouts. Nothing here depends on libsox or FFmpeg.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <ember/core/tensor.h>
 
@@ -26,5 +27,10 @@ Tensor to_layout(const Tensor& frames_channels, bool channels_first);
 
 // Checks load_bytes's data: a defined, non-empty 1-D uint8 CPU tensor; contiguous.
 Tensor check_bytes(const char* op, const Tensor& data);
+
+// Interleaved int32 samples (libsox's sox_sample_t scale) from a contiguous
+// [frames, channels] float32 / int32 / int16 / uint8 tensor, as torchaudio:
+// float: trunc(clamp(x * 2^31)) (NaN -> 0); int16: x << 16; uint8: (x - 128) << 24.
+std::vector<int32_t> to_int32_samples(const Tensor& frames_channels);
 
 }  // namespace ember::audio::detail

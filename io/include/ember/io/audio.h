@@ -2,7 +2,7 @@
 // Audio IO with torchaudio's semantics (torchaudio.load / save / info and
 // torchaudio.sox_effects), through two backends behind one dispatch:
 //   "sox"    libsox (torchaudio's sox_io backend: values identical to torchaudio 0.13)
-//   "ffmpeg" libavformat + libavcodec + libswresample
+//   "ffmpeg" libavformat + libavcodec (+ libavutil)
 // Either backend may be missing from a build (EMBER_WITH_SOX / EMBER_WITH_FFMPEG);
 // the default is "sox" when built, else "ffmpeg". See docs/io.md, "Audio".
 //

@@ -9,6 +9,8 @@
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 
+#include "audio/audio_common.h"
+
 namespace ember::audio::sox_detail {
 namespace {
 
@@ -226,29 +228,7 @@ unsigned tensor_precision(DType dtype) {
   return dtype == kUInt8 ? 8 : dtype == kInt16 ? 16 : 32;
 }
 
-std::vector<sox_sample_t> to_sox_samples(const Tensor& t) {
-  const size_t n = static_cast<size_t>(t.numel());
-  std::vector<sox_sample_t> out(n);
-  if (t.dtype() == kFloat32) {
-    const float* p = t.data_ptr<float>();
-    for (size_t i = 0; i < n; ++i) {
-      const double v = static_cast<double>(p[i]) * 2147483648.0;
-      out[i] = std::isnan(v) ? 0
-               : v >= 2147483647.0 ? SOX_SAMPLE_MAX
-               : v <= -2147483648.0 ? SOX_SAMPLE_MIN
-                                    : static_cast<sox_sample_t>(v);  // truncates, as torchaudio
-    }
-  } else if (t.dtype() == kInt32) {
-    std::memcpy(out.data(), t.data_ptr(), n * sizeof(int32_t));
-  } else if (t.dtype() == kInt16) {
-    const int16_t* p = t.data_ptr<int16_t>();
-    for (size_t i = 0; i < n; ++i) out[i] = static_cast<sox_sample_t>(p[i]) * 65536;
-  } else {
-    const uint8_t* p = t.data_ptr<uint8_t>();
-    for (size_t i = 0; i < n; ++i) out[i] = (static_cast<sox_sample_t>(p[i]) - 128) * 16777216;
-  }
-  return out;
-}
+std::vector<sox_sample_t> to_sox_samples(const Tensor& t) { return detail::to_int32_samples(t); }
 
 Tensor from_sox_samples(const std::vector<sox_sample_t>& samples, unsigned channels, DType dtype) {
   const int64_t c = std::max<unsigned>(channels, 1);
