@@ -3,8 +3,13 @@
 // dtypes, the same integer <-> float scaling, the same errors for truncated files.
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include <ember/core/error.h>
@@ -24,7 +29,55 @@ namespace {
 
 using namespace ffmpeg_detail;
 
+// Note [FFmpeg messages]: libav* print warnings and errors through av_log. The
+// backend installs (once, process-wide) a callback that prints nothing and keeps
+// the calling thread's first error-level message, which errors then quote.
+thread_local std::string t_av_message;
+
+void keep_av_message(void*, int level, const char* fmt, va_list ap) {
+  if (level > AV_LOG_ERROR || !t_av_message.empty()) return;
+  char buf[512];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  t_av_message = buf;
+  while (!t_av_message.empty() && (t_av_message.back() == '\n' || t_av_message.back() == ' ')) {
+    t_av_message.pop_back();
+  }
+}
+
+void ensure_ffmpeg() {
+  static std::once_flag once;
+  std::call_once(once, [] { av_log_set_callback(keep_av_message); });
+  t_av_message.clear();
+}
+
+// av_error(code) plus FFmpeg's own message, if it logged one.
+std::string why(int code) {
+  std::string s = av_error(code);
+  if (!t_av_message.empty()) s += " (" + t_av_message + ")";
+  return s;
+}
+
 // ---- input ------------------------------------------------------------------
+
+// For a RIFF WAVE file: the size its "data" chunk declares and the bytes the
+// file holds after the chunk header. FFmpeg quietly reads what is there; Ember,
+// as libsox, calls a shorter file truncated. nullopt when not found / streamed.
+std::optional<std::pair<uint64_t, uint64_t>> wav_data_extent(const uint8_t* p, size_t n, uint64_t total) {
+  auto u32 = [&](size_t at) {
+    return uint32_t(p[at]) | uint32_t(p[at + 1]) << 8 | uint32_t(p[at + 2]) << 16 | uint32_t(p[at + 3]) << 24;
+  };
+  if (n < 12 || std::memcmp(p, "RIFF", 4) != 0 || std::memcmp(p + 8, "WAVE", 4) != 0) return std::nullopt;
+  size_t at = 12;
+  while (at + 8 <= n) {
+    const uint32_t size = u32(at + 4);
+    if (std::memcmp(p + at, "data", 4) == 0) {
+      if (size == 0 || size == 0xFFFFFFFFu) return std::nullopt;  // streamed: length unknown
+      return std::make_pair(uint64_t{size}, total - std::min<uint64_t>(total, at + 8));
+    }
+    at += 8 + size + (size & 1);
+  }
+  return std::nullopt;
+}
 
 struct MemoryReader {
   const uint8_t* data = nullptr;
@@ -71,6 +124,7 @@ struct Input {
 
   // path, or bytes when data is non-null.
   void open(const std::string& path, const uint8_t* data, int64_t size, const std::string& fmt) {
+    ensure_ffmpeg();
     const AVInputFormat* input_format = nullptr;
     if (!fmt.empty()) {
       input_format = av_find_input_format(fmt == "ogg" || fmt == "vorbis" || fmt == "opus" ? "ogg"
@@ -92,10 +146,10 @@ struct Input {
       raw->flags |= AVFMT_FLAG_CUSTOM_IO;
     }
     const int rc = avformat_open_input(&raw, data ? nullptr : path.c_str(), input_format, nullptr);
-    EMBER_CHECK(rc >= 0, op, ": cannot open '", label, "': ", av_error(rc));  // raw freed on failure
+    EMBER_CHECK(rc >= 0, op, ": cannot open '", label, "': ", why(rc));  // raw freed on failure
     format.reset(raw);
     const int info = avformat_find_stream_info(raw, nullptr);
-    EMBER_CHECK(info >= 0, op, ": '", label, "': cannot read the stream parameters: ", av_error(info));
+    EMBER_CHECK(info >= 0, op, ": '", label, "': cannot read the stream parameters: ", why(info));
     stream_index = av_find_best_stream(raw, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
     EMBER_CHECK(stream_index >= 0, op, ": '", label, "' has no audio stream");
     stream = raw->streams[stream_index];
@@ -103,6 +157,32 @@ struct Input {
     EMBER_CHECK(par->sample_rate > 0 && par->ch_layout.nb_channels > 0, op, ": '", label,
                 "': invalid audio stream (", par->ch_layout.nb_channels, " channels at ",
                 par->sample_rate, " Hz)");
+  }
+
+  // Raises for a WAV whose data chunk is shorter than its header says (load
+  // only: info reports the header, as libsox does). path / data as in open().
+  void check_complete(const std::string& path, const uint8_t* data, int64_t size) const {
+    if (std::strcmp(format->iformat->name, "wav") == 0) {
+      std::vector<uint8_t> head;
+      uint64_t total = 0;
+      if (data) {
+        head.assign(data, data + std::min<int64_t>(size, 1 << 16));
+        total = static_cast<uint64_t>(size);
+      } else {
+        std::error_code ec;
+        total = std::filesystem::file_size(path, ec);
+        if (ec) return;
+        std::ifstream f(path, std::ios::binary);
+        head.resize(1 << 16);
+        f.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+        head.resize(static_cast<size_t>(f.gcount()));
+      }
+      if (const auto extent = wav_data_extent(head.data(), head.size(), total)) {
+        EMBER_CHECK(extent->second >= extent->first, op, ": '", label,
+                    "' is truncated: its header declares ", extent->first,
+                    " bytes of samples, the file holds ", extent->second);
+      }
+    }
   }
 };
 
@@ -240,7 +320,7 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
     for (;;) {
       const int rc = avcodec_receive_frame(dec, frame.get());
       if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return;
-      EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': decoding failed: ", av_error(rc));
+      EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': decoding failed: ", why(rc));
       const AVFrame* f = frame.get();
       EMBER_CHECK(f->ch_layout.nb_channels == channels && f->sample_rate == sample_rate, in.op,
                   ": '", in.label, "': the stream changes its channels or sample rate mid-way (",
@@ -273,12 +353,12 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
       reached_end = true;
       break;
     }
-    EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': cannot read: ", av_error(rc));
+    EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': cannot read: ", why(rc));
     if (pkt->stream_index == in.stream_index) {
       const int sent = avcodec_send_packet(dec, pkt.get());
       av_packet_unref(pkt.get());
       EMBER_CHECK(sent >= 0 || sent == AVERROR(EAGAIN), in.op, ": '", in.label,
-                  "': decoding failed: ", av_error(sent));
+                  "': decoding failed: ", why(sent));
       receive();
     } else {
       av_packet_unref(pkt.get());
@@ -459,6 +539,7 @@ Waveform load(const std::string& path, int64_t frame_offset, int64_t num_frames,
   detail::check_frame_range(op, frame_offset, num_frames);
   Input in(op, path);
   in.open(path, nullptr, 0, format);
+  in.check_complete(path, nullptr, 0);
   return load_input(in, frame_offset, num_frames, normalize, channels_first);
 }
 
@@ -467,6 +548,7 @@ Waveform load_bytes(const Tensor& data, bool normalize, bool channels_first, con
   const Tensor bytes = detail::check_bytes(op, data);
   Input in(op, "<memory>");
   in.open("", bytes.data_ptr<uint8_t>(), bytes.numel(), format);
+  in.check_complete("", bytes.data_ptr<uint8_t>(), bytes.numel());
   return load_input(in, 0, -1, normalize, channels_first);
 }
 
@@ -487,6 +569,7 @@ void save(const std::string& path, const Tensor& src, int64_t sample_rate, bool 
           const std::string& format, const std::string& encoding, int64_t bits_per_sample,
           std::optional<double> compression) {
   const char* op = "audio::save";
+  ensure_ffmpeg();
   SampleSource source{detail::frames_major(op, src, sample_rate, channels_first), {}, 0};
   source.channels = static_cast<int>(source.fc.size(1));
   const std::string fmt = detail::save_format(path, format);
