@@ -177,3 +177,32 @@ TEST(AudioBadInput, BadBytes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(AudioDispatch, MissingBackendRaisesClearly) {
+  // The default is "sox" when built, else "ffmpeg" (tests that switch restore it).
+  EXPECT_EQ(audio::get_audio_backend(), has_backend("sox") ? "sox" : "ffmpeg");
+  const Tensor x = zeros({1, 100});
+  if (!has_backend("sox")) {
+    for (const std::string& m :
+         {error_of([] { audio::set_audio_backend("sox"); }),
+          error_of([] { audio::sox_io::load(audio_src("speech16k_s16.wav")); }),
+          error_of([&] { audio::apply_effects_tensor(x, 8000, {{"gain", "-1"}}); })}) {
+      EXPECT_NE(m.find("built without SoX (EMBER_WITH_SOX"), std::string::npos) << m;
+    }
+    EXPECT_TRUE(audio::effect_names().empty());
+  }
+  if (!has_backend("ffmpeg")) {
+    for (const std::string& m : {error_of([] { audio::set_audio_backend("ffmpeg"); }),
+                                 error_of([] { audio::ffmpeg::info(audio_src("speech16k_s16.wav")); })}) {
+      EXPECT_NE(m.find("built without FFmpeg (EMBER_WITH_FFMPEG"), std::string::npos) << m;
+    }
+  }
+  // Whatever the build has, load works through the default backend.
+  if (!audio::list_audio_backends().empty()) {
+    EXPECT_EQ(audio::load(audio_src("speech16k_s16.wav")).waveform.size(1), 8000);
+  }
+}
+
+}  // namespace

@@ -302,7 +302,7 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
   const int sample_rate = dec->sample_rate;
   std::vector<Out> out;
   const int64_t declared = declared_frames(in.format.get(), in.stream);
-  if (declared > 0 && declared < (int64_t{1} << 26)) {
+  if (declared > 0 && declared * channels < (int64_t{1} << 22)) {
     out.reserve(static_cast<size_t>((num_frames > 0 ? std::min(num_frames, declared) : declared) * channels));
   }
   int64_t position = 0;   // frames decoded so far (before trimming)

@@ -168,11 +168,8 @@ void save(const std::string& path, const Tensor& src, int64_t sample_rate, bool 
   input_signal.precision = tensor_precision(fc.dtype());
   chain.add_input_samples(&samples, input_signal);
   chain.add_output_file(sf.get());
-  try {
-    chain.run();
-  } catch (const Error& e) {
-    EMBER_FAIL(e.what(), " (writing '", path, "')");
-  }
+  chain.set_label(path);
+  chain.run();
   clear_messages();
   EMBER_CHECK(sox_close(sf.release()) == SOX_SUCCESS, op, ": cannot finish writing '", path, "'",
               last_message().empty() ? "" : ": ", last_message());

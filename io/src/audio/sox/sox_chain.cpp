@@ -198,7 +198,8 @@ void EffectsChain::run() {
   // sox_flow_effects also returns SOX_EOF on a normal end of input (torchaudio
   // ignores its value too): failures are what the callbacks recorded.
   sox_flow_effects(chain_.get(), nullptr, nullptr);
-  EMBER_CHECK(state_.error.empty(), op_, ": ", state_.error);
+  EMBER_CHECK(state_.error.empty(), op_, ": ", label_.empty() ? "" : "'", label_,
+              label_.empty() ? "" : "': ", state_.error);
 }
 
 sox_encodinginfo_t tensor_encoding(DType dtype) {

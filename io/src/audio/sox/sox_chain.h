@@ -30,6 +30,8 @@ class EffectsChain {
   void add_output_samples(std::vector<sox_sample_t>* out);
   void add_output_file(sox_format_t* sf);
   void run();
+  // Names the data in run()'s errors ("audio::load: 'x.flac': ...").
+  void set_label(std::string label) { label_ = std::move(label); }
 
   unsigned out_channels() const { return interm_.channels; }
   int64_t out_rate() const { return static_cast<int64_t>(interm_.rate); }
@@ -53,6 +55,7 @@ class EffectsChain {
   void add(sox_effect_t* e, sox_signalinfo_t* out_signal, const std::string& what);
 
   const char* op_;
+  std::string label_;
   sox_encodinginfo_t in_enc_, out_enc_;
   sox_signalinfo_t in_sig_{}, interm_{}, out_sig_{};
   SoxChain chain_;

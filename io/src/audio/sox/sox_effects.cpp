@@ -83,18 +83,15 @@ Waveform read_through_effects(const char* op, sox_format_t* sf, const std::strin
   const DType dtype = file_dtype(op, label, sf, normalize);
   std::vector<sox_sample_t> out;
   const uint64_t declared = sf->signal.length;  // samples (all channels); 0 = unknown
-  if (declared > 0 && declared != SOX_UNKNOWN_LEN && declared < (uint64_t{1} << 28)) {
+  if (declared > 0 && declared != SOX_UNKNOWN_LEN && declared < (uint64_t{1} << 22)) {
     out.reserve(static_cast<size_t>(declared));
   }
   EffectsChain chain(op, sf->encoding, tensor_encoding(dtype));
   chain.add_input_file(sf);
   for (const auto& effect : effects) chain.add_effect(effect);
   chain.add_output_samples(&out);
-  try {
-    chain.run();
-  } catch (const Error& e) {
-    EMBER_FAIL(e.what(), " (reading '", label, "')");
-  }
+  chain.set_label(label);
+  chain.run();
   if (chain.input_ended() && exact_length(sf->encoding.encoding) && declared > 0 &&
       declared != SOX_UNKNOWN_LEN && chain.samples_read() < declared) {
     const std::string& why = last_message();

@@ -21,6 +21,8 @@ void keep_message(unsigned level, const char* /*source_file*/, const char* fmt, 
   // first warning.
   if (t_level == 0 || (level == 1 && t_level != 1)) {
     t_message = buf;
+    // Effect usage texts run over many lines: the first says enough.
+    if (const size_t nl = t_message.find('\n'); nl != std::string::npos) t_message.resize(nl);
     t_level = level;
   }
 }
