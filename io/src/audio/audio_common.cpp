@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <ember/core/error.h>
+#include <ember/ops/factories.h>
 
 namespace ember::audio::detail {
 
@@ -49,9 +50,26 @@ Tensor frames_major(const char* op, const Tensor& src, int64_t sample_rate, bool
   return (channels_first ? src.transpose(0, 1) : src).contiguous();
 }
 
-Tensor to_layout(const Tensor& frames_channels, bool channels_first) {
-  return channels_first ? frames_channels.transpose(0, 1).contiguous() : frames_channels;
+template <class T>
+Tensor from_interleaved(const T* samples, int64_t frames, int64_t channels, DType dtype,
+                        bool channels_first) {
+  Tensor t = channels_first ? empty({channels, frames}, dtype) : empty({frames, channels}, dtype);
+  T* out = static_cast<T*>(t.data_ptr());
+  if (!channels_first || channels == 1) {
+    if (frames * channels > 0) std::memcpy(out, samples, static_cast<size_t>(frames * channels) * sizeof(T));
+  } else {
+    for (int64_t c = 0; c < channels; ++c) {
+      T* row = out + c * frames;
+      const T* src = samples + c;
+      for (int64_t i = 0; i < frames; ++i) row[i] = src[i * channels];
+    }
+  }
+  return t;
 }
+template Tensor from_interleaved<float>(const float*, int64_t, int64_t, DType, bool);
+template Tensor from_interleaved<int32_t>(const int32_t*, int64_t, int64_t, DType, bool);
+template Tensor from_interleaved<int16_t>(const int16_t*, int64_t, int64_t, DType, bool);
+template Tensor from_interleaved<uint8_t>(const uint8_t*, int64_t, int64_t, DType, bool);
 
 Tensor check_bytes(const char* op, const Tensor& data) {
   EMBER_CHECK(data.defined(), op, ": expected a tensor, got an undefined tensor");

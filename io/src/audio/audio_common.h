@@ -22,8 +22,16 @@ void check_frame_range(const char* op, int64_t frame_offset, int64_t num_frames)
 // the sample rate; returns it as a contiguous [frames, channels] tensor.
 Tensor frames_major(const char* op, const Tensor& src, int64_t sample_rate, bool channels_first);
 
-// [frames, channels] contiguous -> the caller's layout, contiguous.
-Tensor to_layout(const Tensor& frames_channels, bool channels_first);
+// A waveform tensor of `frames` x `channels` interleaved samples of type T
+// (dtype), in the caller's layout ([channels, frames] when channels_first):
+// one pass, no intermediate tensor.
+template <class T>
+Tensor from_interleaved(const T* samples, int64_t frames, int64_t channels, DType dtype,
+                        bool channels_first);
+extern template Tensor from_interleaved<float>(const float*, int64_t, int64_t, DType, bool);
+extern template Tensor from_interleaved<int32_t>(const int32_t*, int64_t, int64_t, DType, bool);
+extern template Tensor from_interleaved<int16_t>(const int16_t*, int64_t, int64_t, DType, bool);
+extern template Tensor from_interleaved<uint8_t>(const uint8_t*, int64_t, int64_t, DType, bool);
 
 // Checks load_bytes's data: a defined, non-empty 1-D uint8 CPU tensor; contiguous.
 Tensor check_bytes(const char* op, const Tensor& data);

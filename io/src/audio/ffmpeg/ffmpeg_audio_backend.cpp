@@ -297,12 +297,13 @@ void append_any(const char* op, const std::string& label, const AVFrame* f, int 
 
 // Decodes the selected stream of `in` into a [frames, channels] tensor.
 template <class Out>
-Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset, int64_t num_frames) {
+Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset, int64_t num_frames,
+              bool channels_first) {
   const int channels = dec->ch_layout.nb_channels;
   const int sample_rate = dec->sample_rate;
   std::vector<Out> out;
   const int64_t declared = declared_frames(in.format.get(), in.stream);
-  if (declared > 0 && declared * channels < (int64_t{1} << 22)) {
+  if (declared > 0 && declared * channels < (int64_t{1} << 26)) {
     out.reserve(static_cast<size_t>((num_frames > 0 ? std::min(num_frames, declared) : declared) * channels));
   }
   int64_t position = 0;   // frames decoded so far (before trimming)
@@ -373,9 +374,8 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
     EMBER_FAIL(in.op, ": '", in.label, "' is truncated: its header declares ", declared,
                " frames, the data holds ", position);
   }
-  Tensor t = empty({static_cast<int64_t>(out.size()) / channels, channels}, dtype);
-  if (!out.empty()) std::memcpy(t.data_ptr(), out.data(), out.size() * sizeof(Out));
-  return t;
+  return detail::from_interleaved<Out>(out.data(), static_cast<int64_t>(out.size()) / channels,
+                                       channels, dtype, channels_first);
 }
 
 Waveform load_input(Input& in, int64_t frame_offset, int64_t num_frames, bool normalize,
@@ -405,12 +405,13 @@ Waveform load_input(Input& in, int64_t frame_offset, int64_t num_frames, bool no
       default: break;
     }
   }
+  const bool cf = channels_first;
   Tensor t;
-  if (dtype == kUInt8) t = decode<uint8_t>(in, dec.get(), dtype, frame_offset, num_frames);
-  else if (dtype == kInt16) t = decode<int16_t>(in, dec.get(), dtype, frame_offset, num_frames);
-  else if (dtype == kInt32) t = decode<int32_t>(in, dec.get(), dtype, frame_offset, num_frames);
-  else t = decode<float>(in, dec.get(), dtype, frame_offset, num_frames);
-  return {detail::to_layout(t, channels_first), dec->sample_rate};
+  if (dtype == kUInt8) t = decode<uint8_t>(in, dec.get(), dtype, frame_offset, num_frames, cf);
+  else if (dtype == kInt16) t = decode<int16_t>(in, dec.get(), dtype, frame_offset, num_frames, cf);
+  else if (dtype == kInt32) t = decode<int32_t>(in, dec.get(), dtype, frame_offset, num_frames, cf);
+  else t = decode<float>(in, dec.get(), dtype, frame_offset, num_frames, cf);
+  return {t, dec->sample_rate};
 }
 
 // ---- output -----------------------------------------------------------------

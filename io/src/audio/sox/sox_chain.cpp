@@ -231,27 +231,30 @@ unsigned tensor_precision(DType dtype) {
 
 std::vector<sox_sample_t> to_sox_samples(const Tensor& t) { return detail::to_int32_samples(t); }
 
-Tensor from_sox_samples(const std::vector<sox_sample_t>& samples, unsigned channels, DType dtype) {
+Tensor from_sox_samples(const std::vector<sox_sample_t>& samples, unsigned channels, DType dtype,
+                        bool channels_first) {
   const int64_t c = std::max<unsigned>(channels, 1);
   const int64_t frames = static_cast<int64_t>(samples.size()) / c;
   const size_t n = static_cast<size_t>(frames * c);
-  Tensor t = empty({frames, c}, dtype);
   SOX_SAMPLE_LOCALS;
   size_t clips = 0;
   if (dtype == kFloat32) {
-    float* p = t.data_ptr<float>();
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<float>(SOX_SAMPLE_TO_FLOAT_32BIT(samples[i], clips));
-  } else if (dtype == kInt32) {
-    if (n) std::memcpy(t.data_ptr(), samples.data(), n * sizeof(int32_t));
-  } else if (dtype == kInt16) {
-    int16_t* p = t.data_ptr<int16_t>();
-    for (size_t i = 0; i < n; ++i) p[i] = SOX_SAMPLE_TO_SIGNED_16BIT(samples[i], clips);
-  } else {
-    uint8_t* p = t.data_ptr<uint8_t>();
-    for (size_t i = 0; i < n; ++i) p[i] = SOX_SAMPLE_TO_UNSIGNED_8BIT(samples[i], clips);
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(SOX_SAMPLE_TO_FLOAT_32BIT(samples[i], clips));
+    return detail::from_interleaved<float>(v.data(), frames, c, dtype, channels_first);
   }
+  if (dtype == kInt32) {
+    return detail::from_interleaved<int32_t>(samples.data(), frames, c, dtype, channels_first);
+  }
+  if (dtype == kInt16) {
+    std::vector<int16_t> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = SOX_SAMPLE_TO_SIGNED_16BIT(samples[i], clips);
+    return detail::from_interleaved<int16_t>(v.data(), frames, c, dtype, channels_first);
+  }
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = SOX_SAMPLE_TO_UNSIGNED_8BIT(samples[i], clips);
   (void)clips;
-  return t;
+  return detail::from_interleaved<uint8_t>(v.data(), frames, c, dtype, channels_first);
 }
 
 }  // namespace ember::audio::sox_detail

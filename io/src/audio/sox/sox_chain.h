@@ -71,10 +71,11 @@ std::vector<sox_sample_t> to_sox_samples(const Tensor& frames_channels);
 sox_encodinginfo_t tensor_encoding(DType dtype);
 unsigned tensor_precision(DType dtype);
 
-// int32 samples -> [frames, channels] of dtype (float32 through
-// SOX_SAMPLE_TO_FLOAT_32BIT, int16 / uint8 through libsox's rounding macros).
+// int32 samples -> a waveform of dtype (float32 through SOX_SAMPLE_TO_FLOAT_32BIT,
+// int16 / uint8 through libsox's rounding macros) in the caller's layout.
 // A trailing partial frame is dropped.
-Tensor from_sox_samples(const std::vector<sox_sample_t>& samples, unsigned channels, DType dtype);
+Tensor from_sox_samples(const std::vector<sox_sample_t>& samples, unsigned channels, DType dtype,
+                        bool channels_first);
 
 }  // namespace ember::audio::sox_detail
 

@@ -83,7 +83,7 @@ Waveform read_through_effects(const char* op, sox_format_t* sf, const std::strin
   const DType dtype = file_dtype(op, label, sf, normalize);
   std::vector<sox_sample_t> out;
   const uint64_t declared = sf->signal.length;  // samples (all channels); 0 = unknown
-  if (declared > 0 && declared != SOX_UNKNOWN_LEN && declared < (uint64_t{1} << 22)) {
+  if (declared > 0 && declared != SOX_UNKNOWN_LEN && declared < (uint64_t{1} << 26)) {
     out.reserve(static_cast<size_t>(declared));
   }
   EffectsChain chain(op, sf->encoding, tensor_encoding(dtype));
@@ -101,8 +101,7 @@ Waveform read_through_effects(const char* op, sox_format_t* sf, const std::strin
                why.empty() ? "" : ")");
   }
   const DType out_dtype = normalize ? kFloat32 : dtype;
-  Tensor t = from_sox_samples(out, chain.out_channels(), out_dtype);
-  return {detail::to_layout(t, channels_first), chain.out_rate()};
+  return {from_sox_samples(out, chain.out_channels(), out_dtype, channels_first), chain.out_rate()};
 }
 
 }  // namespace sox_detail
@@ -127,8 +126,7 @@ Waveform apply_effects_tensor(const Tensor& src, int64_t sample_rate,
   for (const auto& effect : effects) chain.add_effect(effect);
   chain.add_output_samples(&out);
   chain.run();
-  Tensor t = from_sox_samples(out, chain.out_channels(), dtype);
-  return {detail::to_layout(t, channels_first), chain.out_rate()};
+  return {from_sox_samples(out, chain.out_channels(), dtype, channels_first), chain.out_rate()};
 }
 
 Waveform apply_effects_file(const std::string& path,
