@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
 #include "io/audio_test_util.h"
 
@@ -178,6 +179,52 @@ TEST_F(AudioFFmpeg, DispatchAndChannelsLast) {
   EXPECT_TRUE(same_tensor(x.transpose(0, 1).contiguous(), back.waveform));
   EXPECT_EQ(audio::info(p.str()).encoding, "PCM_S");
   audio::set_audio_backend(before);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(AudioThreads, ConcurrentLoadsAgree) {
+  // Both backends from several threads at once (SoX calls are serialized,
+  // Note [SoX is single-threaded]; FFmpeg's run in parallel).
+  const std::vector<std::string> files = {"speech16k_s16.wav", "speech16k.flac", "bell.oga",
+                                          "stereo48k_s24.flac"};
+  for (const std::string& backend : audio::list_audio_backends()) {
+    SCOPED_TRACE(backend);
+    auto load = [&](const std::string& f) {
+      return backend == "sox" ? audio::sox_io::load(audio_src(f)) : audio::ffmpeg::load(audio_src(f));
+    };
+    std::vector<Tensor> expected;
+    for (const auto& f : files) expected.push_back(load(f).waveform);
+    std::vector<std::vector<Tensor>> got(4);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (int r = 0; r < 5; ++r) {
+          for (const auto& f : files) got[t].push_back(load(f).waveform);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 4; ++t) {
+      ASSERT_EQ(got[t].size(), files.size() * 5);
+      for (size_t i = 0; i < got[t].size(); ++i) {
+        EXPECT_TRUE(same_tensor(expected[i % files.size()], got[t][i]));
+      }
+    }
+  }
+}
+
+TEST_F(AudioFFmpeg, FormatOverride) {
+  TempPath bin("flac_as.bin");
+  io::write_file(bin.str(), io::read_file(audio_src("speech16k.flac")));
+  const auto a = audio::ffmpeg::load(bin.str(), 0, -1, true, true, "flac");
+  EXPECT_TRUE(same_tensor(audio::ffmpeg::load(audio_src("speech16k.flac")).waveform, a.waveform));
+  EXPECT_EQ(audio::ffmpeg::info(bin.str(), "flac").encoding, "FLAC");
+  TempPath out("wav_as.bin");
+  audio::ffmpeg::save(out.str(), a.waveform, 16000, true, "wav", "PCM_S", 16);
+  EXPECT_TRUE(same_tensor(a.waveform, audio::ffmpeg::load(out.str(), 0, -1, true, true, "wav").waveform));
 }
 
 }  // namespace

@@ -106,6 +106,7 @@ unsigned save_precision(const std::string& format, DType dtype) {
 
 Waveform load(const std::string& path, int64_t frame_offset, int64_t num_frames, bool normalize,
               bool channels_first, const std::string& format) {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   const char* op = "audio::load";
   detail::check_frame_range(op, frame_offset, num_frames);
   SoxFormat sf = open_read(op, path, format);
@@ -115,6 +116,7 @@ Waveform load(const std::string& path, int64_t frame_offset, int64_t num_frames,
 
 Waveform load_bytes(const Tensor& data, bool normalize, bool channels_first,
                     const std::string& format) {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   const char* op = "audio::sox_io::load_bytes";
   const Tensor bytes = detail::check_bytes(op, data);
   SoxFormat sf = open_mem_read(op, bytes, format);
@@ -122,6 +124,7 @@ Waveform load_bytes(const Tensor& data, bool normalize, bool channels_first,
 }
 
 AudioMetaData info(const std::string& path, const std::string& format) {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   const char* op = "audio::info";
   SoxFormat sf = open_read(op, path, format);
   const unsigned channels = sf->signal.channels;
@@ -138,6 +141,7 @@ AudioMetaData info(const std::string& path, const std::string& format) {
 void save(const std::string& path, const Tensor& src, int64_t sample_rate, bool channels_first,
           const std::string& format, const std::string& encoding, int64_t bits_per_sample,
           std::optional<double> compression) {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   const char* op = "audio::save";
   const Tensor fc = detail::frames_major(op, src, sample_rate, channels_first);
   const std::string filetype = detail::save_format(path, format);

@@ -109,6 +109,7 @@ Waveform read_through_effects(const char* op, sox_format_t* sf, const std::strin
 Waveform apply_effects_tensor(const Tensor& src, int64_t sample_rate,
                               const std::vector<std::vector<std::string>>& effects,
                               bool channels_first) {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   using namespace sox_detail;
   const char* op = "audio::apply_effects_tensor";
   const Tensor fc = detail::frames_major(op, src, sample_rate, channels_first);
@@ -132,12 +133,14 @@ Waveform apply_effects_tensor(const Tensor& src, int64_t sample_rate,
 Waveform apply_effects_file(const std::string& path,
                             const std::vector<std::vector<std::string>>& effects, bool normalize,
                             bool channels_first, const std::string& format) {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   const char* op = "audio::apply_effects_file";
   sox_detail::SoxFormat sf = sox_detail::open_read(op, path, format);
   return sox_detail::read_through_effects(op, sf.get(), path, effects, normalize, channels_first);
 }
 
 std::vector<std::string> effect_names() {
+  const auto lock = sox_detail::sox_lock();  // Note [SoX is single-threaded]
   sox_detail::ensure_sox();
   static const char* const kUnsupported[] = {"input", "output", "spectrogram", "noiseprof",
                                              "noisered", "splice"};

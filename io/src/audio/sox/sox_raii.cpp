@@ -41,6 +41,11 @@ void ensure_sox() {
   EMBER_CHECK(status == SOX_SUCCESS, "audio: sox_init failed (", sox_strerror(status), ")");
 }
 
+std::unique_lock<std::recursive_mutex> sox_lock() {
+  static std::recursive_mutex mutex;
+  return std::unique_lock<std::recursive_mutex>(mutex);
+}
+
 const std::string& last_message() { return t_message; }
 void clear_messages() {
   t_message.clear();

@@ -9,6 +9,7 @@
 // thread's last failure/warning text, which Ember's errors then quote
 // ("audio::load: 'x.wav': WAVE: RIFF header not found").
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <sox.h>
@@ -17,6 +18,13 @@ namespace ember::audio::sox_detail {
 
 // sox_init() once per process, with Ember's message handler (Note [SoX messages]).
 void ensure_sox();
+
+// Note [SoX is single-threaded]: libsox keeps process-wide state (sox_globals,
+// the effects' lazily built FFT tables, the message handler), so every public
+// SoX entry point holds this lock for its whole call, libsox objects'
+// destruction included (take it before creating them). Parallel decoding
+// belongs to the FFmpeg backend.
+std::unique_lock<std::recursive_mutex> sox_lock();
 
 // The last failure / warning libsox reported on this thread since clear_messages().
 const std::string& last_message();
