@@ -49,3 +49,31 @@ if(NOT PNG_FOUND)
   message(FATAL_ERROR "libpng not found (Ember::io needs it): run scripts/install_deps.sh "
                       "(Debian package libpng-dev)")
 endif()
+
+# Audio IO (io/src/audio): libsox and FFmpeg, each optional (EMBER_WITH_SOX,
+# EMBER_WITH_FFMPEG: AUTO uses what pkg-config finds, ON requires it, OFF skips
+# it). Either one suffices; without both, Ember::audio::load raises.
+find_package(PkgConfig)
+set(EMBER_HAS_SOX OFF)
+if(NOT EMBER_WITH_SOX STREQUAL "OFF" AND PKG_CONFIG_FOUND)
+  pkg_check_modules(EMBER_SOX IMPORTED_TARGET sox)
+  if(EMBER_SOX_FOUND)
+    set(EMBER_HAS_SOX ON)
+  endif()
+endif()
+if(EMBER_WITH_SOX STREQUAL "ON" AND NOT EMBER_HAS_SOX)
+  message(FATAL_ERROR "EMBER_WITH_SOX=ON but libsox was not found: run scripts/install_deps.sh "
+                      "(Debian packages libsox-dev libsox-fmt-all)")
+endif()
+set(EMBER_HAS_FFMPEG OFF)
+if(NOT EMBER_WITH_FFMPEG STREQUAL "OFF" AND PKG_CONFIG_FOUND)
+  pkg_check_modules(EMBER_FFMPEG IMPORTED_TARGET libavformat libavcodec libavutil)
+  if(EMBER_FFMPEG_FOUND)
+    set(EMBER_HAS_FFMPEG ON)
+  endif()
+endif()
+if(EMBER_WITH_FFMPEG STREQUAL "ON" AND NOT EMBER_HAS_FFMPEG)
+  message(FATAL_ERROR "EMBER_WITH_FFMPEG=ON but FFmpeg was not found: run scripts/install_deps.sh "
+                      "(Debian packages libavformat-dev libavcodec-dev libavutil-dev)")
+endif()
+message(STATUS "Ember: audio backends: SoX ${EMBER_HAS_SOX}, FFmpeg ${EMBER_HAS_FFMPEG}")

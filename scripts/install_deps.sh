@@ -3,15 +3,19 @@
 #   scripts/install_deps.sh            build + test dependencies
 #   scripts/install_deps.sh --bench    also libtorch-dev (the benchmark peer) and libfftw3-dev (the fft suite's ceiling)
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
+# libsox and FFmpeg are optional for the build (EMBER_WITH_SOX / EMBER_WITH_FFMPEG);
+# libsox-fmt-all brings SoX's FLAC, Ogg Vorbis, Opus and MP3 formats.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
-          libjpeg62-turbo-dev libpng-dev)
+          libjpeg62-turbo-dev libpng-dev
+          libsox-dev libsox-fmt-all libavformat-dev libavcodec-dev libavutil-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev libfftw3-dev) ;;
     --fixtures) packages+=(python3-torch python3-numpy python3-scipy
-                           python3-torchvision python3-pil) ;;
+                           python3-torchvision python3-pil
+                           python3-torchaudio sox ffmpeg) ;;
     *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,58 @@
+#pragma once
+// RAII owners for the FFmpeg objects of the audio backend, and FFmpeg's error text.
+#include <memory>
+#include <string>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+}
+
+namespace ember::audio::ffmpeg_detail {
+
+// av_strerror's text for an AVERROR code.
+inline std::string av_error(int code) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(code, buf, sizeof buf);
+  return buf;
+}
+
+struct InputCloser {
+  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+};
+using InputContext = std::unique_ptr<AVFormatContext, InputCloser>;
+
+struct OutputCloser {
+  void operator()(AVFormatContext* c) const {
+    if (c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
+    avformat_free_context(c);
+  }
+};
+using OutputContext = std::unique_ptr<AVFormatContext, OutputCloser>;
+
+struct CodecCloser {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+using CodecContext = std::unique_ptr<AVCodecContext, CodecCloser>;
+
+struct FrameFree {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+using Frame = std::unique_ptr<AVFrame, FrameFree>;
+
+struct PacketFree {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+using Packet = std::unique_ptr<AVPacket, PacketFree>;
+
+// An AVIOContext over bytes in memory (its internal buffer is av_malloc'd).
+struct IoFree {
+  void operator()(AVIOContext* io) const {
+    if (io) av_freep(&io->buffer);
+    avio_context_free(&io);
+  }
+};
+using IoContext = std::unique_ptr<AVIOContext, IoFree>;
+
+}  // namespace ember::audio::ffmpeg_detail
