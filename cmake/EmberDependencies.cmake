@@ -49,3 +49,26 @@ if(NOT PNG_FOUND)
   message(FATAL_ERROR "libpng not found (Ember::io needs it): run scripts/install_deps.sh "
                       "(Debian package libpng-dev)")
 endif()
+
+# Video IO in Ember::io goes through FFmpeg (Debian's libavformat-dev libavcodec-dev
+# libavutil-dev libswscale-dev libswresample-dev), found with pkg-config. Optional:
+# EMBER_WITH_FFMPEG defaults to ON when found; without it the video functions raise.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(EMBER_FFMPEG QUIET libavformat libavcodec libavutil libswscale libswresample)
+endif()
+option(EMBER_WITH_FFMPEG "Video IO (Ember::io) through FFmpeg" ${EMBER_FFMPEG_FOUND})
+if(EMBER_WITH_FFMPEG)
+  if(NOT EMBER_FFMPEG_FOUND)
+    message(FATAL_ERROR "EMBER_WITH_FFMPEG=ON but FFmpeg's libraries were not found: run "
+                        "scripts/install_deps.sh (libavformat-dev libavcodec-dev libavutil-dev "
+                        "libswscale-dev libswresample-dev) or configure with -DEMBER_WITH_FFMPEG=OFF")
+  endif()
+  # A plain INTERFACE target (as ember_openblas) so a static Ember::io exports it.
+  add_library(ember_ffmpeg INTERFACE)
+  target_link_libraries(ember_ffmpeg INTERFACE ${EMBER_FFMPEG_LINK_LIBRARIES})
+  target_include_directories(ember_ffmpeg SYSTEM INTERFACE ${EMBER_FFMPEG_INCLUDE_DIRS})
+  message(STATUS "Ember::io video: FFmpeg libavformat ${EMBER_FFMPEG_libavformat_VERSION}")
+else()
+  message(STATUS "Ember::io video: off (EMBER_WITH_FFMPEG=OFF); video functions raise")
+endif()

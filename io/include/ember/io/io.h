@@ -1,4 +1,5 @@
 #pragma once
-// Umbrella header of Ember::io: file and image IO.
+// Umbrella header of Ember::io: file, image and video IO.
 #include <ember/io/file.h>
 #include <ember/io/image.h>
+#include <ember/io/video.h>
