@@ -83,22 +83,22 @@ TEST_P(VideoFixture, SequentialFrames) {
 }
 
 TEST_P(VideoFixture, Seek) {
-  // Records are grouped per (kind, t, keyframes_only): frame k = 0, 1 or the end.
-  std::map<std::tuple<std::string, std::string, std::string>, Records> cases;
-  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  // Each seek is a run of records with k = 0, 1, ... (or "seekend" for no frame k).
+  std::vector<Records> cases;
   for (const auto& r : records_) {
     if (r[0] != "seek" && r[0] != "seekend") continue;
-    auto key = std::make_tuple(r[1], r[2], r[3]);
-    if (!cases.count(key)) order.push_back(key);
-    cases[key].push_back(r);
+    if (r[4] == "0") cases.emplace_back();
+    cases.back().push_back(r);
   }
   std::map<std::string, std::unique_ptr<io::VideoReader>> readers;
-  for (const auto& key : order) {
-    const auto& [kind, t, kf] = key;
+  for (const Records& c : cases) {
+    const std::string& kind = c[0][1];
+    const std::string& t = c[0][2];
+    const std::string& kf = c[0][3];
     auto& reader = readers[kind];
     if (!reader) reader = std::make_unique<io::VideoReader>(path_, kind);
     reader->seek(parse_double(t), kf == "1");
-    for (const auto& r : cases[key]) {
+    for (const auto& r : c) {
       std::optional<io::VideoFrame> f = reader->next();
       const std::string what = kind + " seek(" + t + ", keyframes_only=" + kf + ") frame " + r[4];
       if (r[0] == "seekend") {

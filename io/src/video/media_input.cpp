@@ -12,11 +12,16 @@ constexpr int kAvioBufferSize = 64 * 1024;
 
 }  // namespace
 
-MediaInput MediaInput::open_file(const std::string& path) {
+MediaInput MediaInput::open_file(const std::string& path, bool generate_pts) {
   quiet_ffmpeg_logging();
   MediaInput in;
   in.name_ = "'" + path + "'";
-  AVFormatContext* raw = nullptr;
+  in.path_ = path;
+  in.generate_pts_ = generate_pts;
+  AVFormatContext* raw = avformat_alloc_context();
+  EMBER_CHECK(raw != nullptr, "video: out of memory");
+  if (generate_pts) raw->flags |= AVFMT_FLAG_GENPTS;
+  // On failure avformat_open_input frees the context.
   const int r = avformat_open_input(&raw, path.c_str(), nullptr, nullptr);
   EMBER_CHECK(r >= 0, "video: cannot open ", in.name_, ": ", av_error_text(r));
   in.format_.reset(raw);
@@ -75,6 +80,10 @@ MediaInput MediaInput::open_memory(const Tensor& bytes) {
   in.format_.reset(raw);
   in.probe();
   return in;
+}
+
+MediaInput MediaInput::reopen() const {
+  return memory_ ? open_memory(memory_->bytes) : open_file(path_, generate_pts_);
 }
 
 void MediaInput::probe() {

@@ -14,11 +14,16 @@ class MediaInput {
  public:
   // Opens and probes the file (avformat_find_stream_info); raises ember::Error
   // naming the file and FFmpeg's reason.
-  static MediaInput open_file(const std::string& path);
+  // generate_pts: let the demuxer fill in missing packet timestamps
+  // (AVFMT_FLAG_GENPTS), as PyAV opens every file; torchvision's C++ reader does not.
+  static MediaInput open_file(const std::string& path, bool generate_pts = false);
   static MediaInput open_memory(const Tensor& bytes);
 
   MediaInput(MediaInput&&) noexcept = default;
   MediaInput& operator=(MediaInput&&) = delete;  // member order matters on teardown
+
+  // The same source opened afresh (torchvision reopens the file on every seek).
+  MediaInput reopen() const;
 
   AVFormatContext* format() const { return format_.get(); }
   // "'clip.mp4'" or "in-memory video (1234 bytes)", for error messages.
@@ -41,6 +46,8 @@ class MediaInput {
     int64_t pos = 0;
   };
   std::unique_ptr<MemorySource> memory_;
+  std::string path_;          // for a file
+  bool generate_pts_ = false;
   AvioPtr avio_;
   InputFormatPtr format_;
   std::string name_;

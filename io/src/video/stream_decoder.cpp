@@ -21,18 +21,25 @@ StreamDecoder::StreamDecoder(MediaInput& input, int stream_index, int64_t num_th
   for (unsigned i = 0; i < fmt->nb_streams; ++i) {
     fmt->streams[i]->discard = static_cast<int>(i) == stream_index ? AVDISCARD_DEFAULT : AVDISCARD_ALL;
   }
+  num_threads_ = num_threads;
+  open_codec();
+}
+
+void StreamDecoder::open_codec() {
   const AVCodec* decoder = avcodec_find_decoder(stream_->codecpar->codec_id);
   EMBER_CHECK(decoder != nullptr, "video: no decoder for the ", type_name(stream_->codecpar->codec_type),
-              " codec '", avcodec_get_name(stream_->codecpar->codec_id), "' of ", input.name());
+              " codec '", avcodec_get_name(stream_->codecpar->codec_id), "' of ", input_.name());
   codec_.reset(avcodec_alloc_context3(decoder));
   EMBER_CHECK(codec_, "video: out of memory");
   int r = avcodec_parameters_to_context(codec_.get(), stream_->codecpar);
-  EMBER_CHECK(r >= 0, "video: bad codec parameters in ", input.name(), ": ", av_error_text(r));
+  EMBER_CHECK(r >= 0, "video: bad codec parameters in ", input_.name(), ": ", av_error_text(r));
   codec_->pkt_timebase = stream_->time_base;
-  codec_->thread_count = static_cast<int>(num_threads);
+  codec_->thread_count = static_cast<int>(num_threads_);
   r = avcodec_open2(codec_.get(), decoder, nullptr);
-  EMBER_CHECK(r >= 0, "video: cannot open the ", decoder->name, " decoder for ", input.name(),
+  EMBER_CHECK(r >= 0, "video: cannot open the ", decoder->name, " decoder for ", input_.name(),
               ": ", av_error_text(r));
+  flushed_ = false;
+  last_pts_ = AV_NOPTS_VALUE;
 }
 
 void StreamDecoder::feed() {
@@ -109,7 +116,26 @@ void StreamDecoder::seek_ticks(int64_t ticks) {
 }
 
 void StreamDecoder::seek_us(int64_t time_us) {
-  seek_ticks(av_rescale_q(time_us, AV_TIME_BASE_Q, stream_->time_base));
+  // As torchvision's decoder: seek the file's default stream (the video, if any)
+  // in microseconds, then decode with a fresh decoder. The fresh decoder matters
+  // for audio: a flushed AAC decoder and a new one give different first frames.
+  AVFormatContext* fmt = input_.format();
+  // FFmpeg's own default stream (av_seek_frame with -1) prefers streams that are
+  // not discarded, i.e. ours; torchvision discards nothing, so its seeks follow
+  // the video's keyframes even when it reads the audio.
+  const AVStream* by = stream_;
+  for (unsigned i = 0; i < fmt->nb_streams; ++i) {
+    const AVStream* s = fmt->streams[i];
+    if (s->codecpar->codec_type == AVMEDIA_TYPE_VIDEO && !(s->disposition & AV_DISPOSITION_ATTACHED_PIC)) {
+      by = s;
+      break;
+    }
+  }
+  int r = av_seek_frame(fmt, by->index, av_rescale_q(time_us, AV_TIME_BASE_Q, by->time_base),
+                        AVSEEK_FLAG_BACKWARD);
+  if (r < 0) r = av_seek_frame(fmt, stream_->index, 0, AVSEEK_FLAG_BYTE | AVSEEK_FLAG_BACKWARD);
+  EMBER_CHECK(r >= 0, "video: cannot seek in ", input_.name(), ": ", av_error_text(r));
+  open_codec();
 }
 
 }  // namespace ember::io::detail

@@ -28,18 +28,23 @@ class StreamDecoder {
   // The same in the stream's time base (PyAV's frame.pts, with the same fallback).
   int64_t frame_pts(const AVFrame* frame);
 
-  // Repositions at the keyframe at or before time_us (microseconds) and resets
-  // the decoder. Raises if the file cannot seek.
+  // Repositions at the keyframe at or before time_us (microseconds) of the file's
+  // default stream and restarts with a fresh decoder (torchvision's VideoReader).
+  // Raises if the file cannot seek.
   void seek_us(int64_t time_us);
-  // The same with the target in the stream's time base.
+  // Repositions this stream at the keyframe at or before `ticks` of its time base
+  // and flushes the decoder (PyAV's container.seek(..., stream=s), read_video).
   void seek_ticks(int64_t ticks);
 
  private:
   // Feeds the decoder one packet of our stream (or the end-of-stream flush).
   void feed();
+  // (Re)creates and opens the codec context.
+  void open_codec();
 
   MediaInput& input_;
   AVStream* stream_ = nullptr;
+  int64_t num_threads_ = 0;
   CodecContextPtr codec_;
   PacketPtr packet_;
   FramePtr frame_;

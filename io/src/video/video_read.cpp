@@ -160,7 +160,7 @@ VideoClip read_video(const std::string& path, double start_pts, std::optional<do
   EMBER_CHECK(!std::isnan(start_pts) && !std::isnan(end), "read_video: start_pts and end_pts must be numbers");
   EMBER_CHECK(end >= start_pts, "read_video: end_pts should be larger than start_pts, got start_pts=",
               start_pts, " and end_pts=", end);
-  detail::MediaInput input = detail::MediaInput::open_file(path);
+  detail::MediaInput input = detail::MediaInput::open_file(path, /*generate_pts=*/true);
   VideoClip clip;
   const int video = input.find_stream(AVMEDIA_TYPE_VIDEO, 0);
   const int audio = input.find_stream(AVMEDIA_TYPE_AUDIO, 0);
@@ -181,7 +181,7 @@ VideoClip read_video(const std::string& path, double start_pts, std::optional<do
 }
 
 VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit) {
-  detail::MediaInput input = detail::MediaInput::open_file(path);
+  detail::MediaInput input = detail::MediaInput::open_file(path, /*generate_pts=*/true);
   VideoTimestamps out;
   const int index = input.find_stream(AVMEDIA_TYPE_VIDEO, 0);
   if (index < 0) return out;

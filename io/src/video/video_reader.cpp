@@ -17,26 +17,32 @@ namespace ember::io {
 bool video_available() { return true; }
 
 struct VideoReader::Impl {
-  explicit Impl(detail::MediaInput in) : input(std::move(in)), meta(detail::read_metadata(input)) {}
+  explicit Impl(detail::MediaInput in)
+      : input(std::make_unique<detail::MediaInput>(std::move(in))), meta(detail::read_metadata(*input)) {}
 
   // Opens the decoder of `spec`, positioned at the start of the file.
   void open_stream(const detail::StreamSpec& s) {
-    const int index = input.find_stream(s.media, s.index);
-    EMBER_CHECK(index >= 0, "VideoReader: ", input.name(), " has no ", s.type, " stream",
+    const int index = input->find_stream(s.media, s.index);
+    EMBER_CHECK(index >= 0, "VideoReader: ", input->name(), " has no ", s.type, " stream",
                 s.index >= 0 ? " " + std::to_string(s.index) : std::string());
-    const bool fresh = decoder == nullptr;
-    decoder.reset();  // (before the new one takes over the demuxer's stream selection)
-    decoder = std::make_unique<detail::StreamDecoder>(input, index, num_threads);
     spec = s;
+    stream_index = index;
     // A stream switch restarts at the beginning, as torchvision's re-init does
     // (it would restart at its seekTS, which its seek() never sets).
-    if (!fresh) position(0.0, false);
+    position(0.0, false);
   }
 
+  // Restarts decoding at `seconds` as torchvision does: the file reopened (so
+  // demuxer and decoder state is exactly that of a fresh open: the AAC priming
+  // samples, for one, are only skipped on a first read), then a seek.
   void position(double seconds, bool keyframes_only) {
     // torchvision's rounding: whole microseconds, toward zero.
     const auto target_us = static_cast<int64_t>(seconds * 1e6);
-    decoder->seek_us(target_us);
+    const bool fresh = decoder == nullptr;
+    decoder.reset();
+    if (!fresh) input = std::make_unique<detail::MediaInput>(input->reopen());
+    decoder = std::make_unique<detail::StreamDecoder>(*input, stream_index, num_threads);
+    if (target_us > 0) decoder->seek_us(target_us);
     drop_before_us = keyframes_only ? std::numeric_limits<int64_t>::min() : target_us;
   }
 
@@ -56,8 +62,9 @@ struct VideoReader::Impl {
     return std::nullopt;
   }
 
-  detail::MediaInput input;
+  std::unique_ptr<detail::MediaInput> input;
   VideoMetadata meta;
+  int stream_index = -1;
   int64_t num_threads = 0;
   detail::StreamSpec spec;
   std::unique_ptr<detail::StreamDecoder> decoder;
