@@ -63,9 +63,11 @@ TEST(VideoWrite, RoundTripCodecsAndContainers) {
     const io::VideoClip clip = io::read_video(out.str(), 0, std::nullopt, io::PtsUnit::SEC);
     ASSERT_EQ(clip.video.sizes(), frames.sizes()) << c.file;
     EXPECT_LT(mean_abs_diff(clip.video, frames), c.max_diff) << c.file;
-    ASSERT_TRUE(clip.info.video_fps) << c.file;
-    EXPECT_DOUBLE_EQ(*clip.info.video_fps, 24.0) << c.file;
+    // (read_video's fps is FFmpeg's average rate, which for 12 frames in an MP4 is
+    // not 24; the base rate is.)
     io::VideoReader reader(out.str());
+    ASSERT_EQ(reader.metadata().video_fps.size(), 1u) << c.file;
+    EXPECT_DOUBLE_EQ(reader.metadata().video_fps[0], 24.0) << c.file;
     int64_t n = 0;
     for (const auto& f : reader) {
       EXPECT_NEAR(f.pts, n / 24.0, 1e-3) << c.file;

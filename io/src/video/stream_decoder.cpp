@@ -12,8 +12,9 @@ const char* type_name(AVMediaType t) {
 
 }  // namespace
 
-StreamDecoder::StreamDecoder(MediaInput& input, int stream_index, int64_t num_threads)
-    : input_(input), packet_(make_packet()), frame_(make_frame()) {
+StreamDecoder::StreamDecoder(MediaInput& input, int stream_index, int64_t num_threads,
+                             bool torchvision_timing)
+    : input_(input), torchvision_timing_(torchvision_timing), packet_(make_packet()), frame_(make_frame()) {
   AVFormatContext* fmt = input.format();
   EMBER_CHECK(stream_index >= 0 && stream_index < static_cast<int>(fmt->nb_streams),
               "video: no stream ", stream_index, " in ", input.name());
@@ -33,7 +34,7 @@ void StreamDecoder::open_codec() {
   EMBER_CHECK(codec_, "video: out of memory");
   int r = avcodec_parameters_to_context(codec_.get(), stream_->codecpar);
   EMBER_CHECK(r >= 0, "video: bad codec parameters in ", input_.name(), ": ", av_error_text(r));
-  codec_->pkt_timebase = stream_->time_base;
+  if (!torchvision_timing_) codec_->pkt_timebase = stream_->time_base;
   codec_->thread_count = static_cast<int>(num_threads_);
   r = avcodec_open2(codec_.get(), decoder, nullptr);
   EMBER_CHECK(r >= 0, "video: cannot open the ", decoder->name, " decoder for ", input_.name(),

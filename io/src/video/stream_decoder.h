@@ -13,7 +13,12 @@ class StreamDecoder {
  public:
   // Opens the decoder of input.format()->streams[stream_index]; other streams'
   // packets are discarded by the demuxer. num_threads 0: FFmpeg chooses.
-  StreamDecoder(MediaInput& input, int stream_index, int64_t num_threads);
+  // torchvision_timing: leave the decoder's pkt_timebase unset, as torchvision's
+  // reader does. Then the decoder cannot shift the pts of a frame whose leading
+  // samples it skips (Opus/Vorbis pre-skip), so that frame keeps its negative
+  // container pts and a read from time 0 drops it, exactly as in torchvision.
+  StreamDecoder(MediaInput& input, int stream_index, int64_t num_threads,
+                bool torchvision_timing = false);
 
   AVStream* stream() const { return stream_; }
   AVCodecContext* codec() const { return codec_.get(); }
@@ -45,6 +50,7 @@ class StreamDecoder {
   MediaInput& input_;
   AVStream* stream_ = nullptr;
   int64_t num_threads_ = 0;
+  bool torchvision_timing_ = false;
   CodecContextPtr codec_;
   PacketPtr packet_;
   FramePtr frame_;

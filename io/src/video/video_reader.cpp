@@ -41,7 +41,8 @@ struct VideoReader::Impl {
     const bool fresh = decoder == nullptr;
     decoder.reset();
     if (!fresh) input = std::make_unique<detail::MediaInput>(input->reopen());
-    decoder = std::make_unique<detail::StreamDecoder>(*input, stream_index, num_threads);
+    decoder = std::make_unique<detail::StreamDecoder>(*input, stream_index, num_threads,
+                                                      /*torchvision_timing=*/true);
     if (target_us > 0) decoder->seek_us(target_us);
     drop_before_us = keyframes_only ? std::numeric_limits<int64_t>::min() : target_us;
   }
