@@ -5,13 +5,16 @@
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
 set -euo pipefail
 
+# FFmpeg: Ember::io's video IO (optional at build time, EMBER_WITH_FFMPEG); the ffmpeg
+# command-line tool makes test videos in tests/io/test_video_*.cpp.
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
-          libjpeg62-turbo-dev libpng-dev)
+          libjpeg62-turbo-dev libpng-dev
+          libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev) ;;
     --fixtures) packages+=(python3-torch python3-numpy python3-scipy
-                           python3-torchvision python3-pil) ;;
+                           python3-torchvision python3-pil python3-av) ;;
     *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

@@ -22,7 +22,7 @@ std::string error_of(const std::function<void()>& f) {
 int64_t read_all(const std::string& path) {
   int64_t n = 0;
   io::VideoReader r(path);
-  for (const auto& f : r) ++n;
+  for ([[maybe_unused]] const auto& f : r) ++n;
   return n;
 }
 
@@ -76,7 +76,8 @@ TEST(VideoBadInput, DamagedCopiesNeverCrash) {
       for (const char* stream : {"video", "audio"}) {
         try {
           io::VideoReader r(bytes_of(damaged), stream);
-          for (const auto& f : r) (void)f;
+          for ([[maybe_unused]] const auto& f : r) {
+          }
           r.seek(0.5);
           (void)r.next();
         } catch (const Error& e) {

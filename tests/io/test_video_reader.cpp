@@ -167,7 +167,7 @@ TEST(VideoReader, MemoryStaysFlat) {
                          long_video.str()));
   io::VideoReader reader(long_video.str());
   int64_t n = 0, rss_after_warmup = 0, peak = 0;
-  for (const auto& f : reader) {
+  for ([[maybe_unused]] const auto& f : reader) {
     if (++n == 100) rss_after_warmup = rss_kb();
     if (n > 100) peak = std::max(peak, rss_kb());
   }

@@ -1,5 +1,6 @@
 // VideoReader: torchvision.io.VideoReader (its video_reader C++ backend) over
 // FFmpeg. One stream decodes at a time; seek is frame-accurate unless asked not to.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -23,8 +24,10 @@ struct VideoReader::Impl {
   // Opens the decoder of `spec`, positioned at the start of the file.
   void open_stream(const detail::StreamSpec& s) {
     const int index = input->find_stream(s.media, s.index);
-    EMBER_CHECK(index >= 0, "VideoReader: ", input->name(), " has no ", s.type, " stream",
-                s.index >= 0 ? " " + std::to_string(s.index) : std::string());
+    if (s.index >= 0) {
+      EMBER_CHECK(index >= 0, "VideoReader: ", input->name(), " has no ", s.type, " stream ", s.index);
+    }
+    EMBER_CHECK(index >= 0, "VideoReader: ", input->name(), " has no ", s.type, " stream");
     spec = s;
     stream_index = index;
     // A stream switch restarts at the beginning, as torchvision's re-init does
@@ -102,8 +105,9 @@ VideoReader& VideoReader::operator=(VideoReader&&) noexcept = default;
 const VideoMetadata& VideoReader::metadata() const { return impl_->meta; }
 
 std::string VideoReader::current_stream() const {
-  const int64_t index = impl_->spec.index < 0 ? 0 : impl_->spec.index;
-  return impl_->spec.type + ":" + std::to_string(index);
+  std::string name = impl_->spec.type;
+  name.append(":").append(std::to_string(std::max<int64_t>(impl_->spec.index, 0)));
+  return name;
 }
 
 void VideoReader::set_current_stream(const std::string& stream) {
