@@ -1,6 +1,8 @@
 // write_video: round trips through each codec and container, with audio, at an
 // odd frame rate; lossless codecs must give back the very pixels.
 #include <cmath>
+#include <map>
+#include <sstream>
 
 #include "video_test_util.h"
 
@@ -117,6 +119,38 @@ TEST(VideoWrite, WithAudioAndNtscRate) {
   for (int64_t i = 0; i < n; ++i)
     for (int c = 0; c < 2; ++c) worst = std::max(worst, double(std::abs(g[i * 2 + c] - a[c * n + i])));
   EXPECT_LT(worst, 1.0 / 32768 + 1e-7);
+}
+
+// torchvision.io.write_video wrote the same frames with the same codec and options
+// (scripts/fixtures/io_video.py); read back, the frames must be identical, i.e. the
+// encoders got the same pixels (same RGB -> YUV conversion) and settings.
+TEST(VideoWrite, SameFramesAsTorchvision) {
+  EMBER_REQUIRE_VIDEO();
+  const Tensor frames = test_frames(12, 64, 96);
+  int cases = 0;
+  for (const auto& r : read_records(io_data("io_video/write.tsv"))) {
+    const std::string& file = r[0];
+    const std::string& codec = r[1];
+    std::map<std::string, std::string> options;
+    if (r[2] != "-") {
+      std::stringstream ss(r[2]);
+      std::string kv;
+      while (std::getline(ss, kv, ',')) options[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    }
+    if (!has_encoder(codec)) {
+      ADD_FAILURE() << "no " << codec << " encoder";
+      continue;
+    }
+    TempPath out(file);
+    io::write_video(out.str(), frames, 24, codec, options);
+    const io::VideoClip clip = io::read_video(out.str(), 0, std::nullopt, io::PtsUnit::SEC);
+    ASSERT_EQ(shape_string(clip.video), r[3]) << file;
+    for (int64_t i = 0; i < clip.video.size(0); ++i) {
+      EXPECT_EQ(video_checksum(clip.video.select(0, i)), r[4 + i]) << file << " frame " << i;
+    }
+    ++cases;
+  }
+  EXPECT_EQ(cases, 4);
 }
 
 TEST(VideoWrite, BadArguments) {

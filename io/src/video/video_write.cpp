@@ -233,6 +233,9 @@ void write_video(const std::string& path, const Tensor& frames, double fps, cons
     c->framerate = rate;
     c->bit_rate = kPyAvBitRate;
     c->bit_rate_tolerance = kPyAvBitRateTolerance;
+    // PyAV's threading: automatic thread count, slice threads (option "threads" overrides).
+    c->thread_count = 0;
+    c->thread_type = FF_THREAD_SLICE;
   });
   std::optional<Writer::Encoder> a;
   if (audio) {
