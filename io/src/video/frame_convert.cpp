@@ -3,6 +3,7 @@
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 
+#include <cstring>
 #include <vector>
 
 extern "C" {
@@ -14,29 +15,62 @@ extern "C" {
 namespace ember::io::detail {
 
 FrameConverter::~FrameConverter() {
-  sws_freeContext(sws_);
+  sws_freeContext(sws_);  // (rgb_ frees itself)
   av_channel_layout_uninit(&swr_layout_);
 }
 
-void FrameConverter::video_to_rgb(const AVFrame* frame, uint8_t* out) {
+// Note [Padded RGB rows]
+// swscale's x86 YUV -> RGB24 fast path converts whole groups of 8 pixels and, when
+// a row of 8-pixel groups would not fit in the destination stride, stops at the last
+// whole group: with rows exactly 3 * W bytes and W not a multiple of 8, the last
+// W % 8 pixels of each row are never written. (torchvision 0.14's VideoReader has
+// this bug: those columns hold stale bytes.) So Ember converts into rows padded past
+// the next 8-pixel boundary, as PyAV's and ffmpeg's frame buffers are, and copies
+// out the W pixels; the values are then PyAV's and ffmpeg's.
+void FrameConverter::convert_padded(const AVFrame* frame) {
   const auto fmt = static_cast<AVPixelFormat>(frame->format);
   EMBER_CHECK(frame->width > 0 && frame->height > 0 && fmt != AV_PIX_FMT_NONE,
               "video: the decoder returned an empty frame");
   // sws_getCachedContext frees the old context itself when it has to make a new one.
-  sws_ = sws_getCachedContext(sws_, frame->width, frame->height, fmt, frame->width,
-                                          frame->height, AV_PIX_FMT_RGB24, sws_flags_, nullptr,
-                                          nullptr, nullptr);
+  sws_ = sws_getCachedContext(sws_, frame->width, frame->height, fmt, frame->width, frame->height,
+                              AV_PIX_FMT_RGB24, sws_flags_, nullptr, nullptr, nullptr);
   EMBER_CHECK(sws_ != nullptr, "video: cannot convert ", av_get_pix_fmt_name(fmt), " frames to RGB");
-  uint8_t* planes[4] = {out, nullptr, nullptr, nullptr};
-  int strides[4] = {3 * frame->width, 0, 0, 0};
+  rgb_stride_ = FFALIGN(3 * (frame->width + 8), 64);
+  const size_t need = static_cast<size_t>(rgb_stride_) * static_cast<size_t>(frame->height);
+  if (need > rgb_capacity_) {
+    rgb_.reset(static_cast<uint8_t*>(av_malloc(need)));
+    EMBER_CHECK(rgb_ != nullptr, "video: out of memory for a ", frame->width, "x", frame->height, " frame");
+    rgb_capacity_ = need;
+  }
+  uint8_t* planes[4] = {rgb_.get(), nullptr, nullptr, nullptr};
+  int strides[4] = {rgb_stride_, 0, 0, 0};
   const int h = sws_scale(sws_, frame->data, frame->linesize, 0, frame->height, planes, strides);
-  EMBER_CHECK(h == frame->height, "video: converting a ", av_get_pix_fmt_name(fmt),
-              " frame to RGB failed");
+  EMBER_CHECK(h == frame->height, "video: converting a ", av_get_pix_fmt_name(fmt), " frame to RGB failed");
 }
 
-Tensor FrameConverter::video_hwc(const AVFrame* frame) {
-  Tensor out = empty({frame->height, frame->width, 3}, kUInt8);
-  video_to_rgb(frame, out.data_ptr<uint8_t>());
+void FrameConverter::video_to_rgb(const AVFrame* frame, uint8_t* out) {
+  convert_padded(frame);
+  const size_t row = 3 * static_cast<size_t>(frame->width);
+  for (int y = 0; y < frame->height; ++y) {
+    std::memcpy(out + y * row, rgb_.get() + static_cast<size_t>(y) * rgb_stride_, row);
+  }
+}
+
+Tensor FrameConverter::video_chw(const AVFrame* frame) {
+  convert_padded(frame);
+  const int64_t h = frame->height, w = frame->width;
+  Tensor out = empty({3, h, w}, kUInt8);
+  uint8_t* r = out.data_ptr<uint8_t>();
+  uint8_t* g = r + h * w;
+  uint8_t* b = g + h * w;
+  for (int64_t y = 0; y < h; ++y) {
+    const uint8_t* src = rgb_.get() + y * rgb_stride_;
+    for (int64_t x = 0; x < w; ++x, src += 3) {
+      r[y * w + x] = src[0];
+      g[y * w + x] = src[1];
+      b[y * w + x] = src[2];
+    }
+  }
   return out;
 }
 

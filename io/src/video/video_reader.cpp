@@ -57,7 +57,7 @@ struct VideoReader::Impl {
       VideoFrame out;
       out.pts = static_cast<double>(pts_us) * 1e-6;  // as torchvision: us * 1e-6
       if (spec.media == AVMEDIA_TYPE_VIDEO) {
-        out.data = convert.video_hwc(f).permute({2, 0, 1}).contiguous();
+        out.data = convert.video_chw(f);
       } else {
         out.data = convert.audio_interleaved(f);
       }
