@@ -45,9 +45,6 @@ struct AvioFreer {
     avio_context_free(&c);
   }
 };
-struct DictFreer {
-  void operator()(AVDictionary* d) const { av_dict_free(&d); }
-};
 
 using InputFormatPtr = std::unique_ptr<AVFormatContext, InputFormatCloser>;
 using OutputFormatPtr = std::unique_ptr<AVFormatContext, OutputFormatFreer>;

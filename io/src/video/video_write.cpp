@@ -32,6 +32,7 @@ using detail::av_error_text;
 constexpr int64_t kPyAvBitRate = 1024000;
 constexpr int kPyAvBitRateTolerance = 128000;
 
+// Owns an AVDictionary (avcodec_open2 replaces the pointer, hence no unique_ptr).
 struct DictPtr {
   AVDictionary* d = nullptr;
   ~DictPtr() { av_dict_free(&d); }
