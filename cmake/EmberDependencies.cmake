@@ -50,9 +50,9 @@ if(NOT PNG_FOUND)
                       "(Debian package libpng-dev)")
 endif()
 
-# Audio IO (io/src/audio): libsox and FFmpeg, each optional (EMBER_WITH_SOX,
-# EMBER_WITH_FFMPEG: AUTO uses what pkg-config finds, ON requires it, OFF skips
-# it). Either one suffices; without both, Ember::audio::load raises.
+# Audio and video IO (io/src/audio, io/src/video): libsox and FFmpeg, each optional
+# (EMBER_WITH_SOX, EMBER_WITH_FFMPEG: AUTO uses what pkg-config finds, ON requires
+# it, OFF skips it). Audio needs either one; video needs FFmpeg, else its functions raise.
 find_package(PkgConfig)
 set(EMBER_HAS_SOX OFF)
 if(NOT EMBER_WITH_SOX STREQUAL "OFF" AND PKG_CONFIG_FOUND)
@@ -67,13 +67,19 @@ if(EMBER_WITH_SOX STREQUAL "ON" AND NOT EMBER_HAS_SOX)
 endif()
 set(EMBER_HAS_FFMPEG OFF)
 if(NOT EMBER_WITH_FFMPEG STREQUAL "OFF" AND PKG_CONFIG_FOUND)
-  pkg_check_modules(EMBER_FFMPEG IMPORTED_TARGET libavformat libavcodec libavutil)
+  pkg_check_modules(EMBER_FFMPEG libavformat libavcodec libavutil libswscale libswresample)
   if(EMBER_FFMPEG_FOUND)
     set(EMBER_HAS_FFMPEG ON)
+    # A plain INTERFACE target (as ember_openblas) so a static Ember::io exports it.
+    add_library(ember_ffmpeg INTERFACE)
+    target_link_libraries(ember_ffmpeg INTERFACE ${EMBER_FFMPEG_LINK_LIBRARIES})
+    target_include_directories(ember_ffmpeg SYSTEM INTERFACE ${EMBER_FFMPEG_INCLUDE_DIRS})
   endif()
 endif()
 if(EMBER_WITH_FFMPEG STREQUAL "ON" AND NOT EMBER_HAS_FFMPEG)
   message(FATAL_ERROR "EMBER_WITH_FFMPEG=ON but FFmpeg was not found: run scripts/install_deps.sh "
-                      "(Debian packages libavformat-dev libavcodec-dev libavutil-dev)")
+                      "(Debian packages libavformat-dev libavcodec-dev libavutil-dev libswscale-dev "
+                      "libswresample-dev)")
 endif()
-message(STATUS "Ember: audio backends: SoX ${EMBER_HAS_SOX}, FFmpeg ${EMBER_HAS_FFMPEG}")
+message(STATUS "Ember::io: audio backends SoX ${EMBER_HAS_SOX}, FFmpeg ${EMBER_HAS_FFMPEG}; "
+               "video ${EMBER_HAS_FFMPEG}")

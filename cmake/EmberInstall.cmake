@@ -12,3 +12,6 @@ install(FILES ${PROJECT_BINARY_DIR}/EmberConfig.cmake ${PROJECT_BINARY_DIR}/Embe
   DESTINATION ${EMBER_CMAKE_DIR})
 # Private link dependencies must be in the export set for static builds.
 install(TARGETS ember_build_flags ember_openblas ember_dnnl EXPORT EmberTargets)
+if(EMBER_HAS_FFMPEG)
+  install(TARGETS ember_ffmpeg EXPORT EmberTargets)
+endif()

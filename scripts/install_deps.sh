@@ -7,15 +7,18 @@
 # libsox-fmt-all brings SoX's FLAC, Ogg Vorbis, Opus and MP3 formats.
 set -euo pipefail
 
+# FFmpeg: Ember::io's video IO (optional at build time, EMBER_WITH_FFMPEG); the ffmpeg
+# command-line tool makes test videos in tests/io/test_video_*.cpp.
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
           libjpeg62-turbo-dev libpng-dev
-          libsox-dev libsox-fmt-all libavformat-dev libavcodec-dev libavutil-dev)
+          libsox-dev libsox-fmt-all
+          libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev libfftw3-dev) ;;
     --fixtures) packages+=(python3-torch python3-numpy python3-scipy
-                           python3-torchvision python3-pil
-                           python3-torchaudio sox ffmpeg) ;;
+                           python3-torchvision python3-pil python3-av
+                           python3-torchaudio sox) ;;
     *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

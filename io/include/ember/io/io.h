@@ -1,5 +1,6 @@
 #pragma once
-// Umbrella header of Ember::io: file, image and audio IO.
+// Umbrella header of Ember::io: file, image, audio and video IO.
 #include <ember/io/file.h>
 #include <ember/io/image.h>
 #include <ember/io/audio.h>
+#include <ember/io/video.h>

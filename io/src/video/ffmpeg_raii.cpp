@@ -1,0 +1,34 @@
+#include "ffmpeg_raii.h"
+
+#include <mutex>
+
+#include <ember/core/error.h>
+
+namespace ember::io::detail {
+
+FramePtr make_frame() {
+  FramePtr f(av_frame_alloc());
+  EMBER_CHECK(f, "video: out of memory allocating an AVFrame");
+  return f;
+}
+
+PacketPtr make_packet() {
+  PacketPtr p(av_packet_alloc());
+  EMBER_CHECK(p, "video: out of memory allocating an AVPacket");
+  return p;
+}
+
+std::string av_error_text(int code) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  if (av_strerror(code, buf, sizeof(buf)) < 0) return "FFmpeg error " + std::to_string(code);
+  return buf;
+}
+
+void quiet_ffmpeg_logging() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (av_log_get_level() == AV_LOG_INFO) av_log_set_level(AV_LOG_FATAL);  // INFO: the default
+  });
+}
+
+}  // namespace ember::io::detail
