@@ -19,6 +19,8 @@
 #include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
 #include "fft/bluestein.h"
+#include "fft/lane_io.h"
+#include "fft/parallel_blocks.h"
 #include "fft/real.h"
 #include "fft/single.h"
 
@@ -27,6 +29,7 @@ namespace {
 
 // ---- the batch: every dim but the transformed one ----
 
+// Signal offsets are in units of T (a complex element is two).
 struct Batch {
   DimVector sizes, in_strides, out_strides;  // outermost first
   int64_t count = 1;
@@ -42,6 +45,8 @@ struct Batch {
   }
 };
 
+int64_t reals_per_element(const Tensor& t) { return t.is_complex() ? 2 : 1; }
+
 // Batch dims ordered by input stride (largest first), so consecutive signals
 // (one lane block) are as close in memory as the input allows.
 Batch make_batch(const Tensor& in, const Tensor& out, int64_t dim) {
@@ -54,65 +59,32 @@ Batch make_batch(const Tensor& in, const Tensor& out, int64_t dim) {
   Batch batch;
   for (int64_t d : dims) {
     batch.sizes.push_back(in.size(d));
-    batch.in_strides.push_back(in.stride(d));
-    batch.out_strides.push_back(out.stride(d));
+    batch.in_strides.push_back(in.stride(d) * reals_per_element(in));
+    batch.out_strides.push_back(out.stride(d) * reals_per_element(out));
     batch.count *= in.size(d);
   }
   return batch;
 }
 
-// ---- sources: element j of the signal at offset `base` ----
+// ---- sources and sinks beyond the strided views of lane_io.h ----
 
 template <class T>
-struct ComplexSource {  // conj when im_sign = -1
-  const std::complex<T>* data;
-  int64_t stride;
-  T im_sign;
-  std::complex<T> load(int64_t base, int64_t j) const {
-    const std::complex<T> v = data[base + j * stride];
-    return {v.real(), v.imag() * im_sign};
-  }
-};
-
-template <class T>
-struct RealSource {
+struct RealSource {  // x[j] + 0i
   const T* data;
   int64_t stride;
   std::complex<T> load(int64_t base, int64_t j) const { return {data[base + j * stride], T(0)}; }
-};
-
-template <class T>
-struct RealPairSource {  // z[j] = x[2j] + i x[2j+1]
-  const T* data;
-  int64_t stride;
-  std::complex<T> load(int64_t base, int64_t j) const {
-    const T* p = data + base + 2 * j * stride;
-    return {p[0], p[stride]};
-  }
 };
 
 // The full spectrum of odd length n from its first n/2 + 1 bins, conjugated
 // (it feeds a backward transform run as a conjugated forward one).
 template <class T>
 struct HermitianSource {
-  const std::complex<T>* data;
+  const T* data;  // interleaved complex
   int64_t stride, n;
   std::complex<T> load(int64_t base, int64_t j) const {
-    if (j == 0) return {data[base].real(), T(0)};
-    if (2 * j < n) return std::conj(data[base + j * stride]);
-    return data[base + (n - j) * stride];
-  }
-};
-
-// ---- sinks: bin k of the signal at offset `base` ----
-
-template <class T>
-struct ComplexSink {  // keeps bins k < limit; im_scale = -scale conjugates
-  std::complex<T>* data;
-  int64_t stride, limit;
-  T scale, im_scale;
-  void store(int64_t base, int64_t k, std::complex<T> v) const {
-    if (k < limit) data[base + k * stride] = {v.real() * scale, v.imag() * im_scale};
+    if (j == 0) return {data[base], T(0)};
+    const T* p = data + base + (2 * j < n ? j : n - j) * stride;
+    return {p[0], 2 * j < n ? -p[1] : p[1]};
   }
 };
 
@@ -124,17 +96,36 @@ struct RealPartSink {
   void store(int64_t base, int64_t k, std::complex<T> v) const { data[base + k * stride] = v.real() * scale; }
 };
 
+// Bins k < limit only (a real input's one-sided spectrum through the complex path).
 template <class T>
-struct RealPairSink {  // x[2k] = Re, x[2k+1] = -Im (undoing the conjugated forward FFT)
-  T* data;
-  int64_t stride;
-  T scale;
+struct FirstBinsSink {
+  StridedOut<T> out;
+  int64_t limit;
   void store(int64_t base, int64_t k, std::complex<T> v) const {
-    T* p = data + base + 2 * k * stride;
-    p[0] = v.real() * scale;
-    p[stride] = -v.imag() * scale;
+    if (k < limit) out.store(base, k, v);
   }
 };
+
+// The full spectrum of a real signal from bins 0..n/2: bin n - k = conj(bin k).
+template <class T>
+struct MirrorSink {
+  StridedOut<T> out;
+  int64_t n;
+  void store(int64_t base, int64_t k, std::complex<T> v) const {
+    out.store(base, k, v);
+    if (k > 0 && 2 * k < n) out.store(base, n - k, std::conj(v));
+  }
+};
+
+// Interleaved complex data of a tensor, as T.
+template <class T>
+const T* reals(const Tensor& t) {
+  return reinterpret_cast<const T*>(t.data_ptr<std::complex<T>>());
+}
+template <class T>
+T* reals(Tensor& t) {
+  return reinterpret_cast<T*>(t.data_ptr<std::complex<T>>());
+}
 
 // ---- running a batch ----
 
@@ -144,29 +135,6 @@ T* fft_lanes(const Plan<T>& plan, T* a, T* b) {
   return run_lane_passes(plan.lanes, a, b);
 }
 
-// Element j of each lane l (j < count) from the signal at in_base[l].
-template <class T, class Source>
-void gather_lanes(const Source& src, const int64_t* in_base, int64_t count, T* buf) {
-  constexpr int L = kLanes<T>;
-  for (int64_t j = 0; j < count; ++j) {
-    T* e = buf + j * kElemStride<T>;
-    for (int l = 0; l < L; ++l) {
-      const std::complex<T> v = src.load(in_base[l], j);
-      e[l] = v.real();
-      e[L + l] = v.imag();
-    }
-  }
-}
-
-template <class T, class Sink>
-void scatter_lanes(const Sink& sink, const int64_t* out_base, int valid, int64_t count, const T* buf) {
-  constexpr int L = kLanes<T>;
-  for (int64_t k = 0; k < count; ++k) {
-    const T* e = buf + k * kElemStride<T>;
-    for (int l = 0; l < valid; ++l) sink.store(out_base[l], k, std::complex<T>(e[l], e[L + l]));
-  }
-}
-
 // Calls block(in_base, out_base, valid) for each group of kLanes signals,
 // groups split across threads when the batch is big enough to pay for it.
 // Unused lanes of the last group repeat its last signal (stored only once).
@@ -174,16 +142,34 @@ template <class T, class Block>
 void for_each_lane_block(const Batch& batch, int64_t work_per_signal, const Block& block) {
   constexpr int L = kLanes<T>;
   const int64_t blocks = (batch.count + L - 1) / L;
-  constexpr int64_t kMinWorkPerThread = 1 << 15;
-  const int64_t grain = std::max<int64_t>(1, kMinWorkPerThread / std::max<int64_t>(1, work_per_signal * L));
-  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t b1) {
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      const int valid = static_cast<int>(std::min<int64_t>(L, batch.count - blk * L));
-      int64_t in_base[L], out_base[L];
-      for (int l = 0; l < L; ++l) batch.offsets(blk * L + std::min(l, valid - 1), in_base[l], out_base[l]);
-      block(in_base, out_base, valid);
-    }
+  // Below ~32k elements of work in all, threads cost more than they save.
+  constexpr int64_t kMinParallelWork = 1 << 15;
+  const int64_t min_blocks = kMinParallelWork / std::max<int64_t>(1, work_per_signal * L);
+  parallel_blocks(blocks, min_blocks, [&](int64_t blk) {
+    const int valid = static_cast<int>(std::min<int64_t>(L, batch.count - blk * L));
+    int64_t in_base[L], out_base[L];
+    for (int l = 0; l < L; ++l) batch.offsets(blk * L + std::min(l, valid - 1), in_base[l], out_base[l]);
+    block(in_base, out_base, valid);
   });
+}
+
+// Binds a source/sink to one signal for the single-signal paths; the strided
+// views keep their type (lane_io.h's fast runs), others become lambdas.
+template <class T>
+SignalIn<T> bind_in(const StridedIn<T>& src, int64_t base) {
+  return {src, base};
+}
+template <class T, class Source>
+auto bind_in(const Source& src, int64_t base) {
+  return [&src, base](int64_t j) { return src.load(base, j); };
+}
+template <class T>
+SignalOut<T> bind_out(const StridedOut<T>& sink, int64_t base) {
+  return {sink, base};
+}
+template <class T, class Sink>
+auto bind_out(const Sink& sink, int64_t base) {
+  return [&sink, base](int64_t k, std::complex<T> v) { sink.store(base, k, v); };
 }
 
 // A batch of complex-to-complex transforms of the plan's length.
@@ -203,9 +189,7 @@ void run_batch(const Plan<T>& plan, const Batch& batch, const Source& src, const
   for (int64_t s = 0; s < batch.count; ++s) {
     int64_t in_base, out_base;
     batch.offsets(s, in_base, out_base);
-    run_single(
-        plan, [&](int64_t j) { return src.load(in_base, j); },
-        [&](int64_t k, std::complex<T> v) { sink.store(out_base, k, v); });
+    run_single(plan, bind_in<T>(src, in_base), bind_out<T>(sink, out_base));
   }
 }
 
@@ -217,21 +201,9 @@ void c2c_dim(const Tensor& in, Tensor& out, int64_t dim, T scale, bool forward) 
   const auto plan = get_plan<T>(n);
   const Batch batch = make_batch(in, out, dim);
   const T sign = forward ? T(1) : T(-1);
-  run_batch(*plan, batch, ComplexSource<T>{in.data_ptr<std::complex<T>>(), in.stride(dim), sign},
-            ComplexSink<T>{out.data_ptr<std::complex<T>>(), out.stride(dim), n, scale, sign * scale});
+  run_batch(*plan, batch, StridedIn<T>{reals<T>(in), 2 * in.stride(dim), 1, sign},
+            StridedOut<T>{reals<T>(out), 2 * out.stride(dim), 1, scale, sign * scale});
 }
-
-// Writes bin k (k <= n/2) and, for the full spectrum, its mirror n - k.
-template <class T>
-struct HalfSpectrumSink {
-  ComplexSink<T> sink;
-  int64_t n;
-  bool full;
-  void store(int64_t base, int64_t k, std::complex<T> v) const {
-    sink.store(base, k, v);
-    if (full && k > 0 && 2 * k < n) sink.store(base, n - k, std::conj(v));
-  }
-};
 
 template <class T>
 void r2c_dim(const Tensor& in, Tensor& out, int64_t dim, T scale, bool onesided) {
@@ -239,35 +211,44 @@ void r2c_dim(const Tensor& in, Tensor& out, int64_t dim, T scale, bool onesided)
   const Batch batch = make_batch(in, out, dim);
   const T* x = in.data_ptr<T>();
   const int64_t xs = in.stride(dim);
-  const ComplexSink<T> sink{out.data_ptr<std::complex<T>>(), out.stride(dim), out.size(dim), scale, scale};
+  const StridedOut<T> bins{reals<T>(out), 2 * out.stride(dim), 1, scale, scale};
   if (n % 2 == 1) {
-    run_batch(*get_plan<T>(n), batch, RealSource<T>{x, xs}, sink);
+    run_batch(*get_plan<T>(n), batch, RealSource<T>{x, xs}, FirstBinsSink<T>{bins, out.size(dim)});
     return;
   }
   const auto rplan = get_real_plan<T>(n);
   const Plan<T>& half = *rplan->half;
   const int64_t h = n / 2;
-  const RealPairSource<T> src{x, xs};
-  const HalfSpectrumSink<T> bins{sink, n, !onesided};
+  const StridedIn<T> pairs{x, 2 * xs, xs, T(1)};  // z[j] = x[2j] + i x[2j+1]
+  const MirrorSink<T> mirrored{bins, n};
   if (half.lane_batched()) {
     const int64_t elems = (std::max(half.lane_elems(), h) + 1) * kElemStride<T>;
     for_each_lane_block<T>(batch, n, [&](const int64_t* in_base, const int64_t* out_base, int valid) {
       T* a = scratch<T>(Slot::LaneA, elems);
       T* b = scratch<T>(Slot::LaneB, elems);
-      gather_lanes<T>(src, in_base, h, a);
+      gather_lanes<T>(pairs, in_base, h, a);
       T* z = fft_lanes(half, a, b);
       untangle_lanes(z, h, rplan->tw.data());
-      scatter_lanes<T>(bins, out_base, valid, h + 1, z);
+      if (onesided) {
+        scatter_lanes<T>(bins, out_base, valid, h + 1, z);
+      } else {
+        scatter_lanes<T>(mirrored, out_base, valid, h + 1, z);
+      }
     });
     return;
   }
   std::complex<T>* z = scratch<std::complex<T>>(Slot::RealHalf, h);
+  const StridedOut<T> z_out{reinterpret_cast<T*>(z), 2, 1, T(1), T(1)};
   for (int64_t s = 0; s < batch.count; ++s) {
     int64_t in_base, out_base;
     batch.offsets(s, in_base, out_base);
-    run_single(
-        half, [&](int64_t j) { return src.load(in_base, j); }, [&](int64_t k, std::complex<T> v) { z[k] = v; });
-    untangle_single(z, h, rplan->tw.data(), [&](int64_t k, std::complex<T> v) { bins.store(out_base, k, v); });
+    run_single(half, SignalIn<T>{pairs, in_base}, SignalOut<T>{z_out, 0});
+    if (onesided) {
+      untangle_single(z, h, rplan->tw.data(), SignalOut<T>{bins, out_base});
+    } else {
+      untangle_single(z, h, rplan->tw.data(),
+                      [&](int64_t k, std::complex<T> v) { mirrored.store(out_base, k, v); });
+    }
   }
 }
 
@@ -275,37 +256,37 @@ template <class T>
 void c2r_dim(const Tensor& in, Tensor& out, int64_t dim, T scale) {
   const int64_t n = out.size(dim);
   const Batch batch = make_batch(in, out, dim);
-  const std::complex<T>* x = in.data_ptr<std::complex<T>>();
   const int64_t xs = in.stride(dim);
   T* y = out.data_ptr<T>();
   const int64_t ys = out.stride(dim);
   if (n % 2 == 1) {
-    run_batch(*get_plan<T>(n), batch, HermitianSource<T>{x, xs, n}, RealPartSink<T>{y, ys, scale});
+    run_batch(*get_plan<T>(n), batch, HermitianSource<T>{reals<T>(in), 2 * xs, n}, RealPartSink<T>{y, ys, scale});
     return;
   }
   const auto rplan = get_real_plan<T>(n);
   const Plan<T>& half = *rplan->half;
   const int64_t h = n / 2;
-  const ComplexSource<T> src{x, xs, T(1)};
-  const RealPairSink<T> sink{y, ys, scale};
+  const StridedIn<T> bins{reals<T>(in), 2 * xs, 1, T(1)};
+  // x[2m] = Re z, x[2m+1] = Im z = -Im of the conjugated forward FFT's output.
+  const StridedOut<T> pairs{y, 2 * ys, ys, scale, -scale};
   if (half.lane_batched()) {
     const int64_t elems = (std::max(half.lane_elems(), h) + 1) * kElemStride<T>;
     for_each_lane_block<T>(batch, n, [&](const int64_t* in_base, const int64_t* out_base, int valid) {
       T* a = scratch<T>(Slot::LaneA, elems);
       T* b = scratch<T>(Slot::LaneB, elems);
-      gather_lanes<T>(src, in_base, h + 1, a);
+      gather_lanes<T>(bins, in_base, h + 1, a);
       tangle_lanes(a, h, rplan->tw.data());
-      scatter_lanes<T>(sink, out_base, valid, h, fft_lanes(half, a, b));
+      scatter_lanes<T>(pairs, out_base, valid, h, fft_lanes(half, a, b));
     });
     return;
   }
   std::complex<T>* z = scratch<std::complex<T>>(Slot::RealHalf, h);
+  const StridedIn<T> z_in{reinterpret_cast<const T*>(z), 2, 1, T(1)};
   for (int64_t s = 0; s < batch.count; ++s) {
     int64_t in_base, out_base;
     batch.offsets(s, in_base, out_base);
-    tangle_single([&](int64_t k) { return src.load(in_base, k); }, h, rplan->tw.data(), z);
-    run_single(
-        half, [&](int64_t j) { return z[j]; }, [&](int64_t k, std::complex<T> v) { sink.store(out_base, k, v); });
+    tangle_single(SignalIn<T>{bins, in_base}, h, rplan->tw.data(), z);
+    run_single(half, SignalIn<T>{z_in, 0}, SignalOut<T>{pairs, out_base});
   }
 }
 

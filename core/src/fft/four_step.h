@@ -12,7 +12,8 @@
 #include <algorithm>
 #include <complex>
 
-#include "ember/core/parallel.h"
+#include "fft/parallel_blocks.h"
+#include "fft/lane_io.h"
 #include "fft/plan.h"
 #include "fft/scratch.h"
 #include "fft/stockham.h"
@@ -29,19 +30,22 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
   T* mat = scratch<T>(Slot::FourStep, col_blocks * n1 * E);
 
   // Steps 1 and 2: columns j2 = cb L + l.
-  parallel_for(0, col_blocks, 1, [&](int64_t cb0, int64_t cb1) {
+  parallel_blocks(col_blocks, 2, [&](int64_t cb) {
     T* a = scratch<T>(Slot::LaneA, lane_elems * E);
     T* b = scratch<T>(Slot::LaneB, lane_elems * E);
-    for (int64_t cb = cb0; cb < cb1; ++cb) {
-      int64_t j2[L];
-      for (int l = 0; l < L; ++l) j2[l] = std::min(cb * L + l, n2 - 1);  // pad with a real column
-      for (int64_t j1 = 0; j1 < n1; ++j1) {
-        T* e = a + j1 * E;
-        const int64_t row = j1 * n2;
-        for (int l = 0; l < L; ++l) {
-          const std::complex<T> v = load(row + j2[l]);
-          e[l] = v.real();
-          e[L + l] = v.imag();
+    {
+      if (cb * L + L <= n2) {
+        for (int64_t j1 = 0; j1 < n1; ++j1) load_run<T>(load, j1 * n2 + cb * L).store(a + j1 * E);
+      } else {
+        int64_t j2[L];
+        for (int l = 0; l < L; ++l) j2[l] = std::min(cb * L + l, n2 - 1);  // pad with a real column
+        for (int64_t j1 = 0; j1 < n1; ++j1) {
+          T* e = a + j1 * E;
+          for (int l = 0; l < L; ++l) {
+            const std::complex<T> v = load(j1 * n2 + j2[l]);
+            e[l] = v.real();
+            e[L + l] = v.imag();
+          }
         }
       }
       const T* r = run_lane_passes(p.col, a, b);
@@ -54,16 +58,32 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
   });
 
   // Step 3: rows k1 = rb L + l.
-  parallel_for(0, row_blocks, 1, [&](int64_t rb0, int64_t rb1) {
+  parallel_blocks(row_blocks, 2, [&](int64_t rb) {
     T* a = scratch<T>(Slot::LaneA, lane_elems * E);
     T* b = scratch<T>(Slot::LaneB, lane_elems * E);
-    for (int64_t rb = rb0; rb < rb1; ++rb) {
+    {
       const int valid = static_cast<int>(std::min<int64_t>(L, n1 - rb * L));
       int64_t k1[L];
       for (int l = 0; l < L; ++l) k1[l] = rb * L + std::min(l, valid - 1);
       for (int64_t cb = 0; cb < col_blocks; ++cb) {
         const int cols = static_cast<int>(std::min<int64_t>(L, n2 - cb * L));
         T* dst = a + cb * L * E;
+        if (cols == L) {
+          // Two kLanes x kLanes transposes (real and imaginary parts).
+          simd::RawV<T> re[L], im[L];
+          for (int l = 0; l < L; ++l) {
+            const T* src = mat + (cb * n1 + k1[l]) * E;
+            re[l] = simd::loadu(src);
+            im[l] = simd::loadu(src + L);
+          }
+          simd::transpose(re);
+          simd::transpose(im);
+          for (int jj = 0; jj < L; ++jj) {
+            simd::storeu(dst + jj * E, re[jj]);
+            simd::storeu(dst + jj * E + L, im[jj]);
+          }
+          continue;
+        }
         for (int l = 0; l < L; ++l) {
           const T* src = mat + (cb * n1 + k1[l]) * E;
           for (int jj = 0; jj < cols; ++jj) {
@@ -73,9 +93,13 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
         }
       }
       const T* r = run_lane_passes(p.row, a, b);
-      for (int64_t k2 = 0; k2 < n2; ++k2) {
-        const T* e = r + k2 * E;
-        for (int l = 0; l < valid; ++l) store(k1[l] + n1 * k2, std::complex<T>(e[l], e[L + l]));
+      if (valid == L) {
+        for (int64_t k2 = 0; k2 < n2; ++k2) store_run<T>(store, rb * L + n1 * k2, CV<T>::load(r + k2 * E));
+      } else {
+        for (int64_t k2 = 0; k2 < n2; ++k2) {
+          const T* e = r + k2 * E;
+          for (int l = 0; l < valid; ++l) store(k1[l] + n1 * k2, std::complex<T>(e[l], e[L + l]));
+        }
       }
     }
   });
