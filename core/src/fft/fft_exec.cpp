@@ -142,9 +142,7 @@ template <class T, class Block>
 void for_each_lane_block(const Batch& batch, int64_t work_per_signal, const Block& block) {
   constexpr int L = kLanes<T>;
   const int64_t blocks = (batch.count + L - 1) / L;
-  // Below ~32k elements of work in all, threads cost more than they save.
-  constexpr int64_t kMinParallelWork = 1 << 15;
-  const int64_t min_blocks = kMinParallelWork / std::max<int64_t>(1, work_per_signal * L);
+  const int64_t min_blocks = kParallelMinElements / std::max<int64_t>(1, work_per_signal * L);
   parallel_blocks(blocks, min_blocks, [&](int64_t blk) {
     const int valid = static_cast<int>(std::min<int64_t>(L, batch.count - blk * L));
     int64_t in_base[L], out_base[L];

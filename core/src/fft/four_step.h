@@ -28,9 +28,10 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
   const int64_t col_blocks = (n2 + L - 1) / L, row_blocks = (n1 + L - 1) / L;
   const int64_t lane_elems = std::max(n1, n2);
   T* mat = scratch<T>(Slot::FourStep, col_blocks * n1 * E);
+  const int64_t min_blocks = p.n >= kParallelMinElements ? 2 : INT64_MAX;
 
   // Steps 1 and 2: columns j2 = cb L + l.
-  parallel_blocks(col_blocks, 2, [&](int64_t cb) {
+  parallel_blocks(col_blocks, min_blocks, [&](int64_t cb) {
     T* a = scratch<T>(Slot::LaneA, lane_elems * E);
     T* b = scratch<T>(Slot::LaneB, lane_elems * E);
     {
@@ -58,7 +59,7 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
   });
 
   // Step 3: rows k1 = rb L + l.
-  parallel_blocks(row_blocks, 2, [&](int64_t rb) {
+  parallel_blocks(row_blocks, min_blocks, [&](int64_t rb) {
     T* a = scratch<T>(Slot::LaneA, lane_elems * E);
     T* b = scratch<T>(Slot::LaneB, lane_elems * E);
     {

@@ -12,6 +12,11 @@
 
 namespace ember::fft::detail {
 
+// Transforms touching fewer elements than this (all signals together) run on
+// one thread: they take ~0.1 ms, less than what waking a second thread can
+// cost when the cores are shared (a descheduled worker holds up the join).
+inline constexpr int64_t kParallelMinElements = 1 << 18;
+
 // Runs serially when count < min_parallel_blocks (not worth waking threads).
 template <class F>
 void parallel_blocks(int64_t count, int64_t min_parallel_blocks, const F& f) {

@@ -12,6 +12,7 @@
 #include <complex>
 
 #include "ember/core/parallel.h"
+#include "fft/parallel_blocks.h"
 #include "fft/lane_layout.h"
 
 namespace ember::fft::detail {
@@ -56,7 +57,7 @@ void untangle_single(const std::complex<T>* z, int64_t h, const std::complex<T>*
   const Cx<T> z0{z[0].real(), z[0].imag()};
   store(0, std::complex<T>(z0.re + z0.im, 0));
   store(h, std::complex<T>(z0.re - z0.im, 0));
-  parallel_for(1, h / 2 + 1, 16384, [&](int64_t k0, int64_t k1) {
+  parallel_for(1, h / 2 + 1, kParallelMinElements / 4, [&](int64_t k0, int64_t k1) {
     for (int64_t k = k0; k < k1; ++k) {
       Cx<T> xk, xh;
       untangle_pair(Cx<T>{z[k].real(), z[k].imag()}, Cx<T>{z[h - k].real(), z[h - k].imag()}, xk, xh, T(0.5),
@@ -72,7 +73,7 @@ template <class T, class Load>
 void tangle_single(const Load& load, int64_t h, const std::complex<T>* tw, std::complex<T>* z) {
   const T x0 = load(0).real(), xh = load(h).real();
   z[0] = std::complex<T>(x0 + xh, xh - x0);
-  parallel_for(1, h / 2 + 1, 16384, [&](int64_t k0, int64_t k1) {
+  parallel_for(1, h / 2 + 1, kParallelMinElements / 4, [&](int64_t k0, int64_t k1) {
     for (int64_t k = k0; k < k1; ++k) {
       const std::complex<T> a = load(k), b = load(h - k);
       Cx<T> zk, zh;
