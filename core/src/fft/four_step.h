@@ -36,7 +36,10 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
     T* b = scratch<T>(Slot::LaneB, lane_elems * E);
     {
       if (cb * L + L <= n2) {
-        for (int64_t j1 = 0; j1 < n1; ++j1) load_run<T>(load, j1 * n2 + cb * L).store(a + j1 * E);
+        for (int64_t j1 = 0; j1 < n1; ++j1) {
+          prefetch_run(load, (j1 + kPrefetchAhead) * n2 + cb * L, false);
+          load_run<T>(load, j1 * n2 + cb * L).store(a + j1 * E);
+        }
       } else {
         int64_t j2[L];
         for (int l = 0; l < L; ++l) j2[l] = std::min(cb * L + l, n2 - 1);  // pad with a real column
@@ -95,7 +98,10 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
       }
       const T* r = run_lane_passes(p.row, a, b);
       if (valid == L) {
-        for (int64_t k2 = 0; k2 < n2; ++k2) store_run<T>(store, rb * L + n1 * k2, CV<T>::load(r + k2 * E));
+        for (int64_t k2 = 0; k2 < n2; ++k2) {
+          prefetch_run(store, rb * L + n1 * (k2 + kPrefetchAhead), true);
+          store_run<T>(store, rb * L + n1 * k2, CV<T>::load(r + k2 * E));
+        }
       } else {
         for (int64_t k2 = 0; k2 < n2; ++k2) {
           const T* e = r + k2 * E;
