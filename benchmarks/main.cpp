@@ -1,20 +1,22 @@
 // ember_bench <suite> [--filter SUBSTR] [--out DIR] [--threads N] [--target-s S] [--commit ID] [--list]
-// Runs every workload of a suite with Ember and with libtorch, prints a table
-// and writes one JSON line per workload to DIR/<suite>.jsonl.
+// Runs every workload of a suite with Ember and with its peers (libtorch, or
+// what the workload names), prints a table and writes one JSON line per
+// (workload, peer) to DIR/<suite>.jsonl.
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 #include <string>
 
 #include "bench.h"
+#include "external_peer.h"
 #include "measure.h"
+#include "report.h"
 
 namespace {
 
@@ -59,23 +61,6 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
-std::string json_string(const std::string& s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    r += c;
-  }
-  return r + "\"";
-}
-
-std::string num(double x) {
-  std::ostringstream s;
-  s.precision(6);
-  s << x;
-  return s.str();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,80 +90,65 @@ int main(int argc, char** argv) {
               "%.1f GB/s (memcpy)\n",
               args.suite.c_str(), args.threads, bw.copy_gbs, bw.memcpy_gbs);
 
-  // speedup: ratio of the medians; "of min": ratio of the fastest runs, a
-  // cross-check that is less sensitive to other load on the machine.
-  std::printf("\n%-28s %10s %12s %8s %7s %15s  %s\n", "workload", "ember ms", "libtorch ms", "speedup",
-              "of min", "ember GB/s (%)", "check");
-  std::printf("%s\n", std::string(100, '-').c_str());
+  ember_bench::Report report(jsonl, args.threads, args.commit, bw.copy_gbs);
+  report.header();
   ember_bench::TimingOptions timing;
   timing.target_s = args.target_s;
-  double log_speedup_sum = 0;
-  int timed = 0, problems = 0;
   for (const auto* w : selected) {
+    std::optional<ember_bench::Case> c;
     ember_bench::Measurement m;
-    double bytes = 0;
-    int64_t units = 0;
-    std::string unit_name;
     try {
-      const ember_bench::Case c = w->make();
-      bytes = c.bytes;
-      units = c.units;
-      unit_name = c.unit_name;
-      m = ember_bench::measure(c, timing);
+      c = w->make();
+      m = ember_bench::measure(*c, timing);
     } catch (const std::exception& e) {
       m.error = e.what();
     }
     if (!m.error.empty()) {
-      ++problems;
-      std::printf("%-28s ERROR: %s\n", w->name.c_str(), m.error.c_str());
-      jsonl << "{\"workload\": " << json_string(w->name) << ", \"error\": " << json_string(m.error)
-            << "}\n" << std::flush;
+      report.failed(w->name, c ? c->peer_name : "", m.error);
       continue;
     }
-    const double speedup = m.peer_s / m.ember_s;
-    log_speedup_sum += std::log(speedup);
-    ++timed;
-    problems += !m.mismatch.empty();
-    std::string bw_col;
-    std::ostringstream line;
-    line << "{\"workload\": " << json_string(w->name) << ", \"ember_s\": " << num(m.ember_s)
-         << ", \"peer\": \"libtorch\", \"peer_s\": " << num(m.peer_s)
-         << ", \"speedup\": " << num(speedup) << ", \"ember_min_s\": " << num(m.ember_min_s)
-         << ", \"peer_min_s\": " << num(m.peer_min_s) << ", \"reps\": " << m.reps
-         << ", \"threads\": " << args.threads << ", \"ok\": " << (m.mismatch.empty() ? "true" : "false");
-    if (bytes > 0) {
-      const double gbs = bytes / m.ember_s / 1e9;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f (%3.0f%%)", gbs, 100 * gbs / bw.copy_gbs);
-      bw_col = buf;
-      line << ", \"ember_gbs\": " << num(gbs) << ", \"peer_gbs\": " << num(bytes / m.peer_s / 1e9)
-           << ", \"copy_gbs\": " << num(bw.copy_gbs) << ", \"bw_fraction\": " << num(gbs / bw.copy_gbs);
+    ember_bench::Row row = ember_bench::timed_row(w->name, c->peer_name, m.ember_s, m.ember_min_s, m.peer_s,
+                                                  m.peer_min_s, m.reps);
+    row.bytes = c->bytes;
+    row.units = c->units;
+    row.unit_name = c->unit_name;
+    if (c->ceiling) {
+      row.ceiling = c->ceiling->name;
+      row.ceiling_s = m.ceiling_s;
+      row.ceiling_min_s = m.ceiling_min_s;
+      row.ceiling_mismatch = m.ceiling_mismatch;
     }
-    if (units > 0) {
-      const double ours = m.ember_s / static_cast<double>(units) * 1e6, theirs = m.peer_s / static_cast<double>(units) * 1e6;
-      char buf[48];
-      std::snprintf(buf, sizeof buf, "%.2f us/%s", ours, unit_name.c_str());
-      bw_col = buf;
-      line << ", \"ember_us_per_" << unit_name << "\": " << num(ours) << ", \"peer_us_per_" << unit_name
-           << "\": " << num(theirs);
+    row.mismatch = m.mismatch;
+    report.row(row);
+    // Peers in other processes run after the in-process timing (they cannot
+    // be interleaved); their rows reuse Ember's times from above.
+    for (const auto& peer : c->external_peers) {
+      ember_bench::ExternalMeasurement x;
+      try {
+        x = ember_bench::run_external_peer(peer, c->ember(), args.target_s, args.threads, c->rtol, c->atol);
+      } catch (const std::exception& e) {
+        x.error = e.what();
+      }
+      if (!x.error.empty()) {
+        report.failed(w->name, peer.name, x.error);
+      } else if (!x.skipped.empty()) {
+        report.skipped(w->name, peer.name, x.skipped);
+      } else {
+        ember_bench::Row ext = ember_bench::timed_row(w->name, peer.name, m.ember_s, m.ember_min_s, x.median_s,
+                                                      x.min_s, x.reps);
+        ext.mismatch = x.mismatch;
+        report.row(ext);
+      }
     }
-    if (!m.mismatch.empty()) line << ", \"mismatch\": " << json_string(m.mismatch);
-    if (!args.commit.empty()) line << ", \"commit\": " << json_string(args.commit);
-    jsonl << line.str() << "}\n" << std::flush;
-    std::printf("%-28s %10.3f %12.3f %7.2fx %6.2fx %15s  %s\n", w->name.c_str(), m.ember_s * 1e3,
-                m.peer_s * 1e3, speedup, m.peer_min_s / m.ember_min_s, bw_col.c_str(),
-                m.mismatch.empty() ? "ok" : ("MISMATCH " + m.mismatch).c_str());
-    std::fflush(stdout);
   }
-  std::printf("%s\n", std::string(100, '-').c_str());
-  if (timed)
-    std::printf("geometric mean speedup (libtorch/ember) over %d workloads: %.2fx\n", timed,
-                std::exp(log_speedup_sum / timed));
+  const int problems = report.summary();
   // Measured again so that a reader sees whether other load moved the machine
   // during the run (the bandwidth column uses the first measurement).
   const auto bw_end = ember_bench::measure_copy_bandwidth(size_t(256) << 20, args.threads);
   std::printf("copy bandwidth after the run: %.1f GB/s (plain stores), %.1f GB/s (memcpy)\n",
               bw_end.copy_gbs, bw_end.memcpy_gbs);
+  using ember_bench::json_string;
+  using ember_bench::num;
   std::ofstream(args.out_dir + "/" + args.suite + ".machine.json", std::ios::trunc)
       << "{\"suite\": " << json_string(args.suite) << ", \"threads\": " << args.threads
       << ", \"copy_gbs\": " << num(bw.copy_gbs) << ", \"memcpy_gbs\": " << num(bw.memcpy_gbs)
@@ -186,6 +156,6 @@ int main(int argc, char** argv) {
       << ", \"memcpy_gbs_after\": " << num(bw_end.memcpy_gbs)
       << (args.commit.empty() ? "" : ", \"commit\": " + json_string(args.commit)) << "}\n";
   std::printf("results: %s\n", jsonl_path.c_str());
-  if (problems) std::printf("%d workload(s) failed or disagreed with libtorch\n", problems);
+  if (problems) std::printf("%d workload(s) failed or disagreed with their peer\n", problems);
   return problems ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 namespace ember_bench {
@@ -36,40 +37,53 @@ double sum(const std::vector<double>& v) {
 
 Measurement measure(const Case& c, const TimingOptions& o) {
   Measurement m;
+  const Ceiling* ceiling = c.ceiling ? &*c.ceiling : nullptr;
   try {
-    m.mismatch = compare(c.ember(), c.peer(), c.rtol, c.atol);
+    const at::Tensor peer_result = c.peer();
+    m.mismatch = compare(c.ember(), peer_result, c.rtol, c.atol);
+    if (ceiling) {
+      ceiling->run();
+      if (ceiling->result) m.ceiling_mismatch = compare(ceiling->result(), peer_result, c.rtol, c.atol);
+    }
     for (int i = 1; i < o.warmup; ++i) {
       c.ember();
       c.peer();
+      if (ceiling) ceiling->run();
     }
   } catch (const std::exception& e) {
     m.error = e.what();
     return m;
   }
-  // The result is destroyed inside the timed region, as in a user's loop.
-  auto run_ember = [&] { return seconds([&] { c.ember(); }); };
-  auto run_peer = [&] { return seconds([&] { c.peer(); }); };
-  std::vector<double> te, tp;
+  // The sides, timed in turn; the result is destroyed inside the timed region,
+  // as in a user's loop.
+  std::vector<std::function<void()>> sides = {[&] { c.ember(); }, [&] { c.peer(); }};
+  if (ceiling) sides.push_back(ceiling->run);
+  std::vector<std::vector<double>> times(sides.size());
   for (int i = 0;; ++i) {
-    // Alternate the order too, so neither side always runs on a cache the other warmed.
-    if (i % 2 == 0) {
-      te.push_back(run_ember());
-      tp.push_back(run_peer());
-    } else {
-      tp.push_back(run_peer());
-      te.push_back(run_ember());
+    // Rotate the order too, so no side always runs on a cache another warmed.
+    for (size_t k = 0; k < sides.size(); ++k) {
+      const size_t s = (k + static_cast<size_t>(i)) % sides.size();
+      times[s].push_back(seconds(sides[s]));
     }
     const int n = i + 1;
-    const double slower = std::max(sum(te), sum(tp)), faster = std::min(sum(te), sum(tp));
+    double slower = 0, faster = 1e300;
+    for (const auto& t : times) {
+      slower = std::max(slower, sum(t));
+      faster = std::min(faster, sum(t));
+    }
     if (n >= o.max_reps) break;
     if (n >= o.min_reps && faster >= o.target_s) break;
     if (n >= 3 && slower >= o.max_s) break;
   }
-  m.ember_s = median(te);
-  m.peer_s = median(tp);
-  m.ember_min_s = *std::min_element(te.begin(), te.end());
-  m.peer_min_s = *std::min_element(tp.begin(), tp.end());
-  m.reps = static_cast<int>(te.size());
+  m.ember_s = median(times[0]);
+  m.peer_s = median(times[1]);
+  m.ember_min_s = *std::min_element(times[0].begin(), times[0].end());
+  m.peer_min_s = *std::min_element(times[1].begin(), times[1].end());
+  if (ceiling) {
+    m.ceiling_s = median(times[2]);
+    m.ceiling_min_s = *std::min_element(times[2].begin(), times[2].end());
+  }
+  m.reps = static_cast<int>(times[0].size());
   return m;
 }
 

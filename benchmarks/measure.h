@@ -19,8 +19,11 @@ struct Measurement {
   double peer_s = 0;
   double ember_min_s = 0;  // fastest run per side: less sensitive to other load
   double peer_min_s = 0;
+  double ceiling_s = 0;  // when the case has a ceiling
+  double ceiling_min_s = 0;
   int reps = 0;
   std::string mismatch;  // "" when the results agree
+  std::string ceiling_mismatch;  // the ceiling's result vs the peer's, when it gives one
   std::string error;     // an exception from either side; nothing was timed
 };
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds ember_bench (Release) and runs one suite, Ember vs libtorch, side by side.
 #   benchmarks/run.sh <suite> [--filter SUBSTR] [--target-s SECONDS] [--list]
-# Suites: core, autograd, nn (more to come: fft, io, data, models).
+# Suites: core, autograd, nn, fft (more to come: io, data, models).
 # Environment: EMBER_BENCH_OUT (results folder, default bench-results/),
 #   EMBER_BENCH_BUILD (build folder, default build-bench/), EMBER_BENCH_THREADS (2),
 #   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build

@@ -72,7 +72,10 @@ at::Tensor to_torch(const ember::Tensor& t) {
 Twin twin(const at::Tensor& t) { return {to_ember(t), t.contiguous()}; }
 
 std::string compare(const ember::Tensor& ours, const at::Tensor& peer, double rtol, double atol) {
-  at::Tensor mine = to_torch(ours);
+  return compare(to_torch(ours), peer, rtol, atol);
+}
+
+std::string compare(const at::Tensor& mine, const at::Tensor& peer, double rtol, double atol) {
   if (mine.sizes() != peer.sizes())
     return "shape " + shape_str(mine.sizes()) + " vs " + shape_str(peer.sizes());
   if (mine.scalar_type() != peer.scalar_type())

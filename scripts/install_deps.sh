@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Ember needs. Idempotent and quiet when all are present.
 #   scripts/install_deps.sh            build + test dependencies
-#   scripts/install_deps.sh --bench    also libtorch-dev (the benchmark peer)
+#   scripts/install_deps.sh --bench    also libtorch-dev (the benchmark peer) and libfftw3-dev (the fft suite's ceiling)
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
 set -euo pipefail
 
@@ -9,7 +9,7 @@ packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openm
           libjpeg62-turbo-dev libpng-dev)
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(libtorch-dev) ;;
+    --bench) packages+=(libtorch-dev libfftw3-dev) ;;
     --fixtures) packages+=(python3-torch python3-numpy python3-scipy
                            python3-torchvision python3-pil) ;;
     *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;

@@ -40,3 +40,4 @@
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
+#include "ember/special.h"

@@ -10,6 +10,7 @@
 #include "ember/ops/reduce.h"
 #include "ops/op_utils.h"
 #include "special/gamma_kernels.h"
+#include "special/special_common.h"
 
 namespace ember {
 
@@ -56,25 +57,8 @@ const char* aten_name(SpecialGammaUnaryOp op) {
   return "special";
 }
 
-void check_real(const Tensor& t, const char* name) {
-  EMBER_CHECK(t.defined(), name, ": got an undefined tensor");
-  EMBER_CHECK(!t.is_complex(), name, ": complex inputs are not supported (got ", t.dtype(), ")");
-}
-
-// The forward of a unary op: integral/bool inputs compute in the default float dtype.
-// out: undefined for a new tensor, else the out= argument (resized, cast to
-// its dtype; out= calls take no part in autograd, as in PyTorch).
-template <class Launch>
-Tensor compute_unary(const Tensor& self, const Tensor& out, const char* name, Launch launch) {
-  check_real(self, name);
-  TensorIterator iter(name);
-  iter.add_output(out).add_input(self).promote_integer_inputs_to_float();
-  iter.build();
-  launch(iter);
-  iter.finish();
-  if (out.defined()) out.bump_version();
-  return iter.output();
-}
+using detail::check_real;
+using detail::compute_unary;
 
 // d op / dx (times the incoming gradient), as derivatives.yaml.
 autograd::BackwardFn unary_backward(SpecialGammaUnaryOp op, autograd::OpRecorder& rec, const Tensor& self,

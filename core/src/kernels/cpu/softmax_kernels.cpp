@@ -35,28 +35,68 @@ struct Geometry {
 };
 
 // ---- row helpers over compute-type (C) arrays ----
-// dst[i] = exp(src[i] - m) for i < n; returns the sum.
+// Accuracy (tests/core/test_special_misc.cpp): the exponentials of the
+// elements equal to the max (exactly 1 each) are counted, not summed, so
+// log_softmax takes log1p of the others' sum: its results near 0 (a dominant
+// element) keep their relative accuracy (they were (x - max) - log(sum), off by
+// up to 2^-53 absolute). In double the rounding error of d = x - m is also
+// carried into the exponential (exp(d + err) = exp(d) (1 + err)), which
+// otherwise costs |d| 2^-53 relative (hundreds of ULP for d ~ -700); float
+// skips that (about 30% of the exp pass) and keeps |d| 2^-24.
+
+// exp(x - m) for finite m; in double with the rounding error of x - m compensated (TwoSum).
 template <class C>
-C exp_sub_sum(const C* src, C m, C* dst, int64_t n) {
-  C sum = 0;
+C exp_shifted(C x, C m) {
+  const C d = x - m;
+  const C e = std::exp(d);
+  if constexpr (!std::is_same_v<C, double>) {
+    return e;
+  } else {
+    if (!(d > -std::numeric_limits<C>::infinity())) return e;  // x = -inf (0) or nan
+    const C bb = d - x;
+    const C err = (x - (d - bb)) + (-m - bb);
+    return e + e * err;
+  }
+}
+inline Vec<float> exp_shifted(Vec<float> x, Vec<float> m) { return vec::exp(x - m); }
+
+// Sums of a row shifted by its (finite) max m: `others` sums exp(x - m) over
+// the elements that differ from m, `at_max` counts the rest (each exp is 1).
+template <class C>
+struct ShiftedSums {
+  C others = 0;
+  C at_max = 0;
+  C total() const { return others + at_max; }
+  C log_total() const { return std::log1p(others + (at_max - C(1))); }  // at_max >= 1
+};
+
+// dst[i] = exp(src[i] - m) for i < n (when dst), with the sums.
+template <class C>
+ShiftedSums<C> exp_sub_sum(const C* src, C m, C* dst, int64_t n) {
+  ShiftedSums<C> s;
   int64_t i = 0;
   if constexpr (std::is_same_v<C, float>) {
     using V = Vec<float>;
-    V acc(0.f);
+    V acc(0.f), cnt(0.f);
     const V mv(m);
     for (; i + V::size <= n; i += V::size) {
-      V e = vec::exp(V::load(src + i) - mv);
+      const V x = V::load(src + i);
+      const V e = exp_shifted(x, mv);
       if (dst) e.store(dst + i);
-      acc = acc + e;
+      const auto eq = x == mv;
+      acc = acc + vec::select(eq, V(0.f), e);
+      cnt = cnt + vec::select(eq, V(1.f), V(0.f));
     }
-    for (int k = 0; k < V::size; ++k) sum += acc[k];
+    for (int k = 0; k < V::size; ++k) s.others += acc[k], s.at_max += cnt[k];
   }
   for (; i < n; ++i) {
-    const C e = std::exp(src[i] - m);
+    const C x = src[i];  // read before dst[i] is written: they may alias
+    const C e = exp_shifted(x, m);
     if (dst) dst[i] = e;
-    sum += e;
+    if (x == m) s.at_max += 1;
+    else s.others += e;
   }
-  return sum;
+  return s;
 }
 
 template <class C>
@@ -73,15 +113,30 @@ C row_max(const C* src, int64_t n) {
   return m;
 }
 
-// Softmax of one contiguous row of compute type (x may alias y).
+// (x - m) - lse with the rounding error of x - m added back (TwoSum).
+template <class C>
+C log_softmax_of(C x, C m, C lse) {
+  const C d = x - m;
+  if (!std::isfinite(d)) return d - lse;  // x = -inf
+  const C bb = d - x;
+  const C err = (x - (d - bb)) + (-m - bb);
+  return (d - lse) + err;
+}
+
+// Softmax of one contiguous row of compute type (x may alias y). A row whose
+// max is not finite (all -inf, or holding +inf or nan) is all nan, as torch.
 template <class C>
 void softmax_row(const C* x, C* y, int64_t n, bool log) {
   const C m = row_max(x, n);
+  if (!std::isfinite(m)) {
+    std::fill(y, y + n, std::numeric_limits<C>::quiet_NaN());
+    return;
+  }
   if (log) {
-    const C lse = m + std::log(exp_sub_sum<C>(x, m, nullptr, n));
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] - lse;
+    const C lse = exp_sub_sum<C>(x, m, nullptr, n).log_total();  // logsumexp - m
+    for (int64_t i = 0; i < n; ++i) y[i] = log_softmax_of(x[i], m, lse);
   } else {
-    const C inv = C(1) / exp_sub_sum<C>(x, m, y, n);
+    const C inv = C(1) / exp_sub_sum<C>(x, m, y, n).total();
     for (int64_t i = 0; i < n; ++i) y[i] *= inv;
   }
 }
@@ -117,22 +172,27 @@ void for_each_lane_block(const Geometry& g, const F& f) {
   });
 }
 
-// dst[j] = exp(x[j] - m[j]); sum[j] += dst[j] (or only the sum when !dst).
+// dst[j] = exp(x[j] - m[j]) (when dst); the lanes' ShiftedSums in others / at_max.
 template <class C>
-void exp_sub_acc(const C* x, const C* m, C* dst, C* sum, int64_t lanes) {
+void exp_sub_acc(const C* x, const C* m, C* dst, C* others, C* at_max, int64_t lanes) {
   int64_t j = 0;
   if constexpr (std::is_same_v<C, float>) {
     using V = Vec<float>;
     for (; j + V::size <= lanes; j += V::size) {
-      V e = vec::exp(V::load(x + j) - V::load(m + j));
+      const V xv = V::load(x + j), mv = V::load(m + j);
+      const V e = exp_shifted(xv, mv);
       if (dst) e.store(dst + j);
-      (V::load(sum + j) + e).store(sum + j);
+      const auto eq = xv == mv;
+      (V::load(others + j) + vec::select(eq, V(0.f), e)).store(others + j);
+      (V::load(at_max + j) + vec::select(eq, V(1.f), V(0.f))).store(at_max + j);
     }
   }
   for (; j < lanes; ++j) {
-    const C e = std::exp(x[j] - m[j]);
+    const C xj = x[j];
+    const C e = exp_shifted(xj, m[j]);
     if (dst) dst[j] = e;
-    sum[j] += e;
+    if (xj == m[j]) at_max[j] += 1;
+    else others[j] += e;
   }
 }
 
@@ -141,9 +201,10 @@ void softmax_inner(const T* in, T* out, const Geometry& g, bool log) {
   using C = compute_type_t<T>;
   const int64_t stride = g.inner;
   for_each_lane_block(g, [&](int64_t base, int64_t lanes) {
-    C m[kLaneBlock], sum[kLaneBlock], xs[kLaneBlock];
+    C m[kLaneBlock], others[kLaneBlock], at_max[kLaneBlock], xs[kLaneBlock];
     std::fill(m, m + lanes, -std::numeric_limits<C>::infinity());
-    std::fill(sum, sum + lanes, C(0));
+    std::fill(others, others + lanes, C(0));
+    std::fill(at_max, at_max + lanes, C(0));
     for (int64_t i = 0; i < g.n; ++i) {
       const T* x = in + base + i * stride;
       for (int64_t j = 0; j < lanes; ++j) m[j] = math::max_nan(m[j], static_cast<C>(x[j]));
@@ -152,31 +213,36 @@ void softmax_inner(const T* in, T* out, const Geometry& g, bool log) {
       const T* x = in + base + i * stride;
       T* y = out + base + i * stride;
       if constexpr (std::is_same_v<T, C>) {
-        exp_sub_acc<C>(x, m, log ? nullptr : y, sum, lanes);
+        exp_sub_acc<C>(x, m, log ? nullptr : y, others, at_max, lanes);
       } else {
         (void)y;
         for (int64_t j = 0; j < lanes; ++j) xs[j] = static_cast<C>(x[j]);
-        exp_sub_acc<C>(xs, m, nullptr, sum, lanes);
+        exp_sub_acc<C>(xs, m, nullptr, others, at_max, lanes);
       }
     }
+    // A lane whose max is not finite is all nan (as softmax_row).
+    const C nan = std::numeric_limits<C>::quiet_NaN();
     if (log) {
-      for (int64_t j = 0; j < lanes; ++j) m[j] += std::log(sum[j]);  // m = logsumexp
+      C lse[kLaneBlock];  // logsumexp - m
+      for (int64_t j = 0; j < lanes; ++j) lse[j] = std::isfinite(m[j]) ? std::log1p(others[j] + (at_max[j] - C(1))) : nan;
       for (int64_t i = 0; i < g.n; ++i) {
         const T* x = in + base + i * stride;
         T* y = out + base + i * stride;
-        for (int64_t j = 0; j < lanes; ++j) y[j] = convert<T>(static_cast<C>(x[j]) - m[j]);
+        for (int64_t j = 0; j < lanes; ++j)
+          y[j] = convert<T>(std::isfinite(m[j]) ? log_softmax_of(static_cast<C>(x[j]), m[j], lse[j]) : nan);
       }
     } else {
-      for (int64_t j = 0; j < lanes; ++j) sum[j] = C(1) / sum[j];
+      C inv[kLaneBlock];
+      for (int64_t j = 0; j < lanes; ++j) inv[j] = std::isfinite(m[j]) ? C(1) / (others[j] + at_max[j]) : nan;
       for (int64_t i = 0; i < g.n; ++i) {
         T* y = out + base + i * stride;
         if constexpr (std::is_same_v<T, C>) {
-          for (int64_t j = 0; j < lanes; ++j) y[j] *= sum[j];
+          for (int64_t j = 0; j < lanes; ++j) y[j] *= inv[j];
         } else {
           // 16-bit: the exponentials are recomputed (not stored rounded).
           const T* x = in + base + i * stride;
           for (int64_t j = 0; j < lanes; ++j)
-            y[j] = convert<T>(std::exp(static_cast<C>(x[j]) - m[j]) * sum[j]);
+            y[j] = convert<T>(std::isfinite(m[j]) ? exp_shifted(static_cast<C>(x[j]), m[j]) * inv[j] : nan);
         }
       }
     }

@@ -1,0 +1,36 @@
+// Where workloads put files for external peers, and where the peer scripts are.
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include "bench.h"
+
+namespace ember_bench {
+
+namespace {
+
+// Owns the run's scratch folder; removes it at exit (static destruction).
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ember_bench.XXXXXX";
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make a scratch folder " + pattern);
+    path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
+const std::string& scratch_dir() {
+  static const ScratchDir dir;
+  return dir.path;
+}
+
+std::string source_dir() { return EMBER_BENCH_SOURCE_DIR; }
+
+}  // namespace ember_bench

@@ -1,0 +1,37 @@
+// CPU kernels of ember::special's Bessel functions: the scalar math of
+// special_math_bessel.h over the iterator. Every floating dtype evaluates in
+// double (long double inside) and rounds once more to its own type.
+#include "kernels/cpu/loops.h"
+#include "kernels/cpu/special_math_bessel.h"
+#include "special/bessel_kernels.h"
+
+namespace ember {
+namespace {
+
+namespace sm = special_math;
+
+template <class F>
+void unary_over_floating(TensorIterator& iter, F f) {
+  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
+    using T = decltype(tag);
+    cpu_kernel(iter, [f](T a) -> T { return static_cast<T>(f(static_cast<double>(a))); });
+  });
+}
+
+void special_bessel_kernel(TensorIterator& iter, SpecialBesselOp op) {
+  switch (op) {
+    case SpecialBesselOp::I0: return unary_over_floating(iter, [](double x) { return sm::i0(x); });
+    case SpecialBesselOp::I0e: return unary_over_floating(iter, [](double x) { return sm::i0e(x); });
+    case SpecialBesselOp::I1: return unary_over_floating(iter, [](double x) { return sm::i1(x); });
+    case SpecialBesselOp::I1e: return unary_over_floating(iter, [](double x) { return sm::i1e(x); });
+    case SpecialBesselOp::J0: return unary_over_floating(iter, [](double x) { return sm::bessel_j0(x); });
+    case SpecialBesselOp::J1: return unary_over_floating(iter, [](double x) { return sm::bessel_j1(x); });
+  }
+  EMBER_FAIL(iter.op_name(), ": unknown special op");
+}
+
+}  // namespace
+
+EMBER_REGISTER_KERNEL(special_bessel_stub, CPU, special_bessel_kernel);
+
+}  // namespace ember
