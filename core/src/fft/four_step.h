@@ -7,8 +7,7 @@
 // Both batches run kLanes columns/rows at a time through lane plans whose
 // buffers fit in cache, and split across threads. Adjacent columns are
 // adjacent in memory, so step 1 reads whole cache lines; the intermediate
-// matrix is kept in lane layout by column block (step 2's twiddles use the
-// same layout), and step 3 transposes kLanes x kLanes tiles out of it.
+// matrix is kept in lane layout by column block, and step 3 transposes kLanes x kLanes tiles out of it.
 #include <algorithm>
 #include <complex>
 
@@ -54,9 +53,10 @@ void run_four_step(const Plan<T>& p, const Load& load, const Store& store) {
       }
       const T* r = run_lane_passes(p.col, a, b);
       T* dst = mat + cb * n1 * E;
-      const T* tw = p.four_step_tw.data() + cb * n1 * E;
+      const std::complex<T>* tw_block = p.tw_block.data() + cb * n1;
       for (int64_t k1 = 0; k1 < n1; ++k1) {
-        CV<T>::load(r + k1 * E).mul(CV<T>::load(tw + k1 * E)).store(dst + k1 * E);
+        const CV<T> w = CV<T>::load(p.tw_lane.data() + k1 * E).mul(tw_block[k1]);
+        CV<T>::load(r + k1 * E).mul(w).store(dst + k1 * E);
       }
     }
   });

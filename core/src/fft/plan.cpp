@@ -166,15 +166,19 @@ void init_four_step(Plan<T>& plan) {
   plan.col = make_lane_plan<T>(n1);
   plan.row = make_lane_plan<T>(n2);
   const int64_t col_blocks = (n2 + L - 1) / L;
-  plan.four_step_tw.assign(col_blocks * n1 * E, T(0));
+  plan.tw_lane.assign(n1 * E, T(0));
+  for (int64_t k1 = 0; k1 < n1; ++k1) {
+    for (int l = 0; l < L; ++l) {
+      const std::complex<double> w = unit_root(l * k1, n);
+      plan.tw_lane[k1 * E + l] = static_cast<T>(w.real());
+      plan.tw_lane[k1 * E + L + l] = static_cast<T>(w.imag());
+    }
+  }
+  plan.tw_block.resize(col_blocks * n1);
   for (int64_t cb = 0; cb < col_blocks; ++cb) {
     for (int64_t k1 = 0; k1 < n1; ++k1) {
-      T* e = plan.four_step_tw.data() + (cb * n1 + k1) * E;
-      for (int l = 0; l < L && cb * L + l < n2; ++l) {
-        const std::complex<double> w = unit_root((cb * L + l) * k1, n);
-        e[l] = static_cast<T>(w.real());
-        e[L + l] = static_cast<T>(w.imag());
-      }
+      // (cb L k1) mod n without overflow: cb L < n2 + L and k1 < n1.
+      plan.tw_block[cb * n1 + k1] = std::complex<T>(unit_root((cb * L % n) * k1 % n, n));
     }
   }
 }

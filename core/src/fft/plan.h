@@ -54,8 +54,12 @@ struct Plan {
   // FourStep: n = n1 * n2, column FFTs of length n1, twiddles, row FFTs of length n2.
   int64_t n1 = 0, n2 = 0;
   LanePlan<T> col, row;
-  // W_n^(j2 * k1) in lane layout by column block: [n2 / L rounded up][n1][re, im][L].
-  std::vector<T, LaneAllocator<T>> four_step_tw;
+  // The step-2 twiddle W_n^(j2 k1) for column j2 = cb L + l, as a product of
+  // two small tables (a full n-entry table would add a sixth of the memory
+  // traffic of a long transform): W_n^(l k1) in lane layout [n1][re, im][L],
+  // times the scalar W_n^(cb L k1) at [cb][k1].
+  std::vector<T, LaneAllocator<T>> tw_lane;
+  std::vector<std::complex<T>> tw_block;
 
   // Bluestein: a length-m (2n - 1 <= m, m smooth) cyclic convolution.
   int64_t m = 0;
