@@ -36,15 +36,17 @@ std::vector<int> lane_radices(int64_t n) {
   }
   int eights = twos / 3;
   const int rest = twos % 3;
-  if (rest == 1 && eights > 0) {
-    --eights;
-    radices.insert(radices.end(), {4, 4});
+  const bool two_fours = rest == 1 && eights > 0;  // 8 * 2 as 4 * 4
+  if (two_fours) --eights;
+  for (int i = 0; i < eights; ++i) radices.push_back(8);
+  if (two_fours) {
+    radices.push_back(4);
+    radices.push_back(4);
   } else if (rest == 1) {
     radices.push_back(2);
   } else if (rest == 2) {
     radices.push_back(4);
   }
-  radices.insert(radices.begin(), eights, 8);
   for (int64_t p = 3; n > 1; p += 2) {
     while (n % p == 0) {
       radices.push_back(static_cast<int>(p));
