@@ -236,6 +236,21 @@ TEST(FFTEngine, StridedAndBatchedInputs) {
       EXPECT_TRUE(equal(F::irfft(spec.transpose(0, 1).contiguous().transpose(0, 1), n, dim), F::irfft(spec, n, dim)));
     }
   }
+  // Columns of a matrix, many side by side (grouped several lane blocks at a
+  // time), against each column alone; forward, inverse and scaled.
+  for (DType dtype : {kComplex64, kComplex128}) {
+    for (int64_t n : {60, 97, 256}) {
+      SCOPED_TRACE(::testing::Message() << "columns n=" << n << " " << dtype);
+      const Tensor x = complex_input(n * 64, dtype, 40 + n).view({n, 64});
+      const Tensor X = F::fft(x, std::nullopt, 0), Y = F::ifft(x, std::nullopt, 0, "ortho");
+      for (int64_t i : {0, 17, 63}) {
+        const Tensor column = x.select(1, i).contiguous();
+        EXPECT_TRUE(equal(X.select(1, i), F::fft(column)));
+        EXPECT_TRUE(equal(Y.select(1, i), F::ifft(column, std::nullopt, -1, "ortho")));
+      }
+      EXPECT_LT(rel_l2(values(X.select(1, 5)), dft(values(x.select(1, 5)), -1)), bound(dtype, n));
+    }
+  }
   // Long signals (four-step, Bluestein) in a batch, along a strided dim.
   for (int64_t n : {8192, 10007}) {
     const Tensor x = complex_input(3 * n, kComplex128, n).view({n, 3});
