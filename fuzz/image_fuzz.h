@@ -1,0 +1,68 @@
+#pragma once
+// Shared by the image decoder fuzz targets: decode, check the result's shape
+// against the mode, and accept ember::Error as the only failure. Anything else
+// (a crash, a sanitizer report, another exception, a leak) fails the run.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <ember/ember.h>
+#include <ember/io/io.h>
+
+namespace ember::fuzz {
+
+// A lower decode limit than the default, so that libFuzzer's -malloc_limit_mb
+// (set below the default limit) flags any allocation the limit fails to bound.
+inline constexpr uint64_t kFuzzDecodeLimit = uint64_t{64} << 20;
+
+inline void set_fuzz_limits() {
+  static const bool done = [] {
+    io::set_image_decode_limit(kFuzzDecodeLimit);
+    return true;
+  }();
+  (void)done;
+}
+
+inline Tensor bytes_tensor(const uint8_t* data, size_t size) {
+  Tensor t = empty({static_cast<int64_t>(size)}, kUInt8);
+  if (size > 0) std::memcpy(t.data_ptr(), data, size);
+  return t;
+}
+
+inline int64_t mode_channels(io::ImageReadMode mode) {
+  switch (mode) {
+    case io::ImageReadMode::GRAY: return 1;
+    case io::ImageReadMode::GRAY_ALPHA: return 2;
+    case io::ImageReadMode::RGB: return 3;
+    case io::ImageReadMode::RGB_ALPHA: return 4;
+    default: return 0;  // the file's own: 1 to 4
+  }
+}
+
+// Runs decode(mode); a decoded image must be a contiguous [C, H, W] uint8
+// tensor with the mode's channel count and within the decode limit.
+template <class Decode>
+void decode_checked(Decode&& decode, io::ImageReadMode mode) {
+  Tensor image;
+  try {
+    image = decode(mode);
+  } catch (const Error&) {
+    return;
+  }
+  const int64_t want = mode_channels(mode);
+  const bool ok = image.dtype() == kUInt8 && image.dim() == 3 && image.is_contiguous() &&
+                  image.size(1) > 0 && image.size(2) > 0 &&
+                  (want == 0 ? image.size(0) >= 1 && image.size(0) <= 4 : image.size(0) == want) &&
+                  uint64_t(image.numel()) <= kFuzzDecodeLimit;
+  if (!ok) std::abort();
+  // Touch every byte: uninitialised output shows up under MSan, and reading
+  // it keeps the decode from being optimised away.
+  const auto* p = image.data_ptr<uint8_t>();
+  unsigned sum = 0;
+  for (int64_t i = 0; i < image.numel(); ++i) sum += p[i];
+  volatile unsigned sink = sum;
+  (void)sink;
+}
+
+}  // namespace ember::fuzz
