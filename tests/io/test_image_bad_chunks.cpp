@@ -111,7 +111,8 @@ TEST(IoImageBadChunks, PngMissingOrEmptyImageDataRaises) {
 
 TEST(IoImageBadChunks, PngBadHeaderFieldsRaise) {
   // Bit depth 3, color type 5, compression method 1, interlace method 7.
-  for (auto [offset, value] : {std::pair{24, 3}, {25, 5}, {26, 1}, {28, 7}}) {
+  const std::pair<int, int> fields[] = {{24, 3}, {25, 5}, {26, 1}, {28, 7}};
+  for (auto [offset, value] : fields) {
     std::vector<uint8_t> v = basn2c08();
     v[offset] = uint8_t(value);
     fix_crc(v, 8);

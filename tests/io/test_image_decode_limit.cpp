@@ -25,7 +25,7 @@ TEST(IoImageDecodeLimit, ExactBoundaryForPng) {
   LimitGuard guard;
   const Tensor png = io::read_file(io_image("pngsuite_basn2c08.png"));  // 32 x 32 RGB
   io::set_image_decode_limit(32 * 32 * 3);
-  EXPECT_EQ(io::decode_png(png).sizes(), (std::vector<int64_t>{3, 32, 32}));
+  EXPECT_EQ(io::decode_png(png).sizes().vec(), (std::vector<int64_t>{3, 32, 32}));
   io::set_image_decode_limit(32 * 32 * 3 - 1);
   const std::string msg = decode_error(png);
   EXPECT_TRUE(contains(msg, "decode_png") && contains(msg, "decode limit of 3071 bytes")) << msg;
