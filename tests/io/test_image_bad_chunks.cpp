@@ -194,3 +194,15 @@ TEST(IoImageBadChunks, PngHugeDeclaredChunkIsNotAllocated) {
   const std::string msg = decode_error(bytes_of(v));
   EXPECT_TRUE(contains(msg, "decode_png") && contains(msg, "truncated")) << msg;
 }
+
+TEST(IoImageBadChunks, CutAfterTheImageDataMatchesTorchvision) {
+  // torchvision 0.14: a JPEG without EOI raises "Image is incomplete or
+  // truncated"; a PNG without IEND decodes.
+  std::vector<uint8_t> jpeg = image_bytes("hopper.jpg");
+  jpeg.resize(jpeg.size() - 2);
+  EXPECT_TRUE(contains(decode_error(bytes_of(jpeg)), "truncated"));
+  std::vector<uint8_t> png = basn2c08();
+  const Tensor clean = io::decode_png(bytes_of(png));
+  png.resize(png.size() - 12);
+  EXPECT_TRUE(io::decode_png(bytes_of(png)).equal(clean));
+}
