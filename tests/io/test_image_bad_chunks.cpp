@@ -34,6 +34,16 @@ size_t find_marker(const std::vector<uint8_t>& jpeg, uint8_t code) {
   return 0;
 }
 
+// decode_png's error message, or "" when it decodes.
+std::string error_of_png(const std::vector<uint8_t>& v) {
+  try {
+    io::decode_png(bytes_of(v));
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
 }  // namespace
 
 TEST(IoImageBadChunks, PngCrcErrorInCriticalChunksRaise) {
@@ -110,8 +120,11 @@ TEST(IoImageBadChunks, PngMissingOrEmptyImageDataRaises) {
 }
 
 TEST(IoImageBadChunks, PngBadHeaderFieldsRaise) {
-  // Bit depth 3, color type 5, compression method 1, interlace method 7.
-  const std::pair<int, int> fields[] = {{24, 3}, {25, 5}, {26, 1}, {28, 7}};
+  // PngSuite's corrupted files, forged (they are not in ../shared/data):
+  // xd0/xd3/xd9 bit depth 0, 3, 99; xc1/xc9 color type 1, 9; plus color type 5,
+  // compression method 1, filter method 1, interlace method 7.
+  const std::pair<int, int> fields[] = {{24, 0}, {24, 3}, {24, 99}, {25, 1}, {25, 9}, {25, 5},
+                                        {26, 1}, {27, 1}, {28, 7}};
   for (auto [offset, value] : fields) {
     std::vector<uint8_t> v = basn2c08();
     v[offset] = uint8_t(value);
@@ -205,4 +218,22 @@ TEST(IoImageBadChunks, CutAfterTheImageDataMatchesTorchvision) {
   const Tensor clean = io::decode_png(bytes_of(png));
   png.resize(png.size() - 12);
   EXPECT_TRUE(io::decode_png(bytes_of(png)).equal(clean));
+}
+
+TEST(IoImageBadChunks, PngBadSignaturesRaise) {
+  // PngSuite's xs1n0g01 / xs2n0g01 / xs4n0g01 / xs7n0g01 (a signature byte
+  // changed), xcrn0g04 (CR LF turned into LF by a text-mode copy) and xlfn0g04
+  // (LF turned into CR LF).
+  for (auto [at, value] : std::vector<std::pair<size_t, uint8_t>>{{0, 0x88}, {1, 'p'}, {3, 'g'}, {7, 0x0D}}) {
+    std::vector<uint8_t> v = basn2c08();
+    v[at] = value;
+    EXPECT_TRUE(contains(decode_error(bytes_of(v)), "unsupported image format")) << at;
+    EXPECT_TRUE(contains(error_of_png(v), "not a PNG file")) << at;
+  }
+  std::vector<uint8_t> lf = basn2c08();
+  lf.erase(lf.begin() + 4);  // \r\n\x1a\n -> \n\x1a\n
+  EXPECT_TRUE(contains(error_of_png(lf), "not a PNG file"));
+  std::vector<uint8_t> crlf = basn2c08();
+  crlf.insert(crlf.begin() + 7, 0x0D);  // ... \x1a\r\n
+  EXPECT_TRUE(contains(error_of_png(crlf), "not a PNG file"));
 }
