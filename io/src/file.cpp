@@ -4,6 +4,8 @@
 #include <cstring>
 #include <memory>
 
+#include <sys/stat.h>
+
 #include <ember/core/error.h>
 #include <ember/io/file.h>
 #include <ember/ops/factories.h>
@@ -23,13 +25,15 @@ std::string last_error() { return std::strerror(errno); }
 Tensor read_file(const std::string& path) {
   File f(std::fopen(path.c_str(), "rb"));
   EMBER_CHECK(f, "read_file: cannot open '", path, "': ", last_error());
-  EMBER_CHECK(std::fseek(f.get(), 0, SEEK_END) == 0, "read_file: cannot seek in '", path,
-              "': ", last_error());
-  const long size = std::ftell(f.get());
-  EMBER_CHECK(size >= 0, "read_file: cannot get the size of '", path, "': ", last_error(),
-              " (is it a regular file?)");
-  std::rewind(f.get());
-  Tensor out = empty({static_cast<int64_t>(size)}, kUInt8);
+  // Only regular files: fopen accepts a directory, whose end offset is 2^63 - 1
+  // on ext4 (an allocation without bound), and a pipe or device has no size.
+  struct stat st{};
+  EMBER_CHECK(::fstat(::fileno(f.get()), &st) == 0, "read_file: cannot stat '", path, "': ",
+              last_error());
+  EMBER_CHECK(S_ISREG(st.st_mode), "read_file: '", path, "' is ",
+              S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+  const auto size = static_cast<int64_t>(st.st_size);
+  Tensor out = empty({size}, kUInt8);
   if (size > 0) {
     const size_t got = std::fread(out.data_ptr(), 1, static_cast<size_t>(size), f.get());
     EMBER_CHECK(got == static_cast<size_t>(size), "read_file: read ", got, " of ", size,

@@ -1,6 +1,21 @@
 #include "image_common.h"
 
+#include <atomic>
+
 #include <ember/core/error.h>
+
+namespace ember::io {
+namespace {
+std::atomic<uint64_t> g_decode_limit{kDefaultImageDecodeLimit};
+}  // namespace
+
+uint64_t image_decode_limit() { return g_decode_limit.load(std::memory_order_relaxed); }
+
+void set_image_decode_limit(uint64_t bytes) {
+  g_decode_limit.store(bytes == 0 ? kDefaultImageDecodeLimit : bytes, std::memory_order_relaxed);
+}
+
+}  // namespace ember::io
 
 namespace ember::io::detail {
 
@@ -42,13 +57,15 @@ Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t m
 }
 
 void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, uint64_t channels) {
-  // Each factor is below 2^32, so the checks below cannot overflow.
+  // width and height are below 2^32, so pixels cannot overflow; dividing the
+  // limit instead of multiplying pixels by channels keeps that true for any limit.
+  const uint64_t limit = image_decode_limit();
   const uint64_t pixels = width * height;
   EMBER_CHECK(width > 0 && height > 0, op, ": the image declares an empty size ", width, "x",
               height);
-  EMBER_CHECK(pixels <= kMaxDecodedBytes && pixels * channels <= kMaxDecodedBytes, op,
-              ": the image declares ", width, "x", height, "x", channels,
-              " samples, more than the limit of ", kMaxDecodedBytes, " bytes");
+  EMBER_CHECK(channels > 0 && pixels <= limit / channels, op, ": the image declares ", width, "x",
+              height, "x", channels, " samples, more than the decode limit of ", limit,
+              " bytes (ember::io::set_image_decode_limit changes it)");
 }
 
 Tensor hwc_to_chw(const Tensor& hwc) { return hwc.permute({2, 0, 1}).contiguous(); }

@@ -9,11 +9,6 @@
 
 namespace ember::io::detail {
 
-// Decoded images larger than this many bytes (width * height * channels) are
-// rejected before anything is allocated: a hostile header cannot make a
-// decoder allocate without bound.
-inline constexpr uint64_t kMaxDecodedBytes = uint64_t{1} << 31;
-
 std::string_view mode_name(ImageReadMode mode);
 
 // An encoded image: a non-empty 1-D uint8 CPU tensor. Returns it contiguous
@@ -25,7 +20,9 @@ Tensor check_encoded(std::string_view op, const Tensor& data);
 Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t min_c,
                              int64_t max_c);
 
-// Throws when width * height * channels exceeds kMaxDecodedBytes.
+// Throws when width or height is 0 or width * height * channels exceeds
+// image_decode_limit(): checked before anything is allocated, so a hostile
+// header cannot make a decoder allocate without bound.
 void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, uint64_t channels);
 
 // Wraps an interleaved H x W x C buffer as the C x H x W contiguous result.

@@ -1,5 +1,6 @@
 // decode_jpeg through libjpeg-turbo, with torchvision.io's semantics.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "image_common.h"
 #include "jpeg_common.h"
 
+#include <jerror.h>
+
 namespace ember::io {
 namespace {
 
@@ -20,6 +23,9 @@ using detail::run_guarded;
 // More scans than this is not a real progressive JPEG but a file built to make
 // the decoder loop (each scan re-touches every coefficient).
 constexpr int kMaxScans = 1000;
+
+// libjpeg's working memory beyond the coefficient buffers (tables, row buffers).
+constexpr uint64_t kJpegWorkingSlack = uint64_t{64} << 20;
 
 // Reads from the tensor's bytes; running out of data is an error (as in
 // torchvision), not the fake end-of-image that jpeg_mem_src would insert.
@@ -154,8 +160,15 @@ Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orien
   const int height = static_cast<int>(cinfo.output_height);
   const int components = cinfo.output_components;
   if (out_channels == 0) out_channels = components;
+  // The file's own component count counts too: libjpeg works on all of them.
   detail::check_decoded_size("decode_jpeg", cinfo.output_width, cinfo.output_height,
-                             std::max(components, out_channels));
+                             std::max({components, out_channels, cinfo.num_components}));
+  // Progressive and multi-scan files keep every DCT coefficient (2 bytes a
+  // sample, padded to whole blocks) until the last scan. libjpeg asks its memory
+  // manager how much it may use before allocating those buffers and fails when
+  // they do not fit (it has no backing store), so this caps it.
+  cinfo.mem->max_memory_to_use = static_cast<long>(
+      std::min<uint64_t>(2 * image_decode_limit() + kJpegWorkingSlack, LONG_MAX));
 
   Tensor hwc = empty({height, width, out_channels}, kUInt8);
   std::vector<uint8_t> cmyk_line(is_cmyk && out_channels != components ? size_t(width) * 4 : 0);
@@ -175,7 +188,10 @@ Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orien
     }
     jpeg_finish_decompress(&cinfo);
   });
-  EMBER_CHECK(decoded, "decode_jpeg: ", d.err.message);
+  EMBER_CHECK(decoded, "decode_jpeg: ", d.err.message,
+              d.err.pub.msg_code == JERR_NO_BACKING_STORE
+                  ? " (libjpeg's working memory would exceed the decode limit)"
+                  : "");
 
   Tensor chw = detail::hwc_to_chw(hwc);
   if (orientation != 1) chw = detail::apply_exif_orientation(chw, orientation).contiguous();

@@ -30,6 +30,26 @@ void read_from_memory(png_structp png, png_bytep out, png_size_t length) {
   reader->left -= length;
 }
 
+// Ancillary chunks that never change the decoded pixels. libpng reads each of
+// these whole into a buffer of the length its header declares, before reading
+// the data (libpng 1.6.39 checks that length only for IDAT), so a 150-byte file
+// whose tEXt claims 1.7 GB made it allocate 1.7 GB (found by fuzz_decode_png).
+// Marked "never keep", they are skipped in small reads instead (their CRCs are
+// still checked). Kept: the critical chunks, tRNS (alpha), and gAMA, sRGB,
+// cHRM, iCCP, sBIT, which are small or length-checked and may steer libpng's
+// transformations (gamma-aware rgb_to_gray), as in torchvision.
+constexpr png_byte kSkippedChunks[] = {
+    'b', 'K', 'G', 'D', '\0', 'e', 'X', 'I', 'f', '\0', 'h', 'I', 'S', 'T', '\0', 'i', 'T', 'X', 't', '\0',
+    'o', 'F', 'F', 's', '\0', 'p', 'C', 'A', 'L', '\0', 'p', 'H', 'Y', 's', '\0', 's', 'C', 'A', 'L', '\0',
+    's', 'P', 'L', 'T', '\0', 's', 'T', 'E', 'R', '\0', 't', 'E', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0',
+    'z', 'T', 'X', 't', '\0'};
+constexpr int kSkippedChunkCount = sizeof(kSkippedChunks) / 5;
+
+void skip_unused_chunks(png_structp png) {
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, kSkippedChunks, kSkippedChunkCount);
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, nullptr, 0);  // unknown ones
+}
+
 // Owns the libpng read structures.
 struct PngReader {
   png_structp png = nullptr;
@@ -116,6 +136,7 @@ Tensor decode_png(const Tensor& data, ImageReadMode mode) {
   int bit_depth = 0, color_type = 0, interlace = 0;
   const bool header_ok = run_png_guarded(r.err, [&] {
     png_set_sig_bytes(r.png, 8);
+    skip_unused_chunks(r.png);
     png_set_read_fn(r.png, &reader, read_from_memory);
     png_read_info(r.png, r.info);
     png_get_IHDR(r.png, r.info, &width, &height, &bit_depth, &color_type, &interlace, nullptr,

@@ -107,7 +107,8 @@ TEST(NNFunctionalActivation, Gradcheck) {
   for (const auto& [name, fn] : activations()) {
     SCOPED_TRACE(name);
     Tensor x = smooth_input();
-    auto f = [&fn](const variable_list& v) { return variable_list{fn(v[0])}; };
+    // Init-capture: clang before 16 cannot capture a structured binding.
+    auto f = [&fn = fn](const variable_list& v) { return variable_list{fn(v[0])}; };
     EXPECT_TRUE(check_grad(f, {x}));
     EXPECT_TRUE(check_grad(f, {x}, /*second=*/true));
   }

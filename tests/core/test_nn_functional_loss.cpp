@@ -87,19 +87,20 @@ const std::vector<std::pair<std::string, R>>& reductions() {
 
 std::vector<LossCase> regression_cases() {
   std::vector<LossCase> cs;
+  // The lambdas init-capture r: clang before 16 cannot capture a structured binding.
   for (const auto& [n, r] : reductions()) {
-    cs.push_back({"l1_" + n, {"reg_x", "reg_y"}, [r](const variable_list& v) { return F::l1_loss(v[0], v[1], r); }});
-    cs.push_back({"mse_" + n, {"reg_x", "reg_y"}, [r](const variable_list& v) { return F::mse_loss(v[0], v[1], r); }});
-    cs.push_back({"smooth_l1_" + n, {"reg_x", "reg_y"}, [r](const variable_list& v) {
+    cs.push_back({"l1_" + n, {"reg_x", "reg_y"}, [r = r](const variable_list& v) { return F::l1_loss(v[0], v[1], r); }});
+    cs.push_back({"mse_" + n, {"reg_x", "reg_y"}, [r = r](const variable_list& v) { return F::mse_loss(v[0], v[1], r); }});
+    cs.push_back({"smooth_l1_" + n, {"reg_x", "reg_y"}, [r = r](const variable_list& v) {
                     return F::smooth_l1_loss(v[0], v[1], {.reduction = r, .beta = 0.5});
                   }});
-    cs.push_back({"huber_" + n, {"reg_x", "reg_y"}, [r](const variable_list& v) {
+    cs.push_back({"huber_" + n, {"reg_x", "reg_y"}, [r = r](const variable_list& v) {
                     return F::huber_loss(v[0], v[1], {.reduction = r, .delta = 0.8});
                   }});
   }
   for (const auto& [n, r] : std::vector<std::pair<std::string, R>>{
            {"none", R::None}, {"mean", R::Mean}, {"sum", R::Sum}, {"batchmean", R::BatchMean}})
-    cs.push_back({"kl_" + n, {"kl_in", "kl_t"}, [r](const variable_list& v) {
+    cs.push_back({"kl_" + n, {"kl_in", "kl_t"}, [r = r](const variable_list& v) {
                     return F::kl_div(v[0], v[1], {.reduction = r});
                   }});
   cs.push_back({"kl_logt", {"kl_in", "kl_logt_t"}, [](const variable_list& v) {
@@ -142,33 +143,33 @@ std::vector<LossCase> regression_cases() {
 std::vector<LossCase> classification_cases() {
   std::vector<LossCase> cs;
   for (const auto& [n, r] : reductions()) {
-    cs.push_back({"ce_" + n, {"ce_x", "ce_t"}, [r](const variable_list& v) {
+    cs.push_back({"ce_" + n, {"ce_x", "ce_t"}, [r = r](const variable_list& v) {
                     return F::cross_entropy(v[0], v[1], {.reduction = r});
                   }});
-    cs.push_back({"ce_w_" + n, {"ce_x", "ce_t", "ce_w"}, [r](const variable_list& v) {
+    cs.push_back({"ce_w_" + n, {"ce_x", "ce_t", "ce_w"}, [r = r](const variable_list& v) {
                     return F::cross_entropy(v[0], v[1], {.weight = v[2].detach(), .reduction = r});
                   }});
-    cs.push_back({"ce_ls_" + n, {"ce_x", "ce_t"}, [r](const variable_list& v) {
+    cs.push_back({"ce_ls_" + n, {"ce_x", "ce_t"}, [r = r](const variable_list& v) {
                     return F::cross_entropy(v[0], v[1], {.reduction = r, .label_smoothing = 0.2});
                   }});
-    cs.push_back({"ce_wls_" + n, {"ce_x", "ce_t", "ce_w"}, [r](const variable_list& v) {
+    cs.push_back({"ce_wls_" + n, {"ce_x", "ce_t", "ce_w"}, [r = r](const variable_list& v) {
                     return F::cross_entropy(v[0], v[1],
                                             {.weight = v[2].detach(), .ignore_index = -100, .reduction = r, .label_smoothing = 0.3});
                   }});
-    cs.push_back({"ce_nd_" + n, {"ce_xnd", "ce_tnd", "ce_w"}, [r](const variable_list& v) {
+    cs.push_back({"ce_nd_" + n, {"ce_xnd", "ce_tnd", "ce_w"}, [r = r](const variable_list& v) {
                     return F::cross_entropy(v[0], v[1], {.weight = v[2].detach(), .ignore_index = -1, .reduction = r});
                   }});
-    cs.push_back({"ce_prob_" + n, {"ce_x", "ce_p", "ce_w"}, [r](const variable_list& v) {
+    cs.push_back({"ce_prob_" + n, {"ce_x", "ce_p", "ce_w"}, [r = r](const variable_list& v) {
                     return F::cross_entropy(v[0], v[1].detach(),
                                             {.weight = v[2].detach(), .reduction = r, .label_smoothing = 0.1});
                   }});
-    cs.push_back({"nll_" + n, {"ce_x", "ce_t", "ce_w"}, [r](const variable_list& v) {
+    cs.push_back({"nll_" + n, {"ce_x", "ce_t", "ce_w"}, [r = r](const variable_list& v) {
                     return F::nll_loss(F::log_softmax(v[0], 1), v[1], {.weight = v[2].detach(), .reduction = r});
                   }});
-    cs.push_back({"bce_" + n, {"bce_p", "bce_t", "bce_w"}, [r](const variable_list& v) {
+    cs.push_back({"bce_" + n, {"bce_p", "bce_t", "bce_w"}, [r = r](const variable_list& v) {
                     return F::binary_cross_entropy(v[0], v[1], {.weight = v[2].detach(), .reduction = r});
                   }});
-    cs.push_back({"bcel_" + n, {"bce_x", "bce_t", "bce_w", "bce_pw"}, [r](const variable_list& v) {
+    cs.push_back({"bcel_" + n, {"bce_x", "bce_t", "bce_w", "bce_pw"}, [r = r](const variable_list& v) {
                     return F::binary_cross_entropy_with_logits(
                         v[0], v[1], {.weight = v[2].detach(), .pos_weight = v[3].detach(), .reduction = r});
                   }});
@@ -189,31 +190,31 @@ std::vector<LossCase> classification_cases() {
 std::vector<LossCase> margin_cases() {
   std::vector<LossCase> cs;
   for (const auto& [n, r] : reductions()) {
-    cs.push_back({"mr_" + n, {"mr_x1", "mr_x2", "mr_y"}, [r](const variable_list& v) {
+    cs.push_back({"mr_" + n, {"mr_x1", "mr_x2", "mr_y"}, [r = r](const variable_list& v) {
                     return F::margin_ranking_loss(v[0], v[1], v[2].detach(), {.margin = 0.3, .reduction = r});
                   }});
-    cs.push_back({"hinge_" + n, {"mr_x1", "mr_y"}, [r](const variable_list& v) {
+    cs.push_back({"hinge_" + n, {"mr_x1", "mr_y"}, [r = r](const variable_list& v) {
                     return F::hinge_embedding_loss(v[0], v[1].detach(), {.margin = 0.8, .reduction = r});
                   }});
-    cs.push_back({"softm_" + n, {"mr_x1", "mr_y"}, [r](const variable_list& v) {
+    cs.push_back({"softm_" + n, {"mr_x1", "mr_y"}, [r = r](const variable_list& v) {
                     return F::soft_margin_loss(v[0], v[1].detach(), r);
                   }});
-    cs.push_back({"mlm_" + n, {"ml_x", "ml_t"}, [r](const variable_list& v) {
+    cs.push_back({"mlm_" + n, {"ml_x", "ml_t"}, [r = r](const variable_list& v) {
                     return F::multilabel_margin_loss(v[0], v[1], r);
                   }});
-    cs.push_back({"mlsm_" + n, {"ml_x", "ml_y", "ml_w"}, [r](const variable_list& v) {
+    cs.push_back({"mlsm_" + n, {"ml_x", "ml_y", "ml_w"}, [r = r](const variable_list& v) {
                     return F::multilabel_soft_margin_loss(v[0], v[1].detach(), {.weight = v[2].detach(), .reduction = r});
                   }});
-    cs.push_back({"mm1_" + n, {"ml_x", "mm_t"}, [r](const variable_list& v) {
+    cs.push_back({"mm1_" + n, {"ml_x", "mm_t"}, [r = r](const variable_list& v) {
                     return F::multi_margin_loss(v[0], v[1], {.margin = 0.9, .reduction = r});
                   }});
-    cs.push_back({"mm2w_" + n, {"ml_x", "mm_t", "ml_w"}, [r](const variable_list& v) {
+    cs.push_back({"mm2w_" + n, {"ml_x", "mm_t", "ml_w"}, [r = r](const variable_list& v) {
                     return F::multi_margin_loss(v[0], v[1], {.p = 2, .weight = v[2].detach(), .reduction = r});
                   }});
-    cs.push_back({"cosemb_" + n, {"emb_a", "emb_b", "emb_y"}, [r](const variable_list& v) {
+    cs.push_back({"cosemb_" + n, {"emb_a", "emb_b", "emb_y"}, [r = r](const variable_list& v) {
                     return F::cosine_embedding_loss(v[0], v[1], v[2].detach(), {.margin = -0.2, .reduction = r});
                   }});
-    cs.push_back({"triplet_" + n, {"emb_a", "emb_b", "emb_c"}, [r](const variable_list& v) {
+    cs.push_back({"triplet_" + n, {"emb_a", "emb_b", "emb_c"}, [r = r](const variable_list& v) {
                     return F::triplet_margin_loss(v[0], v[1], v[2], {.margin = 2.0, .reduction = r});
                   }});
   }

@@ -58,3 +58,17 @@ TEST(IoFile, BadInputRaises) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/ember/file.bin"), std::string::npos);
   }
 }
+
+TEST(IoFile, ReadingADirectoryOrDeviceRaises) {
+  // fopen accepts a directory and reports its size as 2^63 - 1 on ext4: the
+  // check must come before any allocation.
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  try {
+    io::read_file(dir);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(io::read_image(dir), Error);
+  EXPECT_THROW(io::read_file("/dev/null"), Error);
+}

@@ -14,10 +14,6 @@ using namespace ember::testing;
 
 namespace {
 
-std::vector<uint8_t> file_bytes(const std::string& image) {
-  return vector_of(io::read_file(io_image(image)));
-}
-
 // Decodes, and returns "" or the error message; anything but ember::Error fails.
 std::string try_decode(const Tensor& data, io::ImageReadMode mode = io::ImageReadMode::UNCHANGED) {
   try {
@@ -39,29 +35,14 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-uint32_t crc32(const uint8_t* p, size_t n) {
-  uint32_t c = 0xffffffffu;
-  for (size_t i = 0; i < n; ++i) {
-    c ^= p[i];
-    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-  }
-  return c ^ 0xffffffffu;
-}
-
-void put_be32(std::vector<uint8_t>& v, size_t at, uint32_t x) {
-  for (int i = 0; i < 4; ++i) v[at + i] = uint8_t(x >> (24 - 8 * i));
-}
-
 // A PNG whose IHDR claims width x height (with a valid CRC), followed by the rest
 // of a real file.
 std::vector<uint8_t> png_claiming(uint32_t width, uint32_t height, uint8_t color_type = 6) {
-  std::vector<uint8_t> v = file_bytes("pngsuite_basn6a08.png");
+  std::vector<uint8_t> v = image_bytes("pngsuite_basn6a08.png");
   put_be32(v, 16, width);
   put_be32(v, 20, height);
   v[25] = color_type;
-  put_be32(v, 29, crc32(v.data() + 12, 17));
+  put_be32(v, 29, png_crc32(v.data() + 12, 17));
   return v;
 }
 
@@ -105,7 +86,7 @@ TEST(IoImageBadInput, HugeDeclaredDimensionsRaiseBeforeAllocating) {
   EXPECT_FALSE(try_decode(bytes_of(png_claiming(0, 10))).empty());
   EXPECT_FALSE(try_decode(bytes_of(png_claiming(0x80000000u, 10))).empty());
   // A JPEG whose SOF claims 65000 x 65000: 12.7 GB of RGB.
-  std::vector<uint8_t> jpeg = file_bytes("hopper.jpg");
+  std::vector<uint8_t> jpeg = image_bytes("hopper.jpg");
   size_t sof = 2;
   while (sof + 9 < jpeg.size() && !(jpeg[sof] == 0xFF && (jpeg[sof + 1] == 0xC0 || jpeg[sof + 1] == 0xC2)))
     ++sof;
@@ -120,7 +101,7 @@ TEST(IoImageBadInput, EveryTruncationDecodesOrRaises) {
   for (const char* name : {"hopper.jpg", "hopper_progressive.jpg", "pil_sample_rgb.jpg", "cmyk_pytorch.jpg",
                            "pngsuite_basn6a08.png", "pngsuite_ibasn3p08.png", "pngsuite_basn0g16.png",
                            "palette_pytorch.png"}) {
-    const std::vector<uint8_t> v = file_bytes(name);
+    const std::vector<uint8_t> v = image_bytes(name);
     int raised = 0;
     const size_t step = std::max<size_t>(1, v.size() / 300);
     for (size_t n = 1; n < v.size(); n += step) {
@@ -140,7 +121,7 @@ TEST(IoImageBadInput, BitFlipsDecodeOrRaise) {
   for (const char* name : {"hopper.jpg", "hopper_progressive.jpg", "app13-multiple.jpg", "cmyk_pytorch.jpg",
                            "orientation_6.jpg", "pngsuite_basn6a08.png", "pngsuite_ibasn2c16.png",
                            "pngsuite_basn3p02.png", "palette_pytorch.png"}) {
-    const std::vector<uint8_t> original = file_bytes(name);
+    const std::vector<uint8_t> original = image_bytes(name);
     for (int trial = 0; trial < 150; ++trial) {
       std::vector<uint8_t> v = original;
       const int flips = 1 + int(rng() % 4);
@@ -161,7 +142,7 @@ TEST(IoImageBadInput, BitFlipsDecodeOrRaise) {
 
 TEST(IoImageBadInput, GarbageAfterTheImageIsIgnored) {
   for (const char* name : {"hopper.jpg", "pngsuite_basn2c08.png"}) {
-    std::vector<uint8_t> v = file_bytes(name);
+    std::vector<uint8_t> v = image_bytes(name);
     const Tensor clean = io::decode_image(bytes_of(v));
     v.insert(v.end(), 1000, 0xAB);
     EXPECT_TRUE(io::decode_image(bytes_of(v)).equal(clean)) << name;

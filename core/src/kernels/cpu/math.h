@@ -59,7 +59,9 @@ inline T wrapping_add(T a, T b) {
 template <class T>
 inline T wrapping_mul(T a, T b) {
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    // At least unsigned int: two uint16_t operands would promote to (signed)
+    // int, and 65535 * 65535 overflows it (UBSan caught it on int16 tensors).
+    using U = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   } else {
     return a * b;

@@ -19,6 +19,14 @@ enum class ImageReadMode {
   RGB_ALPHA,   // 4 channels (PNG only)
 };
 
+// The decoded-size limit: decoders raise ember::Error, before allocating the
+// image, when width * height * channels (bytes, counting the file's own channels
+// too) would exceed it. Default kDefaultImageDecodeLimit (2 GiB). Process-wide;
+// set_image_decode_limit(0) restores the default. See docs/io.md, "Bad input and limits".
+inline constexpr uint64_t kDefaultImageDecodeLimit = uint64_t{1} << 31;
+uint64_t image_decode_limit();
+void set_image_decode_limit(uint64_t bytes);
+
 // Decodes a JPEG. UNCHANGED keeps the file's components (1 gray, 3 RGB, 4 for
 // CMYK/YCCK, as Adobe-inverted CMYK as libjpeg returns it); GRAY and RGB convert.
 // apply_exif_orientation rotates/flips by the EXIF orientation tag, if any.

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds Ember's libFuzzer targets (clang, ASan + UBSan) and runs each for a
+# bounded time, then reports what crashed. See fuzz/README.md.
+#   scripts/fuzz.sh [seconds-per-target] [target...]
+#     seconds-per-target   default 60
+#     target               e.g. decode_png (or ember_fuzz_decode_png); default: all
+# Environment:
+#   EMBER_FUZZ_BUILD_DIR  build folder (default build-fuzz); configured here when it has
+#                         no CMakeCache.txt, otherwise used as it is (EMBER_BUILD_FUZZERS=ON)
+#   EMBER_BUILD_LOCK      lock file the build waits on (default /tmp/ember-build.lock)
+#   EMBER_BUILD_JOBS      parallel compile jobs (default 2)
+#   EMBER_FUZZ_FLAGS      extra libFuzzer flags, e.g. "-jobs=2 -workers=2"
+# Each run grows the target's corpus in <build>/fuzz/corpus/<target>/ and writes its log
+# and any crash/leak/timeout/oom input to <build>/fuzz-runs/<target>/. Exit status 1 when
+# any target failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+[[ $# -gt 0 ]] && shift
+build=${EMBER_FUZZ_BUILD_DIR:-build-fuzz}
+lock=${EMBER_BUILD_LOCK:-/tmp/ember-build.lock}
+
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  mkdir -p "$build"
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DEMBER_BUILD_FUZZERS=ON -DEMBER_SANITIZE="address;undefined" -DEMBER_BUILD_TESTS=OFF \
+    -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_WITH_CUDA=OFF >"$build/configure.log" 2>&1 ||
+    { cat "$build/configure.log"; exit 2; }
+fi
+
+# Targets: those named, else every ember_fuzz_* the build defines (fuzz/CMakeLists.txt).
+targets=()
+for t in "$@"; do targets+=("ember_fuzz_${t#ember_fuzz_}"); done
+if [[ ${#targets[@]} -eq 0 ]]; then
+  mapfile -t targets < <(ninja -C "$build" -t targets all | grep -o '^ember_fuzz_[a-z0-9_]*' | sort -u)
+fi
+[[ ${#targets[@]} -gt 0 ]] || { echo "fuzz.sh: no fuzz targets in $build (needs clang)"; exit 2; }
+
+build_cmd=(ninja -C "$build" -j "${EMBER_BUILD_JOBS:-2}" "${targets[@]}")
+command -v flock >/dev/null && build_cmd=(flock "$lock" "${build_cmd[@]}")
+CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} "${build_cmd[@]}" || exit 2
+
+failed=()
+for target in "${targets[@]}"; do
+  name=${target#ember_fuzz_}
+  corpus=$build/fuzz/corpus/$name
+  out=$build/fuzz-runs/$name
+  mkdir -p "$corpus" "$out"
+  echo "== $name: ${seconds}s"
+  touch "$out/.started"
+  # -timeout: one input taking longer is a hang; -malloc_limit_mb: one allocation
+  # larger is a bug (the decoders cap their outputs well below it).
+  # shellcheck disable=SC2086
+  nice -n 10 "$build/fuzz/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+    -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$out/" ${EMBER_FUZZ_FLAGS:-} \
+    "$corpus" >"$out/log.txt" 2>&1
+  rc=$?
+  grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$out/log.txt" | tail -2
+  # The inputs libFuzzer saved this run (crash-*, leak-*, timeout-*, oom-*, slow-unit-*).
+  artifacts=$(find "$out" -maxdepth 1 -type f ! -name log.txt ! -name .started -newer "$out/.started" | sort)
+  if [[ $rc -ne 0 ]]; then
+    failed+=("$name")
+    echo "   FAILED (exit $rc): see $out/log.txt"
+    grep -m3 -E 'ERROR: |runtime error|SUMMARY' "$out/log.txt" | sed 's/^/   /'
+    [[ -n $artifacts ]] && echo "$artifacts" | sed 's/^/   input: /'
+  else
+    echo "   ok"
+  fi
+done
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "fuzz.sh: failures in: ${failed[*]}"
+  exit 1
+fi
+echo "fuzz.sh: all ${#targets[@]} targets ran ${seconds}s without a failure"
