@@ -53,7 +53,7 @@ Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t m
               " channels, got ", c, " (shape ", image.sizes(), ")");
   EMBER_CHECK(image.size(1) > 0 && image.size(2) > 0, op, ": the image is empty (shape ",
               image.sizes(), ")");
-  return image.permute({1, 2, 0}).contiguous();
+  return image;
 }
 
 void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, uint64_t channels) {
@@ -68,6 +68,6 @@ void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, ui
               " bytes (ember::io::set_image_decode_limit changes it)");
 }
 
-Tensor hwc_to_chw(const Tensor& hwc) { return hwc.permute({2, 0, 1}).contiguous(); }
+Tensor hwc_to_chw(const Tensor& hwc) { return hwc.permute({2, 0, 1}); }
 
 }  // namespace ember::io::detail

@@ -16,7 +16,7 @@ std::string_view mode_name(ImageReadMode mode);
 Tensor check_encoded(std::string_view op, const Tensor& data);
 
 // An image to encode: a [C, H, W] uint8 CPU tensor with C in [min_c, max_c] and
-// H, W > 0. Returns it as contiguous H x W x C (interleaved rows, as codecs want).
+// H, W > 0 (any strides). Returns it unchanged; InterleavedRows feeds it to a codec.
 Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t min_c,
                              int64_t max_c);
 
@@ -25,7 +25,8 @@ Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t m
 // header cannot make a decoder allocate without bound.
 void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, uint64_t channels);
 
-// Wraps an interleaved H x W x C buffer as the C x H x W contiguous result.
+// The C x H x W view of an interleaved H x W x C buffer (strides (1, W*C, C)),
+// without a copy: torchvision's decoders return the same view.
 Tensor hwc_to_chw(const Tensor& hwc);
 
 }  // namespace ember::io::detail

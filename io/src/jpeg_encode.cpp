@@ -8,6 +8,7 @@
 #include <ember/ops/factories.h>
 
 #include "image_common.h"
+#include "interleaved_rows.h"
 #include "jpeg_common.h"
 
 namespace ember::io {
@@ -69,12 +70,12 @@ struct Compressor {
 Tensor encode_jpeg(const Tensor& image, int64_t quality) {
   EMBER_CHECK(quality >= 1 && quality <= 100, "encode_jpeg: quality must be in [1, 100], got ",
               quality);
-  const Tensor hwc = detail::check_image_to_encode("encode_jpeg", image, 1, 3);
-  const int64_t channels = hwc.size(2);
+  detail::InterleavedRows rows(detail::check_image_to_encode("encode_jpeg", image, 1, 3));
+  const int64_t channels = rows.channels();
   EMBER_CHECK(channels != 2, "encode_jpeg: expected 1 (gray) or 3 (RGB) channels, got 2");
-  EMBER_CHECK(hwc.size(0) <= JPEG_MAX_DIMENSION && hwc.size(1) <= JPEG_MAX_DIMENSION,
+  EMBER_CHECK(rows.height() <= JPEG_MAX_DIMENSION && rows.width() <= JPEG_MAX_DIMENSION,
               "encode_jpeg: JPEG images are at most ", JPEG_MAX_DIMENSION, " pixels a side, got ",
-              hwc.size(1), "x", hwc.size(0));
+              rows.width(), "x", rows.height());
 
   Compressor c;
   jpeg_compress_struct& cinfo = c.cinfo;
@@ -87,19 +88,17 @@ Tensor encode_jpeg(const Tensor& image, int64_t quality) {
   c.dest.pub.empty_output_buffer = empty_output_buffer;
   c.dest.pub.term_destination = term_destination;
   cinfo.dest = &c.dest.pub;
-  cinfo.image_width = static_cast<JDIMENSION>(hwc.size(1));
-  cinfo.image_height = static_cast<JDIMENSION>(hwc.size(0));
+  cinfo.image_width = static_cast<JDIMENSION>(rows.width());
+  cinfo.image_height = static_cast<JDIMENSION>(rows.height());
   cinfo.input_components = static_cast<int>(channels);
   cinfo.in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
 
-  const uint8_t* pixels = hwc.data_ptr<uint8_t>();
-  const size_t stride = size_t(hwc.size(1)) * size_t(channels);
   const bool encoded = run_guarded(c.err, [&] {
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, static_cast<int>(quality), TRUE);
     jpeg_start_compress(&cinfo, TRUE);
     while (cinfo.next_scanline < cinfo.image_height) {
-      JSAMPROW row = const_cast<uint8_t*>(pixels + size_t(cinfo.next_scanline) * stride);
+      JSAMPROW row = const_cast<uint8_t*>(rows.row(cinfo.next_scanline));
       jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);

@@ -9,6 +9,7 @@
 #include <ember/ops/factories.h>
 
 #include "image_common.h"
+#include "interleaved_rows.h"
 #include "png_common.h"
 
 namespace ember::io {
@@ -64,8 +65,8 @@ int color_type_for(int64_t channels) {
 Tensor encode_png(const Tensor& image, int64_t compression_level) {
   EMBER_CHECK(compression_level >= 0 && compression_level <= 9,
               "encode_png: compression_level must be in [0, 9], got ", compression_level);
-  const Tensor hwc = detail::check_image_to_encode("encode_png", image, 1, 4);
-  const int64_t height = hwc.size(0), width = hwc.size(1), channels = hwc.size(2);
+  detail::InterleavedRows rows(detail::check_image_to_encode("encode_png", image, 1, 4));
+  const int64_t height = rows.height(), width = rows.width(), channels = rows.channels();
   // The PNG format's limit (2^31 - 1) and libpng's default of 1,000,000.
   EMBER_CHECK(width <= PNG_USER_WIDTH_MAX && height <= PNG_USER_HEIGHT_MAX,
               "encode_png: PNG images are at most ", PNG_USER_WIDTH_MAX, " pixels a side, got ",
@@ -78,10 +79,6 @@ Tensor encode_png(const Tensor& image, int64_t compression_level) {
   w.info = png_create_info_struct(w.png);
   EMBER_CHECK(w.info != nullptr, "encode_png: cannot create the libpng info (out of memory)");
 
-  const size_t stride = size_t(width) * size_t(channels);
-  std::vector<png_bytep> rows(static_cast<size_t>(height));
-  for (int64_t y = 0; y < height; ++y)
-    rows[size_t(y)] = const_cast<uint8_t*>(hwc.data_ptr<uint8_t>()) + size_t(y) * stride;
   const bool encoded = run_png_guarded(w.err, [&] {
     png_set_write_fn(w.png, &w.out, write_to_memory, flush_memory);
     png_set_IHDR(w.png, w.info, png_uint_32(width), png_uint_32(height), 8,
@@ -89,7 +86,8 @@ Tensor encode_png(const Tensor& image, int64_t compression_level) {
                  PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(w.png, int(compression_level));
     png_write_info(w.png, w.info);
-    png_write_image(w.png, rows.data());
+    // Row by row (non-interlaced: one pass), so each row is interleaved just in time.
+    for (int64_t y = 0; y < height; ++y) png_write_row(w.png, const_cast<png_bytep>(rows.row(y)));
     png_write_end(w.png, w.info);
   });
   EMBER_CHECK(encoded, "encode_png: ", w.err.message);

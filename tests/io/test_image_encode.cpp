@@ -186,3 +186,25 @@ TEST(IoImageEncode, BadArgumentsRaise) {
     EXPECT_NE(std::string(e.what()).find("quality"), std::string::npos) << e.what();
   }
 }
+
+// The encoders read any layout: planar [C, H, W], the interleaved view the
+// decoders return, and strided views (a crop of a flipped image) give the bytes
+// that the contiguous copy of the same pixels gives.
+TEST(IoImageEncode, AnyLayoutEncodesLikeTheContiguousCopy) {
+  for (int64_t c : {1, 3, 4}) {
+    Tensor hwc = randint(0, 256, {37, 53, c}, TensorOptions().dtype(kUInt8));
+    const Tensor views[] = {hwc.permute({2, 0, 1}),                                // interleaved
+                            hwc.permute({2, 0, 1}).contiguous(),                   // planar
+                            hwc.permute({2, 0, 1}).flip({2}).narrow(1, 3, 30)};  // strided
+    for (const Tensor& image : views) {
+      const Tensor ref = image.contiguous();
+      const Tensor png = io::encode_png(image, 6), png_ref = io::encode_png(ref, 6);
+      ASSERT_TRUE(equal(png, png_ref)) << "png, C=" << c << " strides " << image.strides();
+      // PNG is lossless: the pixels come back whatever path interleaved them.
+      ASSERT_TRUE(equal(io::decode_png(png).contiguous(), ref)) << "png round trip, C=" << c;
+      if (c == 4) continue;
+      const Tensor jpg = io::encode_jpeg(image, 80), jpg_ref = io::encode_jpeg(ref, 80);
+      ASSERT_TRUE(equal(jpg, jpg_ref)) << "jpeg, C=" << c << " strides " << image.strides();
+    }
+  }
+}

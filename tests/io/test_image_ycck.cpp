@@ -63,7 +63,7 @@ TEST(IoImageYcck, DecodesAndConverts) {
     }
   const Tensor data = bytes_of(encode_ycck(cmyk, h, w));
 
-  const Tensor raw = io::decode_jpeg(data);
+  const Tensor raw = io::decode_jpeg(data).contiguous();
   ASSERT_EQ(raw.sizes().vec(), (std::vector<int64_t>{4, h, w}));
   double err = 0;
   for (int c = 0; c < 4; ++c)
@@ -72,8 +72,8 @@ TEST(IoImageYcck, DecodesAndConverts) {
         err += std::abs(raw.data_ptr<uint8_t>()[(size_t(c) * h + y) * w + x] - cmyk[(size_t(y) * w + x) * 4 + c]);
   EXPECT_LT(err / (4.0 * h * w), 2.0);
 
-  const Tensor rgb = io::decode_jpeg(data, io::ImageReadMode::RGB);
-  const Tensor gray = io::decode_image(data, io::ImageReadMode::GRAY);
+  const Tensor rgb = io::decode_jpeg(data, io::ImageReadMode::RGB).contiguous();
+  const Tensor gray = io::decode_image(data, io::ImageReadMode::GRAY).contiguous();
   ASSERT_EQ(rgb.sizes().vec(), (std::vector<int64_t>{3, h, w}));
   ASSERT_EQ(gray.sizes().vec(), (std::vector<int64_t>{1, h, w}));
   const uint8_t* q = raw.data_ptr<uint8_t>();
