@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct ExternalPeer {
 
 struct Case {
   std::function<ember::Tensor()> ember;  // one run; returns its result for the check
+  // The in-process peer. May be empty when a workload has only external peers
+  // (e.g. video decoding vs torchvision and PyAV): Ember is then timed alone
+  // and each external peer's row is the only one.
   std::function<at::Tensor()> peer;
   // Memory traffic of one run (bytes read + written, STREAM convention) for
   // the achieved-bandwidth column; 0 when the workload is not a stream.
@@ -75,6 +79,13 @@ struct Case {
   std::string peer_name = "libtorch";
   // Optional: peers in other processes, each reported on a line of its own.
   std::vector<ExternalPeer> external_peers = {};
+};
+
+// Thrown by Workload::make when the workload cannot run on this machine (e.g.
+// the ffmpeg CLI that makes its input is missing): reported as skipped, which
+// is not a failure.
+struct SkipWorkload : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct Workload {

@@ -100,6 +100,9 @@ int main(int argc, char** argv) {
     try {
       c = w->make();
       m = ember_bench::measure(*c, timing);
+    } catch (const ember_bench::SkipWorkload& e) {
+      report.skipped(w->name, "", e.what());
+      continue;
     } catch (const std::exception& e) {
       m.error = e.what();
     }
@@ -119,7 +122,7 @@ int main(int argc, char** argv) {
       row.ceiling_mismatch = m.ceiling_mismatch;
     }
     row.mismatch = m.mismatch;
-    report.row(row);
+    if (c->peer) report.row(row);  // else: external peers only, rows below
     // Peers in other processes run after the in-process timing (they cannot
     // be interleaved); their rows reuse Ember's times from above.
     for (const auto& peer : c->external_peers) {
