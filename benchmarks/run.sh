@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Builds ember_bench (Release) and runs one suite, Ember vs libtorch (or the
-# workload's other peers: raw libjpeg / libpng, torchvision in Python), side by side.
+# workload's other peers: raw libjpeg / libpng; torchvision, PyAV, torchaudio in
+# Python), side by side.
 #   benchmarks/run.sh <suite> [--filter SUBSTR] [--target-s SECONDS] [--list]
 # Suites: core, autograd, nn, fft, io (more to come: data, models).
 # Environment: EMBER_BENCH_OUT (results folder, default bench-results/),
 #   EMBER_BENCH_BUILD (build folder, default build-bench/), EMBER_BENCH_THREADS (2),
 #   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build
 #   lock so that no build shares the cores with the timings; 0: don't),
-#   EMBER_BENCH_PYTHON (the io suite's torchvision peer, default /usr/bin/python3).
+#   EMBER_BENCH_PYTHON (the io suite's Python peers, default /usr/bin/python3).
 set -euo pipefail
 
 suite=${1:-}
 if [[ -z "$suite" || "$suite" == -* ]]; then
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 shift
