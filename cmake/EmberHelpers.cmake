@@ -37,5 +37,12 @@ function(ember_add_test_suite library label)
   target_link_libraries(${target} PRIVATE Ember::${library} ${ARG_DEPS} GTest::gtest GTest::gtest_main ember_build_flags)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${library}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${target} PRIVATE EMBER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
-  gtest_discover_tests(${target} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 120)
+  set(test_properties LABELS ${label})
+  if(EMBER_SANITIZE MATCHES "address")
+    # libsox's format modules leak on their own (fuzz/lsan_audio.supp says which);
+    # full stacks are needed to match the suppressions.
+    list(APPEND test_properties ENVIRONMENT
+         "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/fuzz/lsan_audio.supp:fast_unwind_on_malloc=0")
+  endif()
+  gtest_discover_tests(${target} PROPERTIES ${test_properties} DISCOVERY_TIMEOUT 120)
 endfunction()
