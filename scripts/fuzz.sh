@@ -50,7 +50,9 @@ for target in "${targets[@]}"; do
   touch "$out/.started"
   # -timeout: one input taking longer is a hang; -malloc_limit_mb: one allocation
   # larger is a bug (the decoders cap their outputs well below it).
+  # libsox's own leaks are suppressed (fuzz/lsan_audio.supp), as in the fuzz ctest.
   # shellcheck disable=SC2086
+  LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan_audio.supp:fast_unwind_on_malloc=0} \
   nice -n 10 "$build/fuzz/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
     -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$out/" ${EMBER_FUZZ_FLAGS:-} \
     "$corpus" >"$out/log.txt" 2>&1
