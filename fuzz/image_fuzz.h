@@ -72,8 +72,9 @@ inline int64_t mode_channels(io::ImageReadMode mode) {
   }
 }
 
-// Runs decode(mode); a decoded image must be a contiguous [C, H, W] uint8
-// tensor with the mode's channel count and within the decode limit.
+// Runs decode(mode); a decoded image must be a [C, H, W] uint8 tensor over a
+// dense buffer (torchvision's interleaved view, or planar after an EXIF
+// rotation) with the mode's channel count and within the decode limit.
 template <class Decode>
 void decode_checked(Decode&& decode, io::ImageReadMode mode) {
   Tensor image;
@@ -86,7 +87,8 @@ void decode_checked(Decode&& decode, io::ImageReadMode mode) {
     return;
   }
   const int64_t want = mode_channels(mode);
-  const bool ok = image.dtype() == kUInt8 && image.dim() == 3 && image.is_contiguous() &&
+  const bool ok = image.dtype() == kUInt8 && image.dim() == 3 &&
+                  (image.permute({1, 2, 0}).is_contiguous() || image.is_contiguous()) &&
                   image.size(1) > 0 && image.size(2) > 0 &&
                   (want == 0 ? image.size(0) >= 1 && image.size(0) <= 4 : image.size(0) == want) &&
                   uint64_t(image.numel()) <= kFuzzDecodeLimit;
