@@ -239,9 +239,20 @@ Tensor from_sox_samples(const std::vector<sox_sample_t>& samples, unsigned chann
   SOX_SAMPLE_LOCALS;
   size_t clips = 0;
   if (dtype == kFloat32) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(SOX_SAMPLE_TO_FLOAT_32BIT(samples[i], clips));
-    return detail::from_interleaved<float>(v.data(), frames, c, dtype, channels_first);
+    // One pass: convert and de-interleave straight into the result (the common
+    // normalize=true load; a temporary float copy cost a 4-byte-per-sample pass).
+    Tensor t = channels_first ? empty({c, frames}, kFloat32) : empty({frames, c}, kFloat32);
+    if (n == 0) return t;
+    float* out = t.data_ptr<float>();
+    const int64_t frame_step = channels_first ? 1 : c, channel_step = channels_first ? frames : 1;
+    for (int64_t f = 0; f < frames; ++f) {
+      const sox_sample_t* in = samples.data() + f * c;
+      for (int64_t ch = 0; ch < c; ++ch) {
+        out[f * frame_step + ch * channel_step] =
+            static_cast<float>(SOX_SAMPLE_TO_FLOAT_32BIT(in[ch], clips));
+      }
+    }
+    return t;
   }
   if (dtype == kInt32) {
     return detail::from_interleaved<int32_t>(samples.data(), frames, c, dtype, channels_first);
