@@ -16,6 +16,7 @@
 #include <ember/ember.h>
 #include <ember/special/gamma.h>
 
+#include "special_ulp.h"
 #include "tensor_expect.h"
 
 namespace ember {
@@ -23,6 +24,8 @@ namespace {
 
 namespace S = ember::special;
 using testing::expect_error;
+using testing::ulp_error;
+using testing::values_of;
 using testing::fixture;
 using V = autograd::variable_list;
 
@@ -30,26 +33,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Tensor fx(const std::string& name) { return fixture("special_gamma", name); }
-
-std::vector<double> values(const Tensor& t) {
-  const Tensor d = t.to(kFloat64).contiguous();
-  const double* p = d.data_ptr<double>();
-  return std::vector<double>(p, p + d.numel());
-}
-
-// |actual - expected| in units of the spacing of `expected` in the given dtype
-// (nan == nan and equal infinities count as exact; any other mismatch of
-// non-finite values is infinite).
-template <class T>
-double ulp_error(double actual, double expected) {
-  if (std::isnan(actual) && std::isnan(expected)) return 0;
-  if (actual == expected) return 0;
-  if (!std::isfinite(actual) || !std::isfinite(expected)) return kInf;
-  const T e = static_cast<T>(expected);
-  const T up = std::nextafter(std::fabs(e), std::numeric_limits<T>::infinity());
-  const double spacing = static_cast<double>(up) - std::fabs(static_cast<double>(e));
-  return std::fabs(actual - expected) / spacing;
-}
 
 struct Measured {
   double max_ulp = 0;
@@ -59,7 +42,7 @@ struct Measured {
 Measured measure(const Tensor& actual, const Tensor& expected) {
   EXPECT_EQ(actual.sizes(), expected.sizes());
   EXPECT_EQ(actual.dtype(), expected.dtype());
-  const std::vector<double> a = values(actual), e = values(expected);
+  const std::vector<double> a = values_of(actual), e = values_of(expected);
   Measured m;
   for (size_t i = 0; i < a.size() && i < e.size(); ++i) {
     const double u = actual.dtype() == kFloat32 ? ulp_error<float>(a[i], e[i]) : ulp_error<double>(a[i], e[i]);
@@ -73,10 +56,10 @@ void check_ulp(const std::string& what, const Tensor& input_for_report, const Te
                double bound) {
   const Measured m = measure(actual, expected);
   std::printf("[ max ULP ] %-22s %8.2f\n", what.c_str(), m.max_ulp);
-  const std::vector<double> a = values(actual), e = values(expected);
+  const std::vector<double> a = values_of(actual), e = values_of(expected);
   EXPECT_LE(m.max_ulp, bound) << what << ": at flat index " << m.at
                               << (input_for_report.defined() && input_for_report.numel() == actual.numel()
-                                      ? " x = " + std::to_string(values(input_for_report)[m.at])
+                                      ? " x = " + std::to_string(values_of(input_for_report)[m.at])
                                       : std::string())
                               << " got " << a[m.at] << " expected " << e[m.at];
 }
@@ -118,7 +101,7 @@ TEST(SpecialGammaAccuracy, Ndtri) { check_unary("ndtri", S::ndtri, 3, 1); }
 TEST(SpecialGammaAccuracy, Polygamma) {
   // n is a column of the grid: one call per n.
   const Tensor n = fx("polygamma_a"), x = fx("polygamma_b");
-  const std::vector<double> ns = values(n);
+  const std::vector<double> ns = values_of(n);
   for (const DType dt : {kFloat64, kFloat32}) {
     std::vector<Tensor> rows;
     for (double v : ns) rows.push_back(S::polygamma(static_cast<int64_t>(v), x.to(dt)));
@@ -147,7 +130,7 @@ TEST(SpecialGammaAccuracy, Multigammaln) {
 
 // Exact values (and signs of zeros); expected values are rounded to the result's dtype.
 void expect_values(const Tensor& actual, std::vector<double> expected) {
-  const std::vector<double> a = values(actual);
+  const std::vector<double> a = values_of(actual);
   ASSERT_EQ(a.size(), expected.size());
   for (size_t i = 0; i < a.size(); ++i) {
     if (actual.dtype() == kFloat32) expected[i] = static_cast<float>(expected[i]);
@@ -233,7 +216,7 @@ TEST(SpecialGammaValues, IncompleteGammaForHugeA) {
     SCOPED_TRACE(a);
     const Tensor av = t64({a});
     const Tensor x = t64({a * (1 - 2e-5), a, a * (1 + 1e-5), a * (1 - 1e-3) + a * 1e-12, a * (1 - 1e-3) - a * 1e-12});
-    const std::vector<double> p = values(S::gammainc(av, x)), q = values(S::gammaincc(av, x));
+    const std::vector<double> p = values_of(S::gammainc(av, x)), q = values_of(S::gammaincc(av, x));
     for (size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(p[i] + q[i], 1.0, 2e-16) << i;
     EXPECT_NEAR(p[1], 0.5 + 1 / (3 * std::sqrt(2 * M_PI * a)), 1e-15);
     // The switch point sits between x[4] (series) and x[3] (asymptotic): P keeps increasing.

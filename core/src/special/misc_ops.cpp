@@ -110,7 +110,7 @@ Tensor run_round(const Tensor& self, int64_t decimals, const Tensor& out) {
   const char* name = "special.round";
   detail::check_real(self, name);
   EMBER_CHECK(self.is_floating_point(), name, ": decimals = ", decimals, " needs a floating point input (got ",
-              self.dtype(), "; torch: \"round_cpu\" not implemented for integral types)");
+              self.dtype(), "; torch rejects integral inputs too)");
   if (out.defined()) autograd::check_out_arguments(name, out, {self});
   autograd::OpRecorder rec("round", {self});
   rec.allow_batched_grads();

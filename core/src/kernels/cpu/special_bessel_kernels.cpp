@@ -1,7 +1,7 @@
 // CPU kernels of ember::special's Bessel functions: the scalar math of
 // special_math_bessel.h over the iterator. Every floating dtype evaluates in
 // double (long double inside) and rounds once more to its own type.
-#include "kernels/cpu/loops.h"
+#include "kernels/cpu/special_loops.h"
 #include "kernels/cpu/special_math_bessel.h"
 #include "special/bessel_kernels.h"
 
@@ -9,14 +9,8 @@ namespace ember {
 namespace {
 
 namespace sm = special_math;
-
-template <class F>
-void unary_over_floating(TensorIterator& iter, F f) {
-  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
-    using T = decltype(tag);
-    cpu_kernel(iter, [f](T a) -> T { return static_cast<T>(f(static_cast<double>(a))); });
-  });
-}
+using special_loops::binary_over_floating;
+using special_loops::unary_over_floating;
 
 void special_bessel_kernel(TensorIterator& iter, SpecialBesselOp op) {
   switch (op) {

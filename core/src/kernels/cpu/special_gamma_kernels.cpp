@@ -1,7 +1,7 @@
 // CPU kernels of ember::special's gamma / erf family: the scalar math of
 // special_math_gamma.h over the iterator. Every floating dtype evaluates in
 // double and rounds once (see that header).
-#include "kernels/cpu/loops.h"
+#include "kernels/cpu/special_loops.h"
 #include "kernels/cpu/special_math_gamma.h"
 #include "special/gamma_kernels.h"
 
@@ -9,14 +9,8 @@ namespace ember {
 namespace {
 
 namespace sm = special_math;
-
-template <class F>
-void unary_over_floating(TensorIterator& iter, F f) {
-  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
-    using T = decltype(tag);
-    cpu_kernel(iter, [f](T a) -> T { return static_cast<T>(f(static_cast<double>(a))); });
-  });
-}
+using special_loops::binary_over_floating;
+using special_loops::unary_over_floating;
 
 void special_gamma_unary_kernel(TensorIterator& iter, SpecialGammaUnaryOp op) {
   switch (op) {
@@ -33,14 +27,6 @@ void special_gamma_unary_kernel(TensorIterator& iter, SpecialGammaUnaryOp op) {
 
 void polygamma_kernel(TensorIterator& iter, int64_t n) {
   unary_over_floating(iter, [n](double x) { return sm::polygamma(n, x); });
-}
-
-template <class F>
-void binary_over_floating(TensorIterator& iter, F f) {
-  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
-    using T = decltype(tag);
-    cpu_kernel(iter, [f](T a, T b) -> T { return static_cast<T>(f(static_cast<double>(a), static_cast<double>(b))); });
-  });
 }
 
 void special_gamma_binary_kernel(TensorIterator& iter, SpecialGammaBinaryOp op) {

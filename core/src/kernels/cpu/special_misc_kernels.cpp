@@ -3,7 +3,7 @@
 // sinc/entr/logit/xlog1py evaluate in double (long double inside) and round
 // once more to the tensor's dtype; round(decimals) computes in the dtype's
 // own arithmetic, as PyTorch.
-#include "kernels/cpu/loops.h"
+#include "kernels/cpu/special_loops.h"
 #include "kernels/cpu/special_math_misc.h"
 #include "special/misc_kernels.h"
 
@@ -11,14 +11,8 @@ namespace ember {
 namespace {
 
 namespace sm = special_math;
-
-template <class F>
-void unary_over_floating(TensorIterator& iter, F f) {
-  dispatch<kMaskFloating>(iter.common_dtype(), iter.op_name(), [&](auto tag) {
-    using T = decltype(tag);
-    cpu_kernel(iter, [f](T a) -> T { return static_cast<T>(f(static_cast<double>(a))); });
-  });
-}
+using special_loops::binary_over_floating;
+using special_loops::unary_over_floating;
 
 void special_misc_unary_kernel(TensorIterator& iter, SpecialMiscUnaryOp op) {
   switch (op) {
