@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include <ember/ember.h>
@@ -427,4 +428,61 @@ TEST(Determinism, FlagAndAlert) {
   EXPECT_NO_THROW(rand({4}));
   use_deterministic_algorithms(false);
   EXPECT_FALSE(are_deterministic_algorithms_enabled());
+}
+
+TEST(Random, ScalarDraws) {
+  Generator g(7);
+  // uniform_scalar reads block 0 as uniform_double(lo word, hi word).
+  const philox::Block b = philox::philox4x32_10(7, 0);
+  EXPECT_DOUBLE_EQ(uniform_scalar(2.0, 6.0, &g), 2.0 + 4.0 * philox::uniform_double(b[0], b[1]));
+  EXPECT_EQ(g.offset(), 1u);
+  EXPECT_EQ(uniform_scalar(3.0, 3.0, &g), 3.0);
+
+  // randint_scalar covers [low, high) evenly (chi-square over 10 bins, 20000 draws).
+  std::vector<int> counts(10, 0);
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t v = randint_scalar(-5, 5, &g);
+    ASSERT_GE(v, -5);
+    ASSERT_LT(v, 5);
+    ++counts[static_cast<size_t>(v + 5)];
+  }
+  double chi2 = 0;
+  for (int c : counts) chi2 += (c - 2000.0) * (c - 2000.0) / 2000.0;
+  EXPECT_LT(chi2, 27.9);  // p = 0.001 for 9 degrees of freedom
+  EXPECT_EQ(randint_scalar(INT64_MIN, INT64_MAX, &g) < INT64_MAX, true);
+
+  EXPECT_THROW(uniform_scalar(1.0, 0.0), Error);
+  EXPECT_THROW(uniform_scalar(0.0, INFINITY), Error);
+  EXPECT_THROW(randint_scalar(3, 3), Error);
+}
+
+TEST(Random, GeneratorScopeRedirectsTheDefault) {
+  manual_seed(1);
+  const Tensor plain = rand({5});
+  Generator mine(99);
+  Tensor scoped, nested_inner;
+  {
+    GeneratorScope scope(mine);
+    EXPECT_EQ(&default_generator(), &mine);
+    scoped = rand({5});
+    Generator inner(5);
+    {
+      GeneratorScope nested(inner);
+      nested_inner = rand({5});
+    }
+    EXPECT_EQ(&default_generator(), &mine);
+  }
+  EXPECT_EQ(&default_generator(), &global_generator());
+  Generator same(99), five(5);
+  EXPECT_TRUE(equal(scoped, rand({5}, {}, &same)));
+  EXPECT_TRUE(equal(nested_inner, rand({5}, {}, &five)));
+  // The global stream did not move while the scope was active.
+  manual_seed(1);
+  EXPECT_TRUE(equal(plain, rand({5})));
+
+  // Scopes are per thread: another thread still sees the global generator.
+  GeneratorScope scope(mine);
+  Generator* seen = nullptr;
+  std::thread([&] { seen = &default_generator(); }).join();
+  EXPECT_EQ(seen, &global_generator());
 }

@@ -76,10 +76,22 @@ std::pair<uint64_t, uint64_t> Generator::reserve(uint64_t blocks) {
   return {seed_, first};
 }
 
-Generator& default_generator() {
+namespace {
+thread_local Generator* scoped_generator = nullptr;
+}  // namespace
+
+Generator& global_generator() {
   static Generator generator;
   return generator;
 }
+
+Generator& default_generator() { return scoped_generator ? *scoped_generator : global_generator(); }
+
+GeneratorScope::GeneratorScope(Generator& generator) : previous_(scoped_generator) {
+  scoped_generator = &generator;
+}
+
+GeneratorScope::~GeneratorScope() { scoped_generator = previous_; }
 
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 

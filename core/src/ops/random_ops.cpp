@@ -19,6 +19,7 @@
 #include "ember/ops/random.h"
 #include "ember/ops/reduce.h"
 #include "iter/tensor_iterator.h"
+#include "kernels/philox.h"
 #include "ops/op_utils.h"
 #include "ops/random_kernels.h"
 
@@ -354,6 +355,25 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
     multinomial_stub(probs.device())(p2, out, replacement, seed, offset);
   }
   return probs.dim() == 1 ? out.squeeze(0) : out;
+}
+
+double uniform_scalar(double low, double high, Generator* generator) {
+  EMBER_CHECK(std::isfinite(low) && std::isfinite(high) && low <= high,
+              "uniform_scalar: expected finite low <= high, got low=", low, ", high=", high);
+  const auto [seed, offset] = generator_or_default(generator).reserve(1);
+  const philox::Block b = philox::philox4x32_10(seed, offset);
+  const double u = philox::uniform_double(b[0], b[1]);
+  const double x = low + u * (high - low);
+  // x can round up to high; the result stays in [low, high) unless low == high.
+  return x < high || low == high ? x : std::nextafter(high, low);
+}
+
+int64_t randint_scalar(int64_t low, int64_t high, Generator* generator) {
+  EMBER_CHECK(low < high, "randint_scalar: expected low < high, got low=", low, ", high=", high);
+  const auto [seed, offset] = generator_or_default(generator).reserve(1);
+  const philox::Block b = philox::philox4x32_10(seed, offset);
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + philox::word64(b[0], b[1]) % range);
 }
 
 }  // namespace ember

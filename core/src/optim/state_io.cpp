@@ -19,7 +19,7 @@
 #include <string>
 
 #include "ember/serialize/safetensors.h"
-#include "serialize/json.h"
+#include "ember/serialize/json.h"
 
 namespace ember::optim {
 

@@ -1,4 +1,4 @@
-#include "serialize/json.h"
+#include "ember/serialize/json.h"
 
 #include <charconv>
 #include <unordered_set>

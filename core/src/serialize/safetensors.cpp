@@ -29,7 +29,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/ops/factories.h"
 #include "serialize/byte_source.h"
-#include "serialize/json.h"
+#include "ember/serialize/json.h"
 #include "ops/conj_views.h"
 
 static_assert(std::endian::native == std::endian::little,

@@ -44,8 +44,27 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
-// The generator random ops use when none is given.
+// The generator random ops use when none is given: the one a GeneratorScope
+// installed on this thread, else the process-wide default.
 Generator& default_generator();
+// The process-wide default, whatever scope is active.
+Generator& global_generator();
+
+// While it lives, default_generator() on this thread is `generator` (scopes
+// nest; the innermost wins). A data loader installs one per sample, seeded from
+// (seed, epoch, sample index), so random transforms that draw from the default
+// draw the same numbers whichever worker thread runs them. manual_seed() inside
+// a scope reseeds the scope's generator.
+class GeneratorScope {
+ public:
+  explicit GeneratorScope(Generator& generator);
+  ~GeneratorScope();
+  GeneratorScope(const GeneratorScope&) = delete;
+  GeneratorScope& operator=(const GeneratorScope&) = delete;
+
+ private:
+  Generator* previous_;
+};
 // Seeds the default generator (torch.manual_seed).
 void manual_seed(uint64_t seed);
 

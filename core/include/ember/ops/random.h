@@ -54,4 +54,13 @@ Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& op
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false,
                    Generator* generator = nullptr);
 
+// Single numbers, for code that draws a few parameters at a time (data
+// augmentation, samplers) without making tensors. Each call takes one Philox
+// block from the generator.
+// Uniform on [low, high) with 53 random bits (low <= high).
+double uniform_scalar(double low, double high, Generator* generator = nullptr);
+// An integer uniform on [low, high) (low < high); 64 random bits reduced modulo
+// the range, so the bias is below range / 2^64.
+int64_t randint_scalar(int64_t low, int64_t high, Generator* generator = nullptr);
+
 }  // namespace ember

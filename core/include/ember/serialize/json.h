@@ -1,7 +1,8 @@
 #pragma once
-// A small, strict JSON reader and string quoting for the safetensors header
-// (RFC 8259: no comments, no trailing commas, no NaN; strings must be valid
-// UTF-8; duplicate object keys and nesting deeper than kMaxDepth are errors).
+// A small, strict JSON reader and string quoting, for the safetensors header,
+// optimizer state and saved transforms (RFC 8259: no comments, no trailing
+// commas, no NaN; strings must be valid UTF-8; duplicate object keys and
+// nesting deeper than kMaxDepth are errors).
 // Errors are ember::Error naming `what` and the byte offset.
 #include <cstdint>
 #include <string>

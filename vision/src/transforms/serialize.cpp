@@ -1,0 +1,196 @@
+// Transform (de)serialization and the registry of factories.
+#include "ember/vision/transforms/serialize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include <ember/optim/state_io.h>
+#include <ember/serialize/json.h>
+
+#include "transforms/registry.h"
+
+namespace ember::vision::transforms {
+namespace {
+
+namespace json = ember::serialize::json;
+using Kind = json::Value::Kind;
+
+constexpr const char* kFormat = "ember.transform";
+constexpr int64_t kVersion = 1;
+
+struct Registry {
+  Registry() = default;
+  Registry(Registry&& other) noexcept : factories(std::move(other.factories)) {}
+  std::mutex mutex;
+  std::map<std::string, TransformFactory> factories;
+};
+
+// Filled with the built-in families on first use (a function-local static:
+// initialised once, thread-safely).
+Registry& registry() {
+  static Registry r = [] {
+    Registry built;
+    const detail::AddTransform add = [&built](const std::string& type, TransformFactory factory) {
+      EMBER_CHECK(built.factories.emplace(type, std::move(factory)).second, "transforms: built-in type '", type,
+                  "' registered twice");
+    };
+    detail::register_container_transforms(add);
+    return built;
+  }();
+  return r;
+}
+
+void write_node(const TransformImpl& t, std::string& out) {
+  out += R"({"type": )" + json::quote(t.name()) + R"(, "params": )" + optim::dict_to_json(t.params()) +
+         R"(, "children": [)";
+  bool first = true;
+  for (const auto& child : t.children()) {
+    const auto* transform = dynamic_cast<const TransformImpl*>(child.get());
+    EMBER_CHECK(transform != nullptr, "transforms::to_json: ", t.name(), " has a child module ", child->name(),
+                " that is not a transform");
+    out += first ? "" : ", ";
+    write_node(*transform, out);
+    first = false;
+  }
+  out += "]}";
+}
+
+const json::Value& member(const json::Value& node, const char* key, Kind kind, const std::string& where) {
+  const json::Value* v = node.kind == Kind::Object ? node.get(key) : nullptr;
+  EMBER_CHECK(v != nullptr && v->kind == kind, "transforms::load: ", where, " lacks a valid '", key, "' member");
+  return *v;
+}
+
+// The saved params object, back as Params (the inverse of optim::dict_to_json).
+Params read_params(const json::Value& object, const std::string& where) {
+  Params params;
+  for (const auto& [key, value] : object.object) {
+    switch (value.kind) {
+      case Kind::Null: params[key] = optim::Value(); break;
+      case Kind::Bool: params[key] = value.boolean; break;
+      case Kind::Number: params[key] = value.is_integer ? optim::Value(value.integer) : optim::Value(value.number); break;
+      case Kind::String: params[key] = value.string; break;
+      case Kind::Array: {
+        std::vector<double> list;
+        for (const auto& item : value.array) {
+          EMBER_CHECK(item.kind == Kind::Number, "transforms::load: ", where, ": parameter '", key,
+                      "' must be a list of numbers");
+          list.push_back(item.number);
+        }
+        params[key] = std::move(list);
+        break;
+      }
+      case Kind::Object: {
+        const json::Value* f = value.get("float");
+        EMBER_CHECK(f && f->kind == Kind::String && (f->string == "nan" || f->string == "inf" || f->string == "-inf"),
+                    "transforms::load: ", where, ": parameter '", key, "' is an object that is not a float");
+        params[key] = f->string == "nan" ? NAN : f->string == "inf" ? INFINITY : -INFINITY;
+        break;
+      }
+    }
+  }
+  return params;
+}
+
+TransformPtr read_node(const json::Value& node, const std::string& where) {
+  const std::string& type = member(node, "type", Kind::String, where).string;
+  const Params params = read_params(member(node, "params", Kind::Object, where), where + " (" + type + ")");
+  std::vector<TransformPtr> children;
+  const auto& list = member(node, "children", Kind::Array, where).array;
+  for (size_t i = 0; i < list.size(); ++i)
+    children.push_back(read_node(list[i], where + "." + type + "[" + std::to_string(i) + "]"));
+  TransformFactory factory;
+  {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    const auto it = r.factories.find(type);
+    EMBER_CHECK(it != r.factories.end(), "transforms::load: unknown transform type '", type, "' at ", where,
+                " (register it with transforms::register_transform)");
+    factory = it->second;
+  }
+  TransformPtr t = factory(params, std::move(children));
+  EMBER_CHECK(t != nullptr, "transforms::load: the factory of '", type, "' returned no transform");
+  return t;
+}
+
+}  // namespace
+
+namespace detail {
+void missing_param(const std::string& key, const std::string& type) {
+  EMBER_FAIL(type, ": the saved parameters lack '", key, "'");
+}
+std::vector<int64_t> to_int_list(const optim::Value& value, const std::string& key, const std::string& type) {
+  std::vector<int64_t> out;
+  if (value.is_int()) return {value.to_int()};
+  for (double d : value.to_double_list()) {
+    EMBER_CHECK(std::isfinite(d) && d == std::trunc(d), type, ": saved parameter '", key,
+                "' must hold integers, got ", d);
+    out.push_back(static_cast<int64_t>(d));
+  }
+  return out;
+}
+}  // namespace detail
+
+std::string to_json(const TransformImpl& transform) {
+  std::string out = R"({"format": ")" + std::string(kFormat) + R"(", "version": )" + std::to_string(kVersion) +
+                    R"(, "transform": )";
+  write_node(transform, out);
+  return out + "}";
+}
+
+TransformPtr from_json(const std::string& text) {
+  const json::Value root = json::parse(text, "transforms::load");
+  const json::Value* format = root.kind == Kind::Object ? root.get("format") : nullptr;
+  EMBER_CHECK(format && format->kind == Kind::String && format->string == kFormat,
+              "transforms::load: not a saved transform (expected \"format\": \"", kFormat, "\")");
+  const json::Value& version = member(root, "version", Kind::Number, "the document");
+  EMBER_CHECK(version.is_integer && version.integer == kVersion, "transforms::load: unsupported version ",
+              version.number, " (this build reads version ", kVersion, ")");
+  return read_node(member(root, "transform", Kind::Object, "the document"), "transform");
+}
+
+void save(const std::string& path, const TransformImpl& transform) {
+  const std::string text = to_json(transform);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  EMBER_CHECK(file.good(), "transforms::save: cannot open '", path, "' for writing");
+  file << text;
+  file.close();
+  EMBER_CHECK(!file.fail(), "transforms::save: writing '", path, "' failed");
+}
+
+TransformPtr load(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  EMBER_CHECK(file.good(), "transforms::load: cannot open '", path, "'");
+  std::stringstream text;
+  text << file.rdbuf();
+  EMBER_CHECK(!file.bad(), "transforms::load: reading '", path, "' failed");
+  return from_json(text.str());
+}
+
+void register_transform(const std::string& type, TransformFactory factory) {
+  EMBER_CHECK(!type.empty() && factory != nullptr, "transforms::register_transform: needs a name and a factory");
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  EMBER_CHECK(r.factories.emplace(type, std::move(factory)).second, "transforms::register_transform: '", type,
+              "' is registered already");
+}
+
+bool is_registered_transform(const std::string& type) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.factories.contains(type);
+}
+
+std::vector<std::string> registered_transforms() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : r.factories) names.push_back(name);
+  return names;
+}
+
+}  // namespace ember::vision::transforms

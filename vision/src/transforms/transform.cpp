@@ -1,0 +1,16 @@
+// TransformImpl's printing.
+#include "ember/vision/transforms/transform.h"
+
+namespace ember::vision::transforms {
+
+void TransformImpl::pretty_print(std::ostream& os) const {
+  os << name() << "(";
+  bool first = true;
+  for (const auto& [key, value] : params()) {
+    os << (first ? "" : ", ") << key << "=" << value;
+    first = false;
+  }
+  os << ")";
+}
+
+}  // namespace ember::vision::transforms
