@@ -167,3 +167,42 @@ TEST(GeometryResize, Errors) {
     EXPECT_NE(std::string(e.what()).find("0"), std::string::npos) << e.what();
   }
 }
+
+TEST(GeometryResize, KernelsWriteOnlyTheirRows) {
+  // Rows are written by different threads: a kernel must not store past a
+  // row's last pixel (the vector stores of 3-value pixels overlap the next
+  // pixel). Outputs with a gap after each row, filled with a sentinel, show it.
+  namespace D = ember::vision::transforms::detail;
+  for (int64_t channels : {1, 3, 4}) {
+    const Tensor src = (arange(0, channels * 37 * 53, kInt64) * 7 % 251).to(kUInt8).view({channels, 37, 53});
+    for (bool cl : {false, true}) {
+      const Tensor img = cl ? interleaved(src) : src;
+      const D::BatchedImage b = D::batched_image(img, "test");
+      for (bool aa : {false, true}) {
+        for (auto [oh, ow] : {std::pair<int64_t, int64_t>{11, 9}, {50, 70}, {13, 53}, {37, 21}}) {
+          auto weights = [&](int64_t in, int64_t out) {
+            return D::to_fixed(aa ? D::antialias_weights<float>(in, out, D::ResampleFilter::Cubic)
+                                  : D::interpolation_weights<float>(in, out, D::ResampleFilter::Linear),
+                               2);
+          };
+          const D::FixedAxisWeights rows = weights(37, oh), cols = weights(53, ow);
+          for (auto order : {D::PassOrder::HorizontalFirst, D::PassOrder::VerticalFirst}) {
+            // [C, oh, ow] views into buffers whose rows are 5 pixels longer.
+            Tensor buffer = cl ? full({oh, ow + 5, channels}, 171, kUInt8) : full({channels, oh, ow + 5}, 171, kUInt8);
+            Tensor view = cl ? buffer.narrow(1, 0, ow).permute({2, 0, 1}) : buffer.narrow(2, 0, ow);
+            const D::BatchedImage o = D::batched_image(view, "test");
+            ASSERT_EQ(o.interleaved, cl && channels > 1);
+            D::resample_uint8(b.image.data_ptr<uint8_t>(), b.layout, static_cast<uint8_t*>(view.data_ptr()), o.layout,
+                              oh != 37 ? &rows : nullptr, ow != 53 ? &cols : nullptr, order);
+            const Tensor gap = cl ? buffer.narrow(1, ow, 5) : buffer.narrow(2, ow, 5);
+            EXPECT_EQ(gap.min().item<int64_t>(), 171) << channels << " " << cl << " " << oh << "x" << ow;
+            EXPECT_EQ(gap.max().item<int64_t>(), 171) << channels << " " << cl << " " << oh << "x" << ow;
+            const Tensor ref = F::resize(src, {oh, ow}, aa ? T::InterpolationMode::Bicubic : T::InterpolationMode::Bilinear,
+                                         std::nullopt, aa);
+            expect_image_near(view, ref, 1.0, "values");
+          }
+        }
+      }
+    }
+  }
+}

@@ -30,6 +30,9 @@
 namespace ember::vision::transforms::detail {
 namespace {
 
+// The padded copy of a uint8 row's end that its last outputs read.
+constexpr int64_t kTailValues = 1024;
+
 // acc / 2^shift rounded half to even (torch.round's rule: exact ties, as
 // 0.5 * a + 0.5 * b, are common with integer pixels and binary fractions).
 inline int32_t round_shift(int32_t acc, int shift) {
@@ -125,12 +128,12 @@ void vertical(const In* const* rows, const int16_t* w, int64_t taps, Out* out, i
 // ---- horizontal pass: out[o][c] = sum_k w[o][k] * in[start[o] + k][c] ----
 
 template <class In, class Out>
-void horizontal_scalar(const In* in, Out* out, const FixedAxisWeights& w, int64_t pixel, int64_t o_begin,
-                       int64_t o_end, int shift) {
+void horizontal_scalar(const In* in, int64_t bias, Out* out, const FixedAxisWeights& w, int64_t pixel,
+                       int64_t o_begin, int64_t o_end, int shift) {
   const int64_t taps = w.taps;
   for (int64_t o = o_begin; o < o_end; ++o) {
     const int16_t* wo = w.weights.data() + o * taps;
-    const In* src = in + w.start[static_cast<size_t>(o)] * pixel;
+    const In* src = in + (w.start[static_cast<size_t>(o)] - bias) * pixel;
     for (int64_t c = 0; c < pixel; ++c) {
       int32_t acc = 0;
       for (int64_t k = 0; k < taps; ++k) acc += static_cast<int32_t>(wo[k]) * static_cast<int32_t>(src[k * pixel + c]);
@@ -150,19 +153,24 @@ inline __m128i load8(const In* p) {
   }
 }
 
-// Stores the low `count` int32 lanes of v, shifted, as Out.
+// acc / 2^shift: half to even for final uint8 values, half up for the
+// intermediate int16 ones (a fraction of a unit below the result's precision).
+template <class Out>
+inline __m256i finish_shift(__m256i acc, __m128i shift_v, int shift) {
+  if constexpr (std::is_same_v<Out, uint8_t>) {
+    return round_shift(acc, shift_v, shift);
+  } else {
+    return _mm256_sra_epi32(_mm256_add_epi32(acc, _mm256_set1_epi32(1 << (shift - 1))), shift_v);
+  }
+}
+
+// Stores the low `count` int32 lanes of v as Out values (all four when not exact).
 template <class Out>
 inline void store_pixel(Out* out, __m128i v, int count, bool exact) {
   const __m128i w16 = _mm_packs_epi32(v, v);
   if constexpr (std::is_same_v<Out, uint8_t>) {
-    const __m128i w8 = _mm_packus_epi16(w16, w16);
-    if (!exact || count == 4) {
-      const int32_t word = _mm_cvtsi128_si32(w8);
-      std::memcpy(out, &word, 4);
-    } else {
-      const int32_t word = _mm_cvtsi128_si32(w8);
-      std::memcpy(out, &word, static_cast<size_t>(count));
-    }
+    const int32_t word = _mm_cvtsi128_si32(_mm_packus_epi16(w16, w16));
+    std::memcpy(out, &word, exact ? static_cast<size_t>(count) : 4);
   } else {
     if (!exact || count == 4) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(out), w16);
@@ -174,43 +182,141 @@ inline void store_pixel(Out* out, __m128i v, int count, bool exact) {
   }
 }
 
-// Interleaved 3- or 4-value pixels, two taps per step: the pair's values
-// shuffled to (c of tap 0, c of tap 1) int16 pairs, times (w0, w1).
-template <class In, class Out, int kPixel>
-void horizontal_pixels(const In* in, Out* out, const HorizontalPlan& plan, int64_t o_end, int shift) {
+// Two runs of eight consecutive values as int16, in the two 128-bit lanes.
+template <class In>
+inline __m256i load8x2(const In* a, const In* b) {
+  if constexpr (std::is_same_v<In, uint8_t>) {
+    return _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a)),
+                                                   _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b))));
+  } else {
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a))),
+                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(b)), 1);
+  }
+}
+
+// Interleaved 3- or 4-value pixels, two taps per step: a tap pair's values
+// shuffled to (value c of tap 0, value c of tap 1) int16 pairs, times (w0, w1)
+// with pmaddwd. Four outputs per iteration, one per 128-bit lane of two
+// registers. The row holds input pixels from `bias` on. kPairs: the tap
+// pairs when known at compile time (0: plan.weights->taps / 2).
+template <class In, class Out, int kPixel, int kPairs>
+void horizontal_pixels(const In* in, int64_t bias, Out* out, const HorizontalPlan& plan, int64_t o_begin,
+                       int64_t o_end, int shift) {
   static_assert(kPixel == 3 || kPixel == 4);
   const FixedAxisWeights& w = *plan.weights;
-  const int64_t pairs = w.taps / 2;
+  const int64_t pairs = kPairs > 0 ? kPairs : w.taps / 2;
   const __m128i shuffle = kPixel == 3 ? _mm_setr_epi8(0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11, -1, -1, -1, -1)
                                       : _mm_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+  const __m256i shuffle2 = _mm256_broadcastsi128_si256(shuffle);
+  // Drops the 4th value of 3-value pixels: int16 [p, q] -> 6 values, bytes [p, q, r, s] -> 12.
+  const __m256i compact16 = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1,  //
+                                             0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1);
+  const __m128i compact8 = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
   const __m128i shift_v = _mm_cvtsi32_si128(shift);
-  for (int64_t o = 0; o < o_end; ++o) {
-    const In* src = in + w.start[static_cast<size_t>(o)] * kPixel;
-    const __m128i* wv = reinterpret_cast<const __m128i*>(plan.expanded.data()) + o * pairs;
+  const int16_t* expanded = plan.expanded.data();
+  const int64_t stride = plan.out_stride * 8;  // int16 per tap pair
+  // 3-value pixels are stored with junk after them (up to 4 bytes, or 2 int16
+  // values, past the 4th pixel), which the next pixels overwrite; nothing may
+  // land past the row: its last pixels take the exact stores below.
+  const int64_t quad_end = kPixel == 3 ? std::min(o_end, w.out_size - 2) : o_end;
+  int64_t o = o_begin;
+  for (; o + 4 <= quad_end; o += 4) {
+    const In* s0 = in + (w.start[static_cast<size_t>(o)] - bias) * kPixel;
+    const In* s1 = in + (w.start[static_cast<size_t>(o + 1)] - bias) * kPixel;
+    const In* s2 = in + (w.start[static_cast<size_t>(o + 2)] - bias) * kPixel;
+    const In* s3 = in + (w.start[static_cast<size_t>(o + 3)] - bias) * kPixel;
+    const int16_t* wo = expanded + o * 8;
+    __m256i acc01 = _mm256_setzero_si256(), acc23 = _mm256_setzero_si256();
+    for (int64_t t = 0; t < pairs; ++t) {
+      const int64_t k = 2 * t * kPixel;
+      const __m256i v01 = _mm256_shuffle_epi8(load8x2(s0 + k, s1 + k), shuffle2);
+      const __m256i v23 = _mm256_shuffle_epi8(load8x2(s2 + k, s3 + k), shuffle2);
+      const __m256i* wt = reinterpret_cast<const __m256i*>(wo + t * stride);
+      acc01 = _mm256_add_epi32(acc01, _mm256_madd_epi16(v01, _mm256_loadu_si256(wt)));
+      acc23 = _mm256_add_epi32(acc23, _mm256_madd_epi16(v23, _mm256_loadu_si256(wt + 1)));
+    }
+    acc01 = finish_shift<Out>(acc01, shift_v, shift);
+    acc23 = finish_shift<Out>(acc23, shift_v, shift);
+    const __m256i w16 = _mm256_packs_epi32(acc01, acc23);  // lanes: [p0, p2], [p1, p3]
+    if constexpr (std::is_same_v<Out, uint8_t>) {
+      const __m256i b8 = _mm256_packus_epi16(w16, w16);
+      __m128i q = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b8, _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0)));
+      if constexpr (kPixel == 3) q = _mm_shuffle_epi8(q, compact8);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + o * kPixel), q);
+    } else {
+      __m256i q = _mm256_permute4x64_epi64(w16, 0xD8);  // [p0, p1], [p2, p3]
+      if constexpr (kPixel == 3) {
+        q = _mm256_shuffle_epi8(q, compact16);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + o * 3), _mm256_castsi256_si128(q));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (o + 2) * 3), _mm256_extracti128_si256(q, 1));
+      } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + o * 4), q);
+      }
+    }
+  }
+  for (; o < o_end; ++o) {
+    const In* src = in + (w.start[static_cast<size_t>(o)] - bias) * kPixel;
+    const int16_t* wo = expanded + o * 8;
     __m128i acc = _mm_setzero_si128();
     for (int64_t t = 0; t < pairs; ++t) {
       const __m128i v = _mm_shuffle_epi8(load8(src + 2 * t * kPixel), shuffle);
-      acc = _mm_add_epi32(acc, _mm_madd_epi16(v, _mm_loadu_si128(wv + t)));
+      acc = _mm_add_epi32(acc, _mm_madd_epi16(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(wo + t * stride))));
     }
-    acc = round_shift(acc, shift_v, shift);
+    acc = _mm256_castsi256_si128(finish_shift<Out>(_mm256_castsi128_si256(acc), shift_v, shift));
     store_pixel(out + o * kPixel, acc, kPixel, /*exact=*/o + 1 == w.out_size);
   }
 }
 
-// One value per pixel: eight taps per step, then a horizontal sum.
-template <class In, class Out>
-void horizontal_plane(const In* in, Out* out, const HorizontalPlan& plan, int64_t o_end, int shift) {
+// One value per pixel, eight outputs per iteration: a gather fetches the tap
+// pair (x[s], x[s + 1]) of each output as one 32-bit word, pmaddwd weighs it.
+template <class In, class Out, int kPairs>
+void horizontal_plane(const In* in, int64_t bias, Out* out, const HorizontalPlan& plan, int64_t o_begin,
+                      int64_t o_end, int shift) {
   const FixedAxisWeights& w = *plan.weights;
-  const int64_t taps = w.taps;
-  for (int64_t o = 0; o < o_end; ++o) {
-    const In* src = in + w.start[static_cast<size_t>(o)];
-    const int16_t* wo = w.weights.data() + o * taps;
-    __m128i acc = _mm_setzero_si128();
-    for (int64_t k = 0; k < taps; k += 8)
-      acc = _mm_add_epi32(acc, _mm_madd_epi16(load8(src + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(wo + k))));
-    acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0x4E));
-    acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, 0xB1));
-    out[o] = finish<Out>(_mm_cvtsi128_si32(acc), shift);
+  const int64_t pairs = kPairs > 0 ? kPairs : w.taps / 2;
+  const __m128i shift_v = _mm_cvtsi32_si128(shift);
+  const __m256i bias_v = _mm256_set1_epi32(static_cast<int32_t>(bias));
+  // uint8 words: bytes 0 and 1 of each 32-bit word widened to int16.
+  const __m256i widen = _mm256_setr_epi8(0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1,  //
+                                         0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1);
+  int64_t o = o_begin;
+  for (; o + 8 <= o_end; o += 8) {
+    const __m256i index = _mm256_sub_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plan.start32.data() + o)), bias_v);
+    const int32_t* wo = plan.pairs8.data() + o;
+    __m256i acc = _mm256_setzero_si256();
+    for (int64_t t = 0; t < pairs; ++t) {
+      __m256i v = _mm256_i32gather_epi32(reinterpret_cast<const int*>(in + 2 * t), index, sizeof(In));
+      if constexpr (std::is_same_v<In, uint8_t>) v = _mm256_shuffle_epi8(v, widen);
+      acc = _mm256_add_epi32(
+          acc, _mm256_madd_epi16(v, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wo + t * plan.out_stride))));
+    }
+    acc = finish_shift<Out>(acc, shift_v, shift);
+    const __m256i w16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(acc, acc), 0x08);  // v0..v7 in the low half
+    if constexpr (std::is_same_v<Out, uint8_t>) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + o),
+                       _mm_packus_epi16(_mm256_castsi256_si128(w16), _mm256_castsi256_si128(w16)));
+    } else {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + o), _mm256_castsi256_si128(w16));
+    }
+  }
+  horizontal_scalar(in, bias, out, w, 1, o, o_end, shift);
+}
+
+template <class In, class Out>
+void horizontal_simd(const In* in, int64_t bias, Out* out, const HorizontalPlan& plan, int64_t pixel,
+                     int64_t o_begin, int64_t o_end, int shift) {
+  // Two taps (bilinear without antialiasing) get a loop of their own.
+  const bool two = plan.weights->taps == 2;
+  if (pixel == 3) {
+    if (two) horizontal_pixels<In, Out, 3, 1>(in, bias, out, plan, o_begin, o_end, shift);
+    else horizontal_pixels<In, Out, 3, 0>(in, bias, out, plan, o_begin, o_end, shift);
+  } else if (pixel == 4) {
+    if (two) horizontal_pixels<In, Out, 4, 1>(in, bias, out, plan, o_begin, o_end, shift);
+    else horizontal_pixels<In, Out, 4, 0>(in, bias, out, plan, o_begin, o_end, shift);
+  } else {
+    if (two) horizontal_plane<In, Out, 1>(in, bias, out, plan, o_begin, o_end, shift);
+    else horizontal_plane<In, Out, 0>(in, bias, out, plan, o_begin, o_end, shift);
   }
 }
 #endif
@@ -218,19 +324,29 @@ void horizontal_plane(const In* in, Out* out, const HorizontalPlan& plan, int64_
 template <class In, class Out>
 void horizontal(const In* in, Out* out, const HorizontalPlan& plan, int64_t pixel, int shift) {
   const FixedAxisWeights& w = *plan.weights;
-  int64_t done = 0;
 #if defined(__AVX2__)
-  // plan.simd_end: the outputs whose loads stay inside the row (uint8 rows
-  // are the caller's memory; int16 rows are padded buffers of ours).
-  const int64_t simd_end = std::is_same_v<In, uint8_t> ? plan.simd_end_uint8 : plan.simd_end_int16;
-  if (simd_end > 0) {
-    if (pixel == 3) horizontal_pixels<In, Out, 3>(in, out, plan, simd_end, shift);
-    else if (pixel == 4) horizontal_pixels<In, Out, 4>(in, out, plan, simd_end, shift);
-    else horizontal_plane<In, Out>(in, out, plan, simd_end, shift);
-    done = simd_end;
+  if (plan.vectorized) {
+    // Vector loads may read a few values past a window: fine in our padded
+    // int16 rows, not at the end of a caller's uint8 row, whose last outputs
+    // read a padded copy of the row's tail instead.
+    const int64_t simd_end = std::is_same_v<In, uint8_t> ? plan.simd_end_uint8 : w.out_size;
+    horizontal_simd(in, 0, out, plan, pixel, 0, simd_end, shift);
+    if (simd_end < w.out_size) {
+      const int64_t bias = w.start[static_cast<size_t>(simd_end)];
+      In tail[kTailValues];
+      const int64_t n = (w.in_size - bias) * pixel;
+      if (n + 16 <= kTailValues) {
+        std::memcpy(tail, in + bias * pixel, sizeof(In) * static_cast<size_t>(n));
+        std::memset(tail + n, 0, sizeof(In) * 16);
+        horizontal_simd(tail, bias, out, plan, pixel, simd_end, w.out_size, shift);
+      } else {
+        horizontal_scalar(in, 0, out, w, pixel, simd_end, w.out_size, shift);
+      }
+    }
+    return;
   }
 #endif
-  horizontal_scalar(in, out, w, pixel, done, w.out_size, shift);
+  horizontal_scalar(in, 0, out, w, pixel, 0, w.out_size, shift);
 }
 
 // The intermediate precision: as many fraction bits (up to 7) as the first
@@ -247,30 +363,44 @@ HorizontalPlan make_horizontal_plan(const FixedAxisWeights& w, int64_t pixel) {
   HorizontalPlan plan;
   plan.weights = &w;
 #if defined(__AVX2__)
-  const bool grouped = pixel == 3 || pixel == 4;
-  const int64_t group = grouped ? 2 : 8;
-  if ((pixel != 1 && !grouped) || w.taps % group != 0) return plan;  // scalar only
-  if (grouped) {
-    // Per output and tap pair: (w0, w1) repeated for each value of the pixel.
-    const int64_t pairs = w.taps / 2;
-    plan.expanded.assign(static_cast<size_t>(w.out_size * pairs * 8), 0);
+  if ((pixel != 1 && pixel != 3 && pixel != 4) || w.taps % 2 != 0) return plan;  // scalar only
+  plan.vectorized = true;
+  const int64_t pairs = w.taps / 2;
+  plan.out_stride = (w.out_size + 7) / 8 * 8 + 8;  // room for a block of 8 (or a pair) past the last output
+  auto weight = [&](int64_t o, int64_t k) -> int16_t {
+    return o < w.out_size ? w.weights[static_cast<size_t>(o * w.taps + k)] : int16_t{0};
+  };
+  if (pixel == 1) {
+    // Per tap pair, per output: w0 | w1 << 16. Starts as int32.
+    plan.pairs8.assign(static_cast<size_t>(pairs * plan.out_stride), 0);
+    plan.start32.assign(static_cast<size_t>(plan.out_stride), 0);
+    for (int64_t o = 0; o < w.out_size; ++o) {
+      plan.start32[static_cast<size_t>(o)] = static_cast<int32_t>(w.start[static_cast<size_t>(o)]);
+      for (int64_t t = 0; t < pairs; ++t)
+        plan.pairs8[static_cast<size_t>(t * plan.out_stride + o)] =
+            static_cast<int32_t>(static_cast<uint16_t>(weight(o, 2 * t))) |
+            static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(weight(o, 2 * t + 1))) << 16);
+    }
+  } else {
+    // Per tap pair, per output: (w0, w1) repeated for each value of the pixel (8 int16).
+    plan.expanded.assign(static_cast<size_t>(pairs * plan.out_stride * 8), 0);
     for (int64_t o = 0; o < w.out_size; ++o)
       for (int64_t t = 0; t < pairs; ++t) {
-        int16_t* e = plan.expanded.data() + (o * pairs + t) * 8;
+        int16_t* e = plan.expanded.data() + (t * plan.out_stride + o) * 8;
         for (int64_t c = 0; c < pixel; ++c) {
-          e[2 * c] = w.weights[static_cast<size_t>(o * w.taps + 2 * t)];
-          e[2 * c + 1] = w.weights[static_cast<size_t>(o * w.taps + 2 * t + 1)];
+          e[2 * c] = weight(o, 2 * t);
+          e[2 * c + 1] = weight(o, 2 * t + 1);
         }
       }
   }
-  // A 3-value pixel pair is loaded as 8 values: 2 past the pair. Outputs
-  // whose window ends at the last pixel would read past the row.
-  plan.simd_end_int16 = w.out_size;
+  // The outputs whose vector loads stay inside a uint8 row: a 3-value pixel
+  // pair is read as 8 values (2 past the pair), a plane's tap pair as 4 bytes.
   plan.simd_end_uint8 = w.out_size;
-  if (pixel == 3) {
+  if (pixel != 4) {
+    const int64_t slack = pixel == 3 ? 1 : 2;
     plan.simd_end_uint8 = 0;
     while (plan.simd_end_uint8 < w.out_size &&
-           w.start[static_cast<size_t>(plan.simd_end_uint8)] + w.taps < w.in_size)
+           w.start[static_cast<size_t>(plan.simd_end_uint8)] + w.taps + slack <= w.in_size)
       ++plan.simd_end_uint8;
   }
 #else
@@ -299,12 +429,13 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
       for (int64_t y = 0; y < out.height; ++y)
         for (int64_t k = 0; k < rows->taps; ++k) used[static_cast<size_t>(rows->start[static_cast<size_t>(y)] + k)] = 1;
       const double needed = static_cast<double>(std::count(used.begin(), used.end(), 1));
-      // Rough costs in vector steps: a horizontal output pixel costs a fixed
-      // part plus one step per tap pair (per 8 taps for planes); the vertical
-      // pass one step per 16 values per tap pair.
-      const double h_pixel = pixel == 1 ? 6.0 + static_cast<double>(cols->taps) / 8.0
-                                        : 4.0 + static_cast<double>(cols->taps) / 2.0;
-      const double v_value = (1.0 + static_cast<double>(rows->taps) / 2.0) / 16.0;
+      // Rough costs in instructions: horizontal outputs go eight at a time
+      // (planes) or two at a time (pixels), a few per tap pair; the vertical
+      // pass does 16 values per step.
+      const double h_pairs = static_cast<double>((cols->taps + 1) / 2);
+      const double v_pairs = static_cast<double>((rows->taps + 1) / 2);
+      const double h_pixel = pixel == 1 ? (6.0 + 3.0 * h_pairs) / 8.0 : (8.0 + 3.0 * h_pairs) / 2.0;
+      const double v_value = (6.0 + 4.0 * v_pairs) / 16.0;
       const double h_first = needed * static_cast<double>(out.width) * h_pixel +
                              static_cast<double>(out.height * out_values) * v_value;
       const double v_first = static_cast<double>(out.height * in_values) * v_value +

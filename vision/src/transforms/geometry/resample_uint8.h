@@ -11,9 +11,12 @@ namespace ember::vision::transforms::detail {
 // The column weights laid out for the vector kernels of one pixel size.
 struct HorizontalPlan {
   const FixedAxisWeights* weights = nullptr;
-  std::vector<int16_t> expanded;  // interleaved pixels: per output and tap pair, (w0, w1) per value
-  int64_t simd_end_uint8 = 0;     // outputs [0, simd_end) take the vector path when reading uint8 rows
-  int64_t simd_end_int16 = 0;     // ... when reading the padded int16 rows
+  bool vectorized = false;
+  int64_t out_stride = 0;         // outputs per tap pair in the tables below (padded)
+  std::vector<int16_t> expanded;  // interleaved pixels: [tap pair][output] (w0, w1) per value, 8 int16
+  std::vector<int32_t> pairs8;    // planes: [tap pair][output] w0 | w1 << 16
+  std::vector<int32_t> start32;   // planes: window starts
+  int64_t simd_end_uint8 = 0;     // outputs [0, simd_end) read a uint8 row in place, the rest a padded copy
 };
 HorizontalPlan make_horizontal_plan(const FixedAxisWeights& w, int64_t pixel);
 

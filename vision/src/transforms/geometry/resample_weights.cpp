@@ -7,44 +7,51 @@
 namespace ember::vision::transforms::detail {
 namespace {
 
-// The contributions of one output, as input index -> weight over a
-// contiguous window [lo, lo + w.size()).
+// The contributions to each output, as input index -> weight over a
+// contiguous window [lo, lo + len), built with indices in non-decreasing
+// order (taps clamped to the border add to the border's weight).
 template <class S>
-struct Window {
-  int64_t lo = 0;
-  std::vector<S> w;
-  void add(int64_t index, S weight) {
-    if (w.empty()) {
-      lo = index;
-      w.push_back(weight);
+struct Windows {
+  Windows(int64_t out_size, int64_t capacity)
+      : cap(capacity),
+        lo(static_cast<size_t>(out_size), 0),
+        len(static_cast<size_t>(out_size), 0),
+        w(static_cast<size_t>(out_size * capacity), S(0)) {}
+  void add(int64_t o, int64_t index, S weight) {
+    const size_t u = static_cast<size_t>(o);
+    S* row = w.data() + o * cap;
+    if (len[u] == 0) {
+      lo[u] = index;
+      len[u] = 1;
+      row[0] = weight;
       return;
     }
-    if (index < lo) {
-      w.insert(w.begin(), static_cast<size_t>(lo - index), S(0));
-      lo = index;
-    }
-    if (index >= lo + static_cast<int64_t>(w.size())) w.resize(static_cast<size_t>(index - lo + 1), S(0));
-    w[static_cast<size_t>(index - lo)] += weight;
+    const int64_t k = index - lo[u];
+    if (k >= len[u]) len[u] = k + 1;  // the slots in between are still zero
+    row[k] += weight;
   }
+  int64_t cap;
+  std::vector<int64_t> lo, len;
+  std::vector<S> w;
 };
 
 // Lays the windows out with one tap count, moving a window left where its
 // padding would run past the end of the axis.
 template <class S>
-AxisWeights<S> pack(int64_t in_size, const std::vector<Window<S>>& windows) {
+AxisWeights<S> pack(int64_t in_size, const Windows<S>& windows) {
   AxisWeights<S> out;
   out.in_size = in_size;
-  out.out_size = static_cast<int64_t>(windows.size());
-  for (const auto& win : windows) out.taps = std::max<int64_t>(out.taps, static_cast<int64_t>(win.w.size()));
+  out.out_size = static_cast<int64_t>(windows.lo.size());
+  for (int64_t n : windows.len) out.taps = std::max(out.taps, n);
   out.taps = std::max<int64_t>(out.taps, 1);
-  out.start.resize(windows.size());
-  out.weights.assign(windows.size() * static_cast<size_t>(out.taps), S(0));
-  for (size_t o = 0; o < windows.size(); ++o) {
-    const auto& win = windows[o];
-    const int64_t start = std::max<int64_t>(0, std::min(win.lo, in_size - out.taps));
+  out.start.resize(windows.lo.size());
+  out.weights.assign(windows.lo.size() * static_cast<size_t>(out.taps), S(0));
+  for (size_t o = 0; o < windows.lo.size(); ++o) {
+    const int64_t start = std::max<int64_t>(0, std::min(windows.lo[o], in_size - out.taps));
     out.start[o] = start;
-    for (size_t k = 0; k < win.w.size(); ++k)
-      out.weights[o * static_cast<size_t>(out.taps) + static_cast<size_t>(win.lo - start) + k] = win.w[k];
+    const S* src = windows.w.data() + static_cast<int64_t>(o) * windows.cap;
+    for (int64_t k = 0; k < windows.len[o]; ++k)
+      out.weights[o * static_cast<size_t>(out.taps) + static_cast<size_t>(windows.lo[o] - start + k)] = src[k];
   }
   return out;
 }
@@ -87,12 +94,11 @@ S cubic_filter(S x) {
 
 template <class S>
 AxisWeights<S> interpolation_weights(int64_t in_size, int64_t out_size, ResampleFilter filter) {
-  std::vector<Window<S>> windows(static_cast<size_t>(out_size));
+  Windows<S> windows(out_size, 4);
   const S scale = static_cast<S>(in_size) / static_cast<S>(out_size);
   for (int64_t o = 0; o < out_size; ++o) {
-    auto& win = windows[static_cast<size_t>(o)];
     if (in_size == out_size) {
-      win.add(o, S(1));
+      windows.add(o, o, S(1));
       continue;
     }
     if (filter == ResampleFilter::Linear) {
@@ -101,8 +107,8 @@ AxisWeights<S> interpolation_weights(int64_t in_size, int64_t out_size, Resample
       const int64_t i1 = i0 + (i0 < in_size - 1 ? 1 : 0);
       const S l1 = std::min(std::max(real - static_cast<S>(i0), S(0)), S(1));
       const S l0 = S(1) - l1;
-      win.add(i0, l0);
-      win.add(i1, l1);
+      windows.add(o, i0, l0);
+      windows.add(o, i1, l1);
     } else {
       const S real = source_index(scale, o, /*cubic=*/true);
       const int64_t i0 = static_cast<int64_t>(std::floor(real));
@@ -110,7 +116,7 @@ AxisWeights<S> interpolation_weights(int64_t in_size, int64_t out_size, Resample
       const S a = S(-0.75);
       const S c[4] = {cubic_convolution2<S>(t + S(1), a), cubic_convolution1<S>(t, a),
                       cubic_convolution1<S>(S(1) - t, a), cubic_convolution2<S>(S(1) - t + S(1), a)};
-      for (int k = 0; k < 4; ++k) win.add(std::clamp<int64_t>(i0 - 1 + k, 0, in_size - 1), c[k]);
+      for (int k = 0; k < 4; ++k) windows.add(o, std::clamp<int64_t>(i0 - 1 + k, 0, in_size - 1), c[k]);
     }
   }
   return pack(in_size, windows);
@@ -118,18 +124,19 @@ AxisWeights<S> interpolation_weights(int64_t in_size, int64_t out_size, Resample
 
 template <class S>
 AxisWeights<S> antialias_weights(int64_t in_size, int64_t out_size, ResampleFilter filter) {
-  std::vector<Window<S>> windows(static_cast<size_t>(out_size));
   const S scale = static_cast<S>(in_size) / static_cast<S>(out_size);
   const double half_taps = filter == ResampleFilter::Linear ? 1.0 : 2.0;  // interp_size * 0.5
   const S support = static_cast<S>(scale >= S(1) ? half_taps * static_cast<double>(scale) : half_taps);
   const S invscale = static_cast<S>(scale >= S(1) ? 1.0 / static_cast<double>(scale) : 1.0);
+  // torch's bound on the window, ceil(support) * 2 + 1 taps, plus one for safety.
+  Windows<S> windows(out_size, static_cast<int64_t>(std::ceil(static_cast<double>(support))) * 2 + 2);
+  std::vector<S> w(static_cast<size_t>(windows.cap));
   for (int64_t o = 0; o < out_size; ++o) {
-    auto& win = windows[static_cast<size_t>(o)];
     const S center = static_cast<S>(static_cast<double>(scale) * (static_cast<double>(o) + 0.5));
     const int64_t xmin = std::max<int64_t>(static_cast<int64_t>(static_cast<double>(center - support) + 0.5), 0);
-    const int64_t xsize =
-        std::min<int64_t>(static_cast<int64_t>(static_cast<double>(center + support) + 0.5), in_size) - xmin;
-    std::vector<S> w(static_cast<size_t>(std::max<int64_t>(xsize, 0)));
+    const int64_t xsize = std::min<int64_t>(
+        std::min<int64_t>(static_cast<int64_t>(static_cast<double>(center + support) + 0.5), in_size) - xmin,
+        windows.cap);
     S total = 0;
     for (int64_t j = 0; j < xsize; ++j) {
       const S x = static_cast<S>(
@@ -139,9 +146,9 @@ AxisWeights<S> antialias_weights(int64_t in_size, int64_t out_size, ResampleFilt
     }
     for (int64_t j = 0; j < xsize; ++j) {
       if (total != S(0)) w[static_cast<size_t>(j)] /= total;
-      win.add(xmin + j, w[static_cast<size_t>(j)]);
+      windows.add(o, xmin + j, w[static_cast<size_t>(j)]);
     }
-    if (win.w.empty()) win.add(std::min(xmin, in_size - 1), S(0));
+    if (windows.len[static_cast<size_t>(o)] == 0) windows.add(o, std::min(xmin, in_size - 1), S(0));
   }
   return pack(in_size, windows);
 }

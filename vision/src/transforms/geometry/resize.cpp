@@ -39,8 +39,8 @@ Tensor resize_float(const BatchedImage& b, int64_t oh, int64_t ow, Interpolation
 Tensor resize_uint8(const BatchedImage& b, int64_t oh, int64_t ow, InterpolationMode mode, bool antialias) {
   const detail::ImageLayout& in = b.layout;
   BatchedImage out = detail::new_image_like(b, oh, ow, kUInt8);
-  // Planes take eight taps per vector step, interleaved pixels two.
-  const int64_t tap_multiple = in.pixel == 1 ? 8 : 2;
+  // The vector kernels take taps in pairs.
+  const int64_t tap_multiple = 2;
   detail::FixedAxisWeights rows, cols;
   if (oh != in.height) rows = detail::to_fixed(axis_weights<float>(in.height, oh, mode, antialias), 2);
   if (ow != in.width) cols = detail::to_fixed(axis_weights<float>(in.width, ow, mode, antialias), tap_multiple);
