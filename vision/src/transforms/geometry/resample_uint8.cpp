@@ -286,7 +286,12 @@ void horizontal_plane(const In* in, int64_t bias, Out* out, const HorizontalPlan
     const int32_t* wo = plan.pairs8.data() + o;
     __m256i acc = _mm256_setzero_si256();
     for (int64_t t = 0; t < pairs; ++t) {
-      __m256i v = _mm256_i32gather_epi32(reinterpret_cast<const int*>(in + 2 * t), index, sizeof(In));
+      // A gather merges into its destination: start from a fresh zero, or
+      // each gather waits for the previous iteration's result in that register.
+      __m256i v = _mm256_setzero_si256();
+      asm volatile("" : "+x"(v));
+      v = _mm256_mask_i32gather_epi32(v, reinterpret_cast<const int*>(in + 2 * t), index, _mm256_set1_epi32(-1),
+                                      sizeof(In));
       if constexpr (std::is_same_v<In, uint8_t>) v = _mm256_shuffle_epi8(v, widen);
       acc = _mm256_add_epi32(
           acc, _mm256_madd_epi16(v, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wo + t * plan.out_stride))));
