@@ -219,12 +219,14 @@ void horizontal_pixels(const In* in, int64_t bias, Out* out, const HorizontalPla
   // values, past the 4th pixel), which the next pixels overwrite; nothing may
   // land past the row: its last pixels take the exact stores below.
   const int64_t quad_end = kPixel == 3 ? std::min(o_end, w.out_size - 2) : o_end;
+  const int64_t* offset = plan.offset.data();  // window starts in values
+  const int64_t bias_values = bias * kPixel;
   int64_t o = o_begin;
   for (; o + 4 <= quad_end; o += 4) {
-    const In* s0 = in + (w.start[static_cast<size_t>(o)] - bias) * kPixel;
-    const In* s1 = in + (w.start[static_cast<size_t>(o + 1)] - bias) * kPixel;
-    const In* s2 = in + (w.start[static_cast<size_t>(o + 2)] - bias) * kPixel;
-    const In* s3 = in + (w.start[static_cast<size_t>(o + 3)] - bias) * kPixel;
+    const In* s0 = in + (offset[o] - bias_values);
+    const In* s1 = in + (offset[o + 1] - bias_values);
+    const In* s2 = in + (offset[o + 2] - bias_values);
+    const In* s3 = in + (offset[o + 3] - bias_values);
     const int16_t* wo = expanded + o * 8;
     __m256i acc01 = _mm256_setzero_si256(), acc23 = _mm256_setzero_si256();
     for (int64_t t = 0; t < pairs; ++t) {
@@ -387,6 +389,8 @@ HorizontalPlan make_horizontal_plan(const FixedAxisWeights& w, int64_t pixel) {
             static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(weight(o, 2 * t + 1))) << 16);
     }
   } else {
+    plan.offset.resize(static_cast<size_t>(w.out_size));
+    for (int64_t o = 0; o < w.out_size; ++o) plan.offset[static_cast<size_t>(o)] = w.start[static_cast<size_t>(o)] * pixel;
     // Per tap pair, per output: (w0, w1) repeated for each value of the pixel (8 int16).
     plan.expanded.assign(static_cast<size_t>(pairs * plan.out_stride * 8), 0);
     for (int64_t o = 0; o < w.out_size; ++o)

@@ -16,6 +16,7 @@ struct HorizontalPlan {
   std::vector<int16_t> expanded;  // interleaved pixels: [tap pair][output] (w0, w1) per value, 8 int16
   std::vector<int32_t> pairs8;    // planes: [tap pair][output] w0 | w1 << 16
   std::vector<int32_t> start32;   // planes: window starts
+  std::vector<int64_t> offset;    // interleaved pixels: window starts in values
   int64_t simd_end_uint8 = 0;     // outputs [0, simd_end) read a uint8 row in place, the rest a padded copy
 };
 HorizontalPlan make_horizontal_plan(const FixedAxisWeights& w, int64_t pixel);
