@@ -18,7 +18,8 @@ void resample_float(const S* src, const ImageLayout& in, S* dst, const ImageLayo
 // uint8 in Q14 fixed point with an int16 intermediate (resample_uint8.cpp):
 // results within one unit of the float computation, rounded and clamped.
 // The pass order is chosen by cost (see there).
+// src_readable: the bytes from src on that belong to the input's storage.
 void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, const ImageLayout& out,
-                    const FixedAxisWeights* rows, const FixedAxisWeights* cols);
+                    const FixedAxisWeights* rows, const FixedAxisWeights* cols, int64_t src_readable);
 
 }  // namespace ember::vision::transforms::detail

@@ -16,6 +16,7 @@
 // chunk with a small buffer, so the intermediate stays in cache.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #if defined(__AVX2__)
@@ -283,6 +284,30 @@ void horizontal_plane(const In* in, int64_t bias, Out* out, const HorizontalPlan
                                          0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1);
   int64_t o = o_begin;
   for (; o + 8 <= o_end; o += 8) {
+    if constexpr (std::is_same_v<In, uint8_t> && kPairs == 1) {
+      // Two taps, eight outputs within 64 bytes (Note [Shuffled gathers]):
+      // four 16-byte blocks, each broadcast and byte-shuffled into place.
+      if (o % 8 == 0 && plan.shuffles[static_cast<size_t>(o / 8)] != 0) {
+        const uint8_t* base = in + (plan.start32[static_cast<size_t>(o)] - bias);
+        const __m256i* mask = reinterpret_cast<const __m256i*>(plan.shuffle_masks.data()) + (o / 8) * 4;
+        __m256i v = _mm256_shuffle_epi8(
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(base))), _mm256_loadu_si256(mask));
+        for (int b = 1; b < 4; ++b)
+          v = _mm256_or_si256(v, _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(_mm_loadu_si128(
+                                                         reinterpret_cast<const __m128i*>(base + 16 * b))),
+                                                     _mm256_loadu_si256(mask + b)));
+        __m256i acc = _mm256_madd_epi16(v, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plan.pairs8.data() + o)));
+        acc = finish_shift<Out>(acc, shift_v, shift);
+        const __m256i w16 = _mm256_permute4x64_epi64(_mm256_packs_epi32(acc, acc), 0x08);
+        if constexpr (std::is_same_v<Out, uint8_t>) {
+          _mm_storel_epi64(reinterpret_cast<__m128i*>(out + o),
+                           _mm_packus_epi16(_mm256_castsi256_si128(w16), _mm256_castsi256_si128(w16)));
+        } else {
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + o), _mm256_castsi256_si128(w16));
+        }
+        continue;
+      }
+    }
     const __m256i index = _mm256_sub_epi32(
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(plan.start32.data() + o)), bias_v);
     const int32_t* wo = plan.pairs8.data() + o;
@@ -329,14 +354,17 @@ void horizontal_simd(const In* in, int64_t bias, Out* out, const HorizontalPlan&
 #endif
 
 template <class In, class Out>
-void horizontal(const In* in, Out* out, const HorizontalPlan& plan, int64_t pixel, int shift) {
+void horizontal(const In* in, Out* out, const HorizontalPlan& plan, int64_t pixel, int shift,
+                bool overread_ok = false) {
   const FixedAxisWeights& w = *plan.weights;
 #if defined(__AVX2__)
   if (plan.vectorized) {
     // Vector loads may read a few values past a window: fine in our padded
     // int16 rows, not at the end of a caller's uint8 row, whose last outputs
     // read a padded copy of the row's tail instead.
-    const int64_t simd_end = std::is_same_v<In, uint8_t> ? plan.simd_end_uint8 : w.out_size;
+    // overread_ok: the caller's memory goes on past this row (the next row),
+    // so every output takes the vector path.
+    const int64_t simd_end = std::is_same_v<In, uint8_t> && !overread_ok ? plan.simd_end_uint8 : w.out_size;
     horizontal_simd(in, 0, out, plan, pixel, 0, simd_end, shift);
     if (simd_end < w.out_size) {
       const int64_t bias = w.start[static_cast<size_t>(simd_end)];
@@ -355,6 +383,19 @@ void horizontal(const In* in, Out* out, const HorizontalPlan& plan, int64_t pixe
 #endif
   horizontal_scalar(in, 0, out, w, pixel, 0, w.out_size, shift);
 }
+
+// A growable int16 buffer that does not zero what it allocates.
+struct Buffer16 {
+  std::unique_ptr<int16_t[]> data_;
+  int64_t capacity = 0;
+  void reserve(int64_t n) {
+    if (n > capacity) {
+      data_.reset(new int16_t[static_cast<size_t>(n)]);
+      capacity = n;
+    }
+  }
+  int16_t* data() { return data_.get(); }
+};
 
 // The intermediate precision: as many fraction bits (up to 7) as the first
 // pass's largest output, 255 * sum |w|, leaves room for in int16.
@@ -377,6 +418,29 @@ HorizontalPlan make_horizontal_plan(const FixedAxisWeights& w, int64_t pixel) {
   auto weight = [&](int64_t o, int64_t k) -> int16_t {
     return o < w.out_size ? w.weights[static_cast<size_t>(o * w.taps + k)] : int16_t{0};
   };
+  if (pixel == 1 && w.taps == 2) {
+    // Note [Shuffled gathers]: when the two taps of eight consecutive outputs
+    // lie within 64 bytes of the first one's, four 16-byte loads and byte
+    // shuffles (pshufb, one mask per 16-byte block, zeroing the bytes other
+    // blocks fill) replace the gather: half the loads. Per block of eight
+    // outputs, each output's word is (x[s], 0, x[s + 1], 0): two int16.
+    const int64_t blocks = w.out_size / 8;
+    plan.shuffles.assign(static_cast<size_t>(blocks), 0);
+    plan.shuffle_masks.assign(static_cast<size_t>(blocks * 4 * 32), static_cast<int8_t>(-1));
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t base = w.start[static_cast<size_t>(b * 8)];
+      if (w.start[static_cast<size_t>(b * 8 + 7)] + 2 > base + 64 || base + 64 > w.in_size) continue;
+      plan.shuffles[static_cast<size_t>(b)] = 1;
+      for (int64_t k = 0; k < 8; ++k)
+        for (int64_t tap = 0; tap < 2; ++tap) {
+          const int64_t d = w.start[static_cast<size_t>(b * 8 + k)] + tap - base;  // 0..63
+          const int64_t block = d / 16;
+          // Output k's word is in lane k / 4, bytes 4 * (k % 4) + 2 * tap (+1 stays zero).
+          const int64_t at = (k / 4) * 16 + (k % 4) * 4 + 2 * tap;
+          plan.shuffle_masks[static_cast<size_t>((b * 4 + block) * 32 + at)] = static_cast<int8_t>(d % 16);
+        }
+    }
+  }
   if (pixel == 1) {
     // Per tap pair, per output: w0 | w1 << 16. Starts as int32.
     plan.pairs8.assign(static_cast<size_t>(pairs * plan.out_stride), 0);
@@ -419,7 +483,13 @@ HorizontalPlan make_horizontal_plan(const FixedAxisWeights& w, int64_t pixel) {
 }
 
 void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, const ImageLayout& out,
-                    const FixedAxisWeights* rows, const FixedAxisWeights* cols, PassOrder order) {
+                    const FixedAxisWeights* rows, const FixedAxisWeights* cols, PassOrder order,
+                    int64_t src_readable) {
+  // A row may be read past its end by the vector loads when the memory goes
+  // on (kOverread bytes are plenty for every kernel's slack).
+  constexpr int64_t kOverread = 64;
+  const int64_t row_bytes = in.row_values();
+  auto overread_ok = [&](const uint8_t* row) { return (row - src) + row_bytes + kOverread <= src_readable; };
   const int64_t pixel = in.pixel;
   const int64_t in_values = in.row_values();
   const int64_t out_values = out.row_values();
@@ -463,7 +533,7 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
   const int64_t per_row = out_values * ((rows ? rows->taps : 1) + (cols ? cols->taps : 1));
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, per_row));
   parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {
-    std::vector<int16_t> tmp;
+    Buffer16 tmp;  // uninitialized: every value read is written first
     std::vector<int64_t> slot;
     std::vector<const int16_t*> row16;
     std::vector<const uint8_t*> row8;
@@ -477,7 +547,7 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
       if (!rows) {  // horizontal only
         for (int64_t y = y0; y < y1; ++y)
           horizontal<uint8_t, uint8_t>(image + y * in.row_stride, out_image + y * out.row_stride, plan, pixel,
-                                       shift_single);
+                                       shift_single, overread_ok(image + y * in.row_stride));
         continue;
       }
       const int64_t taps = rows->taps;
@@ -493,7 +563,7 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
       }
       if (!h_first) {
         // Per output row: vertical over the full input row, then horizontal.
-        tmp.resize(static_cast<size_t>(in_values + kPad));
+        tmp.reserve(in_values + kPad);
         row8.resize(static_cast<size_t>(taps));
         for (int64_t y = y0; y < y1; ++y) {
           const int64_t s = rows->start[static_cast<size_t>(y)];
@@ -514,13 +584,14 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
       for (auto& v : slot)
         if (v == 0) v = needed++;
       const int64_t stride = mid_values + kPad;
-      tmp.resize(static_cast<size_t>(needed * stride));
+      tmp.reserve(needed * stride);
       row16.assign(static_cast<size_t>(hi - lo), nullptr);
       for (int64_t s = lo; s < hi; ++s) {
         const int64_t k = slot[static_cast<size_t>(s - lo)];
         if (k < 0) continue;
         int16_t* t = tmp.data() + k * stride;
-        horizontal<uint8_t, int16_t>(image + s * in.row_stride, t, plan, pixel, shift_first);
+        horizontal<uint8_t, int16_t>(image + s * in.row_stride, t, plan, pixel, shift_first,
+                                     overread_ok(image + s * in.row_stride));
         row16[static_cast<size_t>(s - lo)] = t;
       }
       for (int64_t y = y0; y < y1; ++y) {
@@ -533,8 +604,8 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
 }
 
 void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, const ImageLayout& out,
-                    const FixedAxisWeights* rows, const FixedAxisWeights* cols) {
-  resample_uint8(src, in, dst, out, rows, cols, PassOrder::Auto);
+                    const FixedAxisWeights* rows, const FixedAxisWeights* cols, int64_t src_readable) {
+  resample_uint8(src, in, dst, out, rows, cols, PassOrder::Auto, src_readable);
 }
 
 }  // namespace ember::vision::transforms::detail

@@ -44,8 +44,11 @@ Tensor resize_uint8(const BatchedImage& b, int64_t oh, int64_t ow, Interpolation
   detail::FixedAxisWeights rows, cols;
   if (oh != in.height) rows = detail::to_fixed(axis_weights<float>(in.height, oh, mode, antialias), 2);
   if (ow != in.width) cols = detail::to_fixed(axis_weights<float>(in.width, ow, mode, antialias), tap_multiple);
-  detail::resample_uint8(b.image.data_ptr<uint8_t>(), in, out.image.data_ptr<uint8_t>(), out.layout,
-                         oh != in.height ? &rows : nullptr, ow != in.width ? &cols : nullptr);
+  const uint8_t* src = b.image.data_ptr<uint8_t>();
+  const auto* storage_begin = static_cast<const uint8_t*>(b.image.storage()->data());
+  const int64_t readable = static_cast<int64_t>(b.image.storage()->nbytes()) - (src - storage_begin);
+  detail::resample_uint8(src, in, out.image.data_ptr<uint8_t>(), out.layout, oh != in.height ? &rows : nullptr,
+                         ow != in.width ? &cols : nullptr, readable);
   return detail::unbatched(out);
 }
 
