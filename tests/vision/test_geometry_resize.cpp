@@ -46,7 +46,9 @@ TEST(GeometryResize, MatchesTorchvision) {
     // Channels-last input: the same values, in a channels-last output.
     const Tensor out_cl = run_resize(c, interleaved(img));
     expect_image_near(out_cl, expected, tol, c.name + " (channels last)");
-    if (img.size(-3) > 1) EXPECT_EQ(out_cl.stride(-3), 1) << c.name;
+    if (img.size(-3) > 1) {
+      EXPECT_EQ(out_cl.stride(-3), 1) << c.name;
+    }
   }
   // Off-by-one uint8 results come from fixed point vs float rounding: rare.
   std::cout << "uint8 resize: " << uint8_off_by_one << " of " << uint8_total << " values off by one\n";
