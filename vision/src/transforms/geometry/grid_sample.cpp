@@ -23,120 +23,107 @@
 namespace ember::vision::transforms::detail {
 namespace {
 
-// The normalized sampling grid ([-1, 1] spans the input), one (x, y) per output pixel.
+// The map from an output pixel to its normalized grid coordinates ([-1, 1]
+// spans the input), evaluated one output row at a time with torch's
+// operations in torch's order.
 template <class S>
-struct Grid {
-  int64_t height = 0, width = 0;
-  std::vector<S> x, y;
-};
+struct GridMap {
+  bool perspective = false;
+  int64_t out_w = 0, out_h = 0;
+  S ax = 0, bx = 0, cx = 0, ay = 0, by = 0, cy = 0, g = 0, h = 0;
 
-// torch.linspace(start, start + n - 1, n): exact half-integers.
-template <class S>
-S base_coord(int64_t i, int64_t n, bool centered) {
-  return centered ? static_cast<S>(static_cast<double>(i) - static_cast<double>(n) * 0.5 + 0.5)
-                  : static_cast<S>(static_cast<double>(i) + 0.5);
-}
-
-// _gen_affine_grid(theta, w, h, ow, oh): base [x, y, 1] times theta^T / [w/2, h/2].
-template <class S>
-Grid<S> affine_grid(const std::array<double, 8>& m, int64_t w, int64_t h, int64_t ow, int64_t oh) {
-  const S half_w = static_cast<S>(0.5 * static_cast<double>(w));
-  const S half_h = static_cast<S>(0.5 * static_cast<double>(h));
-  const S t[6] = {static_cast<S>(m[0]), static_cast<S>(m[1]), static_cast<S>(m[2]),
-                  static_cast<S>(m[3]), static_cast<S>(m[4]), static_cast<S>(m[5])};
-  const S ax = t[0] / half_w, bx = t[1] / half_w, cx = t[2] / half_w;
-  const S ay = t[3] / half_h, by = t[4] / half_h, cy = t[5] / half_h;
-  Grid<S> g;
-  g.height = oh;
-  g.width = ow;
-  g.x.resize(static_cast<size_t>(oh * ow));
-  g.y.resize(static_cast<size_t>(oh * ow));
-  for (int64_t j = 0; j < oh; ++j) {
-    const S y = base_coord<S>(j, oh, true);
-    for (int64_t i = 0; i < ow; ++i) {
-      const S x = base_coord<S>(i, ow, true);
-      g.x[static_cast<size_t>(j * ow + i)] = x * ax + y * bx + cx;
-      g.y[static_cast<size_t>(j * ow + i)] = x * ay + y * by + cy;
+  // torch.linspace's points: exact half-integers.
+  static S base(int64_t i, int64_t n, bool centered) {
+    return centered ? static_cast<S>(static_cast<double>(i) - static_cast<double>(n) * 0.5 + 0.5)
+                    : static_cast<S>(static_cast<double>(i) + 0.5);
+  }
+  void row(int64_t j, S* gx, S* gy) const {
+    const S y = base(j, out_h, !perspective);
+    for (int64_t i = 0; i < out_w; ++i) {
+      const S x = base(i, out_w, !perspective);
+      if (!perspective) {
+        gx[i] = x * ax + y * bx + cx;
+        gy[i] = x * ay + y * by + cy;
+      } else {
+        const S den = x * g + y * h + S(1);
+        gx[i] = (x * ax + y * bx + cx) / den - S(1);
+        gy[i] = (x * ay + y * by + cy) / den - S(1);
+      }
     }
   }
-  return g;
-}
+};
 
-// _perspective_grid(coeffs, ow, oh): (base theta1^T / [ow/2, oh/2]) / (base theta2^T) - 1.
+// _gen_affine_grid(theta, w, h, ow, oh): [x, y, 1] times theta^T / [w/2, h/2];
+// _perspective_grid(coeffs, ow, oh): ([x, y, 1] theta1^T / [ow/2, oh/2]) /
+// ([x, y, 1] theta2^T) - 1.
 template <class S>
-Grid<S> perspective_grid(const std::array<double, 8>& c, int64_t ow, int64_t oh) {
-  const S half_w = static_cast<S>(0.5 * static_cast<double>(ow));
-  const S half_h = static_cast<S>(0.5 * static_cast<double>(oh));
+GridMap<S> grid_map(const Warp& warp, int64_t w, int64_t h) {
+  GridMap<S> m;
+  m.perspective = warp.kind == Warp::Kind::Perspective;
+  m.out_w = warp.out_width;
+  m.out_h = warp.out_height;
+  const S half_w = static_cast<S>(0.5 * static_cast<double>(m.perspective ? warp.out_width : w));
+  const S half_h = static_cast<S>(0.5 * static_cast<double>(m.perspective ? warp.out_height : h));
   S k[8];
-  for (int i = 0; i < 8; ++i) k[i] = static_cast<S>(c[static_cast<size_t>(i)]);
-  const S ax = k[0] / half_w, bx = k[1] / half_w, cx = k[2] / half_w;
-  const S ay = k[3] / half_h, by = k[4] / half_h, cy = k[5] / half_h;
-  Grid<S> g;
-  g.height = oh;
-  g.width = ow;
-  g.x.resize(static_cast<size_t>(oh * ow));
-  g.y.resize(static_cast<size_t>(oh * ow));
-  for (int64_t j = 0; j < oh; ++j) {
-    const S y = base_coord<S>(j, oh, false);
-    for (int64_t i = 0; i < ow; ++i) {
-      const S x = base_coord<S>(i, ow, false);
-      const S den = x * k[6] + y * k[7] + S(1);
-      g.x[static_cast<size_t>(j * ow + i)] = (x * ax + y * bx + cx) / den - S(1);
-      g.y[static_cast<size_t>(j * ow + i)] = (x * ay + y * by + cy) / den - S(1);
-    }
-  }
-  return g;
+  for (int i = 0; i < 8; ++i) k[i] = static_cast<S>(warp.m[static_cast<size_t>(i)]);
+  m.ax = k[0] / half_w, m.bx = k[1] / half_w, m.cx = k[2] / half_w;
+  m.ay = k[3] / half_h, m.by = k[4] / half_h, m.cy = k[5] / half_h;
+  m.g = k[6], m.h = k[7];
+  return m;
 }
 
-// Where each output pixel reads: offsets of up to four input pixels (in
-// values, from the image start) with their weights, and the mask value.
+// Where the output pixels of one row read: per pixel, the offsets (in values
+// from the image start) of up to four input pixels with their weights, and the
+// mask (the sum of the in-image weights; nearest: 1 or 0, offset -1 outside).
 template <class S>
-struct Taps {
-  std::vector<int64_t> offset;  // 4 per pixel (nearest: 1)
-  std::vector<S> weight;        // 4 per pixel (nearest: unused)
-  std::vector<S> mask;          // sum of the in-image weights (nearest: 1 or 0)
+struct RowTaps {
+  std::vector<S> gx, gy;
+  std::vector<int64_t> offset;
+  std::vector<S> weight, mask;
+
+  void compute(const GridMap<S>& map, int64_t j, const ImageLayout& in, bool nearest) {
+    const int64_t n = map.out_w;
+    gx.resize(static_cast<size_t>(n));
+    gy.resize(static_cast<size_t>(n));
+    offset.resize(static_cast<size_t>(n * 4));
+    weight.resize(static_cast<size_t>(n * 4));
+    mask.resize(static_cast<size_t>(n));
+    map.row(j, gx.data(), gy.data());
+    const S w = static_cast<S>(in.width), h = static_cast<S>(in.height);
+    const S scale_x = w / S(2), scale_y = h / S(2);
+    auto inside = [&](S x, S y) { return x >= S(0) && x < w && y >= S(0) && y < h; };
+    auto offset_of = [&](S x, S y) {
+      return static_cast<int64_t>(y) * in.row_stride + static_cast<int64_t>(x) * in.pixel;
+    };
+    for (int64_t p = 0; p < n; ++p) {
+      // grid_sample's unnormalization (align_corners=False), as its vectorized CPU kernel.
+      const S ix = (gx[static_cast<size_t>(p)] + S(1)) * scale_x - S(0.5);
+      const S iy = (gy[static_cast<size_t>(p)] + S(1)) * scale_y - S(0.5);
+      if (nearest) {
+        const S x = std::nearbyint(ix), y = std::nearbyint(iy);  // half to even
+        const bool ok = inside(x, y);
+        offset[static_cast<size_t>(p)] = ok ? offset_of(x, y) : -1;
+        mask[static_cast<size_t>(p)] = ok ? S(1) : S(0);
+        continue;
+      }
+      const S x0 = std::floor(ix), y0 = std::floor(iy);
+      const S dw = ix - x0, de = S(1) - dw, dn = iy - y0, ds = S(1) - dn;
+      const S corner_w[4] = {ds * de, ds * dw, dn * de, dn * dw};  // nw, ne, sw, se
+      const S cx[4] = {x0, x0 + S(1), x0, x0 + S(1)};
+      const S cy[4] = {y0, y0, y0 + S(1), y0 + S(1)};
+      S m = 0;
+      for (int k = 0; k < 4; ++k) {
+        // A corner outside reads pixel 0 with weight 0 (torch: value 0, weight kept).
+        const bool ok = inside(cx[k], cy[k]);
+        offset[static_cast<size_t>(p * 4 + k)] = ok ? offset_of(cx[k], cy[k]) : 0;
+        const S wk = ok ? corner_w[k] : S(0);
+        weight[static_cast<size_t>(p * 4 + k)] = wk;
+        m = k == 0 ? wk : m + wk;
+      }
+      mask[static_cast<size_t>(p)] = m;
+    }
+  }
 };
-
-template <class S>
-Taps<S> make_taps(const Grid<S>& g, const ImageLayout& in, InterpolationMode mode) {
-  const int64_t n = g.height * g.width;
-  const int64_t w = in.width, h = in.height;
-  const S scale_x = static_cast<S>(w) / S(2), scale_y = static_cast<S>(h) / S(2);
-  Taps<S> t;
-  const bool nearest = mode == InterpolationMode::Nearest;
-  t.offset.resize(static_cast<size_t>(n * (nearest ? 1 : 4)));
-  if (!nearest) t.weight.resize(static_cast<size_t>(n * 4));
-  t.mask.resize(static_cast<size_t>(n));
-  auto inside = [&](S x, S y) { return x >= S(0) && x < static_cast<S>(w) && y >= S(0) && y < static_cast<S>(h); };
-  auto offset_of = [&](S x, S y) {
-    return static_cast<int64_t>(y) * in.row_stride + static_cast<int64_t>(x) * in.pixel;
-  };
-  for (int64_t p = 0; p < n; ++p) {
-    const S ix = (g.x[static_cast<size_t>(p)] + S(1)) * scale_x - S(0.5);
-    const S iy = (g.y[static_cast<size_t>(p)] + S(1)) * scale_y - S(0.5);
-    if (nearest) {
-      const S x = std::nearbyint(ix), y = std::nearbyint(iy);
-      const bool ok = inside(x, y);
-      t.offset[static_cast<size_t>(p)] = ok ? offset_of(x, y) : -1;
-      t.mask[static_cast<size_t>(p)] = ok ? S(1) : S(0);
-      continue;
-    }
-    const S x0 = std::floor(ix), y0 = std::floor(iy);
-    const S dw = ix - x0, de = S(1) - dw, dn = iy - y0, ds = S(1) - dn;
-    const S corner_w[4] = {ds * de, ds * dw, dn * de, dn * dw};  // nw, ne, sw, se
-    const S cx[4] = {x0, x0 + S(1), x0, x0 + S(1)};
-    const S cy[4] = {y0, y0, y0 + S(1), y0 + S(1)};
-    S mask = 0;
-    for (int k = 0; k < 4; ++k) {
-      const bool ok = inside(cx[k], cy[k]);
-      t.offset[static_cast<size_t>(p * 4 + k)] = ok ? offset_of(cx[k], cy[k]) : 0;
-      t.weight[static_cast<size_t>(p * 4 + k)] = ok ? corner_w[k] : S(0);
-      mask = k == 0 ? (ok ? corner_w[0] : S(0)) : mask + (ok ? corner_w[k] : S(0));
-    }
-    t.mask[static_cast<size_t>(p)] = mask;
-  }
-  return t;
-}
 
 template <class T, class S>
 T store_value(S v) {
@@ -147,61 +134,81 @@ T store_value(S v) {
   }
 }
 
-// Samples every image of the batch with the same taps (T: the image type, S: the sampling type).
-template <class T, class S>
-void sample(const T* src, const ImageLayout& in, T* dst, const ImageLayout& out, const Taps<S>& taps,
-            InterpolationMode mode, const std::vector<S>& fill /* per value of a pixel... see below */,
-            bool use_fill) {
-  const int64_t pixel = in.pixel;
-  const bool nearest = mode == InterpolationMode::Nearest;
-  const int64_t total = out.count * out.height;
-  const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, out.row_values()));
-  parallel_for(0, total, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t i = r / out.height, y = r % out.height;
-      const T* image = src + in.offset(i);
-      T* row = dst + out.offset(i) + y * out.row_stride;
-      // The fill value of this plane (planar) or of each value of the pixel (interleaved).
-      const int64_t plane_channel = in.interleaved ? 0 : i % in.channels;
-      for (int64_t x = 0; x < out.width; ++x) {
-        const int64_t p = y * out.width + x;
-        for (int64_t c = 0; c < pixel; ++c) {
-          const S f = use_fill ? fill[static_cast<size_t>(in.interleaved ? c : plane_channel)] : S(0);
-          S v;
-          if (nearest) {
-            const int64_t off = taps.offset[static_cast<size_t>(p)];
-            v = off >= 0 ? static_cast<S>(image[off + c]) : S(0);
-            if (use_fill && off < 0) v = f;
-          } else {
-            const int64_t* o = taps.offset.data() + p * 4;
-            const S* wt = taps.weight.data() + p * 4;
-            v = static_cast<S>(image[o[0] + c]) * wt[0] + static_cast<S>(image[o[1] + c]) * wt[1] +
-                static_cast<S>(image[o[2] + c]) * wt[2] + static_cast<S>(image[o[3] + c]) * wt[3];
-            if (use_fill) {
-              const S m = taps.mask[static_cast<size_t>(p)];
-              v = v * m + (S(1) - m) * f;
-            }
-          }
-          row[x * pixel + c] = store_value<T, S>(v);
-        }
+// One output row of one image (kPixel values per pixel; 0: `pixel`).
+// fill: per value of the pixel (interleaved) or the plane's value repeated.
+template <class T, class S, int kPixel, bool kNearest, bool kFill>
+void sample_row(const T* image, T* row, const RowTaps<S>& taps, int64_t width, int64_t pixel_dyn, const S* fill) {
+  const int64_t pixel = kPixel > 0 ? kPixel : pixel_dyn;
+  for (int64_t x = 0; x < width; ++x) {
+    if constexpr (kNearest) {
+      const int64_t off = taps.offset[static_cast<size_t>(x)];
+      for (int64_t c = 0; c < pixel; ++c) {
+        const S v = off >= 0 ? static_cast<S>(image[off + c]) : (kFill ? fill[c] : S(0));
+        row[x * pixel + c] = store_value<T, S>(v);
+      }
+    } else {
+      const int64_t* o = taps.offset.data() + x * 4;
+      const S* wt = taps.weight.data() + x * 4;
+      const S m = taps.mask[static_cast<size_t>(x)];
+      for (int64_t c = 0; c < pixel; ++c) {
+        S v = static_cast<S>(image[o[0] + c]) * wt[0] + static_cast<S>(image[o[1] + c]) * wt[1] +
+              static_cast<S>(image[o[2] + c]) * wt[2] + static_cast<S>(image[o[3] + c]) * wt[3];
+        if constexpr (kFill) v = v * m + (S(1) - m) * fill[c];
+        row[x * pixel + c] = store_value<T, S>(v);
       }
     }
-  });
+  }
+}
+
+template <class T, class S, bool kNearest, bool kFill>
+void sample_row_any(const T* image, T* row, const RowTaps<S>& taps, int64_t width, int64_t pixel, const S* fill) {
+  switch (pixel) {
+    case 1: return sample_row<T, S, 1, kNearest, kFill>(image, row, taps, width, 1, fill);
+    case 3: return sample_row<T, S, 3, kNearest, kFill>(image, row, taps, width, 3, fill);
+    case 4: return sample_row<T, S, 4, kNearest, kFill>(image, row, taps, width, 4, fill);
+    default: return sample_row<T, S, 0, kNearest, kFill>(image, row, taps, width, pixel, fill);
+  }
 }
 
 template <class T, class S>
 Tensor warp_typed(const BatchedImage& b, const Warp& warp, InterpolationMode mode, const std::vector<double>& fill) {
   const ImageLayout& in = b.layout;
-  const Grid<S> grid = warp.kind == Warp::Kind::Affine
-                           ? affine_grid<S>(warp.m, in.width, in.height, warp.out_width, warp.out_height)
-                           : perspective_grid<S>(warp.m, warp.out_width, warp.out_height);
-  const Taps<S> taps = make_taps(grid, in, mode);
+  const GridMap<S> map = grid_map<S>(warp, in.width, in.height);
   BatchedImage out = new_image_like(b, warp.out_height, warp.out_width, b.image.dtype());
+  const ImageLayout& ol = out.layout;
   const int64_t channels = b.image.size(1);
   std::vector<S> fill_s(static_cast<size_t>(channels), S(0));
   for (int64_t c = 0; c < channels; ++c)
     if (!fill.empty()) fill_s[static_cast<size_t>(c)] = static_cast<S>(fill.size() == 1 ? fill[0] : fill[static_cast<size_t>(c)]);
-  sample<T, S>(b.image.data_ptr<T>(), in, out.image.data_ptr<T>(), out.layout, taps, mode, fill_s, !fill.empty());
+  const bool nearest = mode == InterpolationMode::Nearest, use_fill = !fill.empty();
+  const T* src = b.image.data_ptr<T>();
+  T* dst = out.image.data_ptr<T>();
+  // Threads over output rows; each row's taps serve every image of the batch.
+  const int64_t work_per_row = ol.row_values() * ol.count;
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, work_per_row));
+  parallel_for(0, warp.out_height, grain, [&](int64_t begin, int64_t end) {
+    RowTaps<S> taps;
+    std::vector<S> plane_fill(static_cast<size_t>(std::max<int64_t>(in.pixel, 1)));
+    for (int64_t y = begin; y < end; ++y) {
+      taps.compute(map, y, in, nearest);
+      for (int64_t i = 0; i < ol.count; ++i) {
+        const S* f = fill_s.data();
+        if (!in.interleaved) {  // one plane: its channel's fill
+          plane_fill[0] = fill_s[static_cast<size_t>(i % in.channels)];
+          f = plane_fill.data();
+        }
+        const T* image = src + in.offset(i);
+        T* row = dst + ol.offset(i) + y * ol.row_stride;
+        if (nearest) {
+          if (use_fill) sample_row_any<T, S, true, true>(image, row, taps, ol.width, in.pixel, f);
+          else sample_row_any<T, S, true, false>(image, row, taps, ol.width, in.pixel, f);
+        } else {
+          if (use_fill) sample_row_any<T, S, false, true>(image, row, taps, ol.width, in.pixel, f);
+          else sample_row_any<T, S, false, false>(image, row, taps, ol.width, in.pixel, f);
+        }
+      }
+    }
+  });
   return unbatched(out);
 }
 
