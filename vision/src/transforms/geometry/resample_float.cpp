@@ -14,6 +14,18 @@ template <class S, int kPixel>
 void horizontal_row(const S* in, S* out, const AxisWeights<S>& w, int64_t pixel_dyn) {
   const int64_t pixel = kPixel > 0 ? kPixel : pixel_dyn;
   const int64_t taps = w.taps;
+  if (taps == 2) {  // bilinear without antialiasing: no inner loop
+    for (int64_t o = 0; o < w.out_size; ++o) {
+      const S w0 = w.weights[static_cast<size_t>(2 * o)], w1 = w.weights[static_cast<size_t>(2 * o + 1)];
+      const S* src = in + w.start[static_cast<size_t>(o)] * pixel;
+      for (int64_t c = 0; c < pixel; ++c) {
+        S acc = w0 * src[c];
+        acc += w1 * src[pixel + c];
+        out[o * pixel + c] = acc;
+      }
+    }
+    return;
+  }
   for (int64_t o = 0; o < w.out_size; ++o) {
     const S* wo = w.weights.data() + o * taps;
     const S* src = in + w.start[static_cast<size_t>(o)] * pixel;
