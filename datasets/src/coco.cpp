@@ -148,11 +148,16 @@ CocoDetection::CocoDetection(std::string root, const std::string& ann_file,
       while (in.next_member(key)) {
         if (key == "images") {
           in.begin_array();
-          while (in.next_element()) images_.push_back(read_image_record(in));
+          while (in.next_element()) {
+            images_.push_back(read_image_record(in));
+            file.release_before(in.offset());
+          }
         } else if (key == "annotations") {
           in.begin_array();
-          while (in.next_element())
+          while (in.next_element()) {
             annotations_.push_back(read_annotation_record(in, options_.keep_segmentation));
+            file.release_before(in.offset());
+          }
         } else if (key == "categories") {
           in.begin_array();
           while (in.next_element()) categories_.push_back(read_category_record(in));

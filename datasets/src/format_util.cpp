@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 
 #include <ember/core/error.h>
@@ -90,6 +91,17 @@ MappedFile::MappedFile(const std::string& path, std::string_view dataset) {
   } else {
     ::close(fd);
   }
+}
+
+void MappedFile::release_before(size_t offset) {
+  constexpr size_t kStep = size_t{16} << 20;
+  if (!data_ || offset < released_ + kStep) return;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size_) / page * page;
+  // Read-only private pages are dropped and would be read again from the file
+  // if touched.
+  ::madvise(static_cast<char*>(data_) + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
 }
 
 MappedFile::~MappedFile() {
