@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     std::cerr << "unknown mode " << mode << "\n";
     return 2;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   std::printf("%s: %zu images, %zu annotations, %.2f s, peak RSS %.0f MB\n", mode.c_str(), images,

@@ -43,7 +43,8 @@ CIFAR10::CIFAR10(const std::string& root, CIFAROptions options, const detail::Ci
   // Every file the split needs, checked before reading any.
   std::string missing;
   for (const std::string& f : files)
-    if (!detail::is_regular_file(detail::join_path(folder, f))) missing += (missing.empty() ? "" : ", ") + f;
+    if (!detail::is_regular_file(detail::join_path(folder, f)))
+      missing += (missing.empty() ? "" : ", ") + f;
   for (const auto& nf : layout.name_files)
     if (!detail::is_regular_file(detail::join_path(folder, nf.first)))
       missing += (missing.empty() ? "" : ", ") + nf.first;
@@ -52,7 +53,8 @@ CIFAR10::CIFAR10(const std::string& root, CIFAROptions options, const detail::Ci
     for (const std::string& f : files) expected += (expected.empty() ? "" : ", ") + f;
     for (const auto& nf : layout.name_files) expected += ", " + nf.first;
     EMBER_FAIL(name_, ": dataset not found: expected ", folder, "/ with ", expected,
-               " (the binary version of the dataset; missing: ", missing, "). Ember never downloads.");
+               " (the binary version of the dataset; missing: ", missing,
+               "). Ember never downloads.");
   }
 
   // Class names.
@@ -149,12 +151,13 @@ const detail::CifarLayout& cifar10_layout() {
 }
 
 const detail::CifarLayout& cifar100_layout() {
-  static const detail::CifarLayout layout{"CIFAR100",
-                                      "cifar-100-binary",
-                                      {"train.bin"},
-                                      {"test.bin"},
-                                      2,
-                                      {{"fine_label_names.txt", 100}, {"coarse_label_names.txt", 20}}};
+  static const detail::CifarLayout layout{
+      "CIFAR100",
+      "cifar-100-binary",
+      {"train.bin"},
+      {"test.bin"},
+      2,
+      {{"fine_label_names.txt", 100}, {"coarse_label_names.txt", 20}}};
   return layout;
 }
 

@@ -15,8 +15,8 @@
 namespace ember::datasets {
 
 Tensor coco_boxes_to_xyxy(const Tensor& xywh) {
-  EMBER_CHECK(xywh.dim() == 2 && xywh.size(1) == 4, "coco_boxes_to_xyxy: expected boxes of shape [N, 4], got ",
-              xywh.sizes());
+  EMBER_CHECK(xywh.dim() == 2 && xywh.size(1) == 4,
+              "coco_boxes_to_xyxy: expected boxes of shape [N, 4], got ", xywh.sizes());
   Tensor xy = xywh.narrow(1, 0, 2);
   Tensor wh = xywh.narrow(1, 2, 2);
   return cat({xy, xy + wh}, 1);
@@ -114,9 +114,11 @@ CocoAnnotation read_annotation_record(detail::JsonCursor& in, bool keep_segmenta
       in.skip_value();
     }
   }
-  const char* missing = !has_id ? "id" : !has_image ? "image_id" : !has_category ? "category_id"
-                                                                 : !has_bbox     ? "bbox"
-                                                                                 : nullptr;
+  const char* missing = !has_id         ? "id"
+                        : !has_image    ? "image_id"
+                        : !has_category ? "category_id"
+                        : !has_bbox     ? "bbox"
+                                        : nullptr;
   if (missing)
     EMBER_FAIL("the annotation at byte ", at, " has no \"", missing,
                "\" (CocoDetection reads instances files: id, image_id, category_id, bbox)");
@@ -134,8 +136,9 @@ CocoDetection::CocoDetection(std::string root, const std::string& ann_file,
   EMBER_CHECK(detail::is_regular_file(ann_file), kName, ": annotation file ", ann_file,
               " not found (expected an instances JSON such as annotations/instances_val2017.json). "
               "Ember never downloads.");
-  EMBER_CHECK(detail::is_directory(root_), kName, ": image folder ", root_,
-              " not found (expected the folder of the images, such as val2017/). Ember never downloads.");
+  EMBER_CHECK(
+      detail::is_directory(root_), kName, ": image folder ", root_,
+      " not found (expected the folder of the images, such as val2017/). Ember never downloads.");
 
   // Parse the whole file (top level: info, licenses, images, annotations,
   // categories; anything else is skipped).
@@ -210,7 +213,8 @@ CocoDetection::CocoDetection(std::string root, const std::string& ann_file,
   ann_index_.resize(static_cast<size_t>(ann_begin_.back()));
   std::vector<int64_t> fill(ann_begin_.begin(), ann_begin_.end() - 1);
   for (size_t a = 0; a < annotations_.size(); ++a)
-    if (sample_of_ann[a] >= 0) ann_index_[static_cast<size_t>(fill[sample_of_ann[a]]++)] = static_cast<int64_t>(a);
+    if (sample_of_ann[a] >= 0)
+      ann_index_[static_cast<size_t>(fill[sample_of_ann[a]]++)] = static_cast<int64_t>(a);
 }
 
 const CocoImage& CocoDetection::image_info(int64_t index) const {
@@ -236,8 +240,10 @@ CocoTarget CocoDetection::target(int64_t index) const {
   int64_t* ids = t.annotation_ids.data_ptr<int64_t>();
   t.annotations.reserve(static_cast<size_t>(n));
   for (int64_t k = 0; k < n; ++k) {
-    const CocoAnnotation& a = annotations_[static_cast<size_t>(ann_index_[static_cast<size_t>(begin + k)])];
-    for (int j = 0; j < 4; ++j) boxes[4 * k + j] = static_cast<float>(a.bbox[static_cast<size_t>(j)]);
+    const CocoAnnotation& a =
+        annotations_[static_cast<size_t>(ann_index_[static_cast<size_t>(begin + k)])];
+    for (int j = 0; j < 4; ++j)
+      boxes[4 * k + j] = static_cast<float>(a.bbox[static_cast<size_t>(j)]);
     labels[k] = a.category_id;
     area[k] = static_cast<float>(a.area);
     iscrowd[k] = a.iscrowd;

@@ -15,7 +15,8 @@ FakeData::FakeData(FakeDataOptions options) : options_(std::move(options)) {
   EMBER_CHECK(options_.image_size.size() == 3, "FakeData: image_size must be [C, H, W], got ",
               IntArrayRef(options_.image_size));
   for (int64_t s : options_.image_size)
-    EMBER_CHECK(s > 0, "FakeData: image_size must be positive, got ", IntArrayRef(options_.image_size));
+    EMBER_CHECK(s > 0, "FakeData: image_size must be positive, got ",
+                IntArrayRef(options_.image_size));
 }
 
 std::pair<Tensor, int64_t> FakeData::get(int64_t index) {

@@ -17,7 +17,7 @@ namespace ember::datasets {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& img_extensions() {
-  static const std::vector<std::string> extensions = {".jpg", ".jpeg", ".png", ".ppm", ".bmp",
+  static const std::vector<std::string> extensions = {".jpg", ".jpeg", ".png",  ".ppm", ".bmp",
                                                       ".pgm", ".tif",  ".tiff", ".webp"};
   return extensions;
 }
@@ -28,7 +28,8 @@ bool has_file_allowed_extension(const std::string& filename,
   for (char& c : lower)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   for (const std::string& ext : extensions)
-    if (lower.size() >= ext.size() && lower.compare(lower.size() - ext.size(), ext.size(), ext) == 0)
+    if (lower.size() >= ext.size() &&
+        lower.compare(lower.size() - ext.size(), ext.size(), ext) == 0)
       return true;
   return false;
 }
@@ -69,7 +70,8 @@ FolderEntries list_folder(const std::string& path, std::string_view who) {
 // os.walk(top, followlinks=True), each folder once with its files. A link back
 // to a folder already on the current path (a cycle) is not followed again;
 // Python would follow it until the path is too long.
-void walk(const std::string& top, std::vector<std::pair<std::string, std::vector<std::string>>>& out,
+void walk(const std::string& top,
+          std::vector<std::pair<std::string, std::vector<std::string>>>& out,
           std::vector<std::pair<dev_t, ino_t>>& ancestors, std::string_view who) {
   struct stat st;
   if (::stat(top.c_str(), &st) != 0) return;

@@ -86,13 +86,20 @@ class GzipReader final : public ByteReader {
 
 const char* idx_type_name(uint8_t type) {
   switch (type) {
-    case 0x08: return "unsigned byte";
-    case 0x09: return "signed byte";
-    case 0x0B: return "int16";
-    case 0x0C: return "int32";
-    case 0x0D: return "float32";
-    case 0x0E: return "float64";
-    default: return "unknown";
+    case 0x08:
+      return "unsigned byte";
+    case 0x09:
+      return "signed byte";
+    case 0x0B:
+      return "int16";
+    case 0x0C:
+      return "int32";
+    case 0x0D:
+      return "float32";
+    case 0x0E:
+      return "float64";
+    default:
+      return "unknown";
   }
 }
 
@@ -101,8 +108,10 @@ const char* idx_type_name(uint8_t type) {
 Tensor read_idx_ubyte(const std::string& path, int64_t ndim, std::string_view dataset) {
   const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   std::unique_ptr<ByteReader> reader;
-  if (gzip) reader = std::make_unique<GzipReader>(path, dataset);
-  else reader = std::make_unique<PlainReader>(path, dataset);
+  if (gzip)
+    reader = std::make_unique<GzipReader>(path, dataset);
+  else
+    reader = std::make_unique<PlainReader>(path, dataset);
 
   uint8_t magic[4];
   const size_t got_magic = reader->read(magic, 4);
@@ -135,7 +144,8 @@ Tensor read_idx_ubyte(const std::string& path, int64_t ndim, std::string_view da
   std::string shape;
   for (int64_t d = 0; d < ndim; ++d) {
     const uint8_t* b = dims_raw.data() + 4 * d;
-    const uint64_t n = (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
+    const uint64_t n =
+        (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
     sizes[static_cast<size_t>(d)] = static_cast<int64_t>(n);
     if (n != 0 && count > (uint64_t{1} << 62) / n) overflow = true;
     count *= n;
@@ -172,8 +182,8 @@ Tensor read_idx_ubyte(const std::string& path, int64_t ndim, std::string_view da
   EMBER_CHECK(data.size() == count, dataset, ": ", path, " is truncated: its header says ", shape,
               " (", count, " bytes of data) but the decompressed file holds ", data.size());
   uint8_t extra[1];
-  EMBER_CHECK(reader->read(extra, 1) == 0, dataset, ": ", path,
-              " has data after the ", shape, " elements its header describes");
+  EMBER_CHECK(reader->read(extra, 1) == 0, dataset, ": ", path, " has data after the ", shape,
+              " elements its header describes");
   return tensor_from_bytes(std::move(data), sizes);
 }
 

@@ -105,10 +105,14 @@ uint32_t JsonCursor::parse_hex4() {
   for (int k = 0; k < 4; ++k) {
     const char c = s_[pos_++];
     cp <<= 4;
-    if (c >= '0' && c <= '9') cp |= static_cast<uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') cp |= static_cast<uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') cp |= static_cast<uint32_t>(c - 'A' + 10);
-    else fail("invalid \\u escape");
+    if (c >= '0' && c <= '9')
+      cp |= static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      cp |= static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      cp |= static_cast<uint32_t>(c - 'A' + 10);
+    else
+      fail("invalid \\u escape");
   }
   return cp;
 }
@@ -140,14 +144,30 @@ std::string JsonCursor::read_string() {
     if (pos_ >= s_.size()) fail("unterminated string");
     const char e = s_[pos_++];
     switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         uint32_t cp = parse_hex4();
         if (cp >= 0xDC00 && cp <= 0xDFFF) fail("unpaired low surrogate");
@@ -161,7 +181,8 @@ std::string JsonCursor::read_string() {
         append_utf8(out, cp);
         break;
       }
-      default: fail("invalid escape");
+      default:
+        fail("invalid escape");
     }
   }
 }
@@ -184,7 +205,8 @@ void JsonCursor::skip_string() {
     ++pos_;
     if (pos_ >= s_.size()) fail("unterminated string");
     const char e = s_[pos_++];
-    if (e == 'u') parse_hex4();
+    if (e == 'u')
+      parse_hex4();
     else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' &&
              e != 't')
       fail("invalid escape");
@@ -222,8 +244,10 @@ double JsonCursor::read_number() {
   double v = 0;
   auto [p, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, v);
   // Out of range: from_chars leaves v unset; Python gives inf, and so do we.
-  if (ec == std::errc::result_out_of_range) v = s_[start] == '-' ? -HUGE_VAL : HUGE_VAL;
-  else if (ec != std::errc() || p != s_.data() + pos_) fail("invalid number");
+  if (ec == std::errc::result_out_of_range)
+    v = s_[start] == '-' ? -HUGE_VAL : HUGE_VAL;
+  else if (ec != std::errc() || p != s_.data() + pos_)
+    fail("invalid number");
   return v;
 }
 
@@ -298,16 +322,26 @@ std::string_view JsonCursor::skip_value() {
         }
         expect_key = c == '{';
         continue;  // the first element follows
-      case '"': skip_string(); break;
-      case 't': expect_literal("true"); break;
-      case 'f': expect_literal("false"); break;
-      case 'n': expect_literal("null"); break;
+      case '"':
+        skip_string();
+        break;
+      case 't':
+        expect_literal("true");
+        break;
+      case 'f':
+        expect_literal("false");
+        break;
+      case 'n':
+        expect_literal("null");
+        break;
       case '\0':
         if (pos_ >= s_.size()) fail("unexpected end of input");
         fail("unexpected character");
       default:
-        if (c == '-' || is_digit(c)) skip_number();
-        else fail("unexpected character");
+        if (c == '-' || is_digit(c))
+          skip_number();
+        else
+          fail("unexpected character");
     }
     // After a complete value: close containers or move to the next element.
     while (!stack.empty()) {

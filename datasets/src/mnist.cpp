@@ -10,8 +10,8 @@ namespace ember::datasets {
 namespace {
 
 const std::vector<std::string>& mnist_classes() {
-  static const std::vector<std::string> c = {"0 - zero", "1 - one", "2 - two",   "3 - three",
-                                             "4 - four", "5 - five", "6 - six", "7 - seven",
+  static const std::vector<std::string> c = {"0 - zero",  "1 - one",  "2 - two", "3 - three",
+                                             "4 - four",  "5 - five", "6 - six", "7 - seven",
                                              "8 - eight", "9 - nine"};
   return c;
 }
@@ -38,18 +38,19 @@ MNIST::MNIST(const std::string& root, MNISTOptions options, std::string name,
   const std::string labels_name = split + "-labels-idx1-ubyte";
   const std::string images_path = find_idx_file(raw_folder_, images_name);
   const std::string labels_path = find_idx_file(raw_folder_, labels_name);
-  EMBER_CHECK(!images_path.empty() && !labels_path.empty(), name_,
-              ": dataset not found: expected ", raw_folder_, "/", images_name, " and ",
-              raw_folder_, "/", labels_name, " (each may also be gzipped, with \".gz\"; missing: ",
-              images_path.empty() ? images_name : "", images_path.empty() && labels_path.empty() ? ", " : "",
-              labels_path.empty() ? labels_name : "", "). Ember never downloads.");
+  EMBER_CHECK(
+      !images_path.empty() && !labels_path.empty(), name_, ": dataset not found: expected ",
+      raw_folder_, "/", images_name, " and ", raw_folder_, "/", labels_name,
+      " (each may also be gzipped, with \".gz\"; missing: ", images_path.empty() ? images_name : "",
+      images_path.empty() && labels_path.empty() ? ", " : "",
+      labels_path.empty() ? labels_name : "", "). Ember never downloads.");
 
   Tensor images = detail::read_idx_ubyte(images_path, 3, name_);
   Tensor labels = detail::read_idx_ubyte(labels_path, 1, name_);
   EMBER_CHECK(images.size(1) > 0 && images.size(2) > 0, name_, ": ", images_path,
               " holds images of size ", images.size(1), " x ", images.size(2));
-  EMBER_CHECK(images.size(0) == labels.size(0), name_, ": ", images_path, " holds ",
-              images.size(0), " images but ", labels_path, " holds ", labels.size(0), " labels");
+  EMBER_CHECK(images.size(0) == labels.size(0), name_, ": ", images_path, " holds ", images.size(0),
+              " images but ", labels_path, " holds ", labels.size(0), " labels");
   data_ = std::move(images);
   targets_ = labels.to(kInt64);
 }

@@ -18,9 +18,9 @@ namespace ember::datasets {
 
 const std::vector<std::string>& voc_classes() {
   static const std::vector<std::string> classes = {
-      "aeroplane", "bicycle", "bird",  "boat",        "bottle", "bus",         "car",
-      "cat",       "chair",   "cow",   "diningtable", "dog",    "horse",       "motorbike",
-      "person",    "pottedplant", "sheep", "sofa",    "train",  "tvmonitor"};
+      "aeroplane", "bicycle",     "bird",  "boat",        "bottle", "bus",      "car",
+      "cat",       "chair",       "cow",   "diningtable", "dog",    "horse",    "motorbike",
+      "person",    "pottedplant", "sheep", "sofa",        "train",  "tvmonitor"};
   return classes;
 }
 
@@ -68,7 +68,9 @@ struct TreeBuilder {
     }
     b->stack.push_back(raw);
   }
-  static void end(void* data, const XML_Char*) { static_cast<TreeBuilder*>(data)->stack.pop_back(); }
+  static void end(void* data, const XML_Char*) {
+    static_cast<TreeBuilder*>(data)->stack.pop_back();
+  }
   static void chars(void* data, const XML_Char* s, int len) {
     auto* b = static_cast<TreeBuilder*>(data);
     if (!b->stack.empty()) b->stack.back()->text.append(s, static_cast<size_t>(len));
@@ -86,10 +88,12 @@ std::unique_ptr<XmlNode> parse_xml(std::string_view xml, const std::string& path
   XML_SetCharacterDataHandler(parser.get(), TreeBuilder::chars);
   EMBER_CHECK(xml.size() <= static_cast<size_t>(std::numeric_limits<int>::max()), kName, ": ", path,
               " is too large for an annotation (", xml.size(), " bytes)");
-  if (XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), XML_TRUE) == XML_STATUS_ERROR) {
+  if (XML_Parse(parser.get(), xml.data(), static_cast<int>(xml.size()), XML_TRUE) ==
+      XML_STATUS_ERROR) {
     EMBER_CHECK(!builder.too_deep, kName, ": ", path, " nests elements deeper than ",
                 TreeBuilder::kMaxDepth, " levels");
-    EMBER_FAIL(kName, ": ", path, " is not well-formed XML: ", XML_ErrorString(XML_GetErrorCode(parser.get())),
+    EMBER_FAIL(kName, ": ", path,
+               " is not well-formed XML: ", XML_ErrorString(XML_GetErrorCode(parser.get())),
                " at line ", XML_GetCurrentLineNumber(parser.get()), ", column ",
                XML_GetCurrentColumnNumber(parser.get()));
   }
@@ -101,8 +105,9 @@ double parse_number(const XmlNode& node, const std::string& path, std::string_vi
   const std::string text = detail::strip(node.text);
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  EMBER_CHECK(!text.empty() && ec == std::errc() && p == text.data() + text.size() && std::isfinite(v),
-              kName, ": ", path, ": <", what, "> is \"", text, "\", not a number");
+  EMBER_CHECK(
+      !text.empty() && ec == std::errc() && p == text.data() + text.size() && std::isfinite(v),
+      kName, ": ", path, ": <", what, "> is \"", text, "\", not a number");
   return v;
 }
 
@@ -176,12 +181,14 @@ VOCAnnotation parse_voc_xml(std::string_view xml, const std::string& path) {
 VOCDetection::VOCDetection(const std::string& root, VOCDetectionOptions options)
     : options_(std::move(options)) {
   const std::string& year = options_.year;
-  const bool valid_year = year.size() == 4 && year >= "2007" && year <= "2012" &&
-                          std::all_of(year.begin(), year.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool valid_year =
+      year.size() == 4 && year >= "2007" && year <= "2012" &&
+      std::all_of(year.begin(), year.end(), [](char c) { return c >= '0' && c <= '9'; });
   EMBER_CHECK(valid_year, kName, ": year must be one of 2007, 2008, 2009, 2010, 2011, 2012; got \"",
               year, "\"");
   const std::string& set = options_.image_set;
-  const bool valid_set = set == "train" || set == "trainval" || set == "val" || (set == "test" && year == "2007");
+  const bool valid_set =
+      set == "train" || set == "trainval" || set == "val" || (set == "test" && year == "2007");
   EMBER_CHECK(valid_set, kName, ": image_set must be one of train, trainval, val",
               year == "2007" ? ", test" : "", " for year ", year, "; got \"", set, "\"");
   EMBER_CHECK(!options_.transforms || (!options_.transform && !options_.target_transform), kName,

@@ -84,8 +84,9 @@ inline std::string read_bytes(const std::string& path) {
 
 inline void copy_tree(const std::string& from, const std::string& to) {
   std::filesystem::create_directories(to);
-  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive |
-                                      std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy(
+      from, to,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
 }
 
 // A gzip stream of `data` in deflate's stored (uncompressed) blocks, so tests
@@ -139,11 +140,11 @@ std::string error_of(F&& f) {
 
 // EXPECT that `statement` throws an ember::Error whose message contains every
 // one of the given substrings.
-#define EXPECT_EMBER_ERROR(statement, ...)                                          \
-  do {                                                                              \
+#define EXPECT_EMBER_ERROR(statement, ...)                                           \
+  do {                                                                               \
     const std::string _msg = ::ember::testing::error_of([&] { (void)(statement); }); \
-    EXPECT_FALSE(_msg.empty()) << "no ember::Error from " #statement;               \
-    for (const char* _part : {__VA_ARGS__})                                         \
-      EXPECT_NE(_msg.find(_part), std::string::npos)                                \
-          << "message \"" << _msg << "\" lacks \"" << _part << "\"";                \
+    EXPECT_FALSE(_msg.empty()) << "no ember::Error from " #statement;                \
+    for (const char* _part : {__VA_ARGS__})                                          \
+      EXPECT_NE(_msg.find(_part), std::string::npos)                                 \
+          << "message \"" << _msg << "\" lacks \"" << _part << "\"";                 \
   } while (0)

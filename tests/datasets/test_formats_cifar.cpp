@@ -77,9 +77,10 @@ TEST(FormatsCIFAR, CIFAR100CoarseLabels) {
 }
 
 TEST(FormatsCIFAR, TransformsAndCopies) {
-  CIFAR10 ds(formats_dir() + "/cifar", {.train = false,
-                                        .transform = [](const Tensor& t) { return t.narrow(0, 0, 1); },
-                                        .target_transform = [](int64_t t) { return t * 10; }});
+  CIFAR10 ds(formats_dir() + "/cifar",
+             {.train = false,
+              .transform = [](const Tensor& t) { return t.narrow(0, 0, 1); },
+              .target_transform = [](int64_t t) { return t * 10; }});
   auto [image, target] = ds.get(1);
   EXPECT_EQ(image.sizes(), IntArrayRef({1, 32, 32}));
   EXPECT_EQ(target, ds.targets()[1].item<int64_t>() * 10);
@@ -91,12 +92,14 @@ TEST(FormatsCIFAR, TransformsAndCopies) {
 
 TEST(FormatsCIFAR, MissingAndBadFiles) {
   TempDir tmp;
-  EXPECT_EMBER_ERROR(CIFAR10(tmp / "none"), "CIFAR10: dataset not found", "none/cifar-10-batches-bin",
-                     "data_batch_1.bin", "data_batch_5.bin", "batches.meta.txt", "binary version",
-                     "never downloads");
+  EXPECT_EMBER_ERROR(CIFAR10(tmp / "none"), "CIFAR10: dataset not found",
+                     "none/cifar-10-batches-bin", "data_batch_1.bin", "data_batch_5.bin",
+                     "batches.meta.txt", "binary version", "never downloads");
   EXPECT_EMBER_ERROR(CIFAR100(tmp / "none", {.train = false}), "CIFAR100: dataset not found",
-                     "cifar-100-binary", "test.bin", "fine_label_names.txt", "coarse_label_names.txt");
-  EXPECT_EMBER_ERROR(CIFAR10(formats_dir() + "/cifar", {.coarse = true}), "coarse labels exist only in CIFAR-100");
+                     "cifar-100-binary", "test.bin", "fine_label_names.txt",
+                     "coarse_label_names.txt");
+  EXPECT_EMBER_ERROR(CIFAR10(formats_dir() + "/cifar", {.coarse = true}),
+                     "coarse labels exist only in CIFAR-100");
 
   copy_tree(formats_dir() + "/cifar", tmp / "c");
   const std::string bin10 = tmp / "c/cifar-10-batches-bin";
@@ -116,7 +119,8 @@ TEST(FormatsCIFAR, MissingAndBadFiles) {
   std::string bad = batch;
   bad[3073] = 10;
   write_bytes(bin10 + "/data_batch_2.bin", bad);
-  EXPECT_EMBER_ERROR(CIFAR10(tmp / "c"), "data_batch_2.bin, record 1: label 10 is out of range for 10 classes");
+  EXPECT_EMBER_ERROR(CIFAR10(tmp / "c"),
+                     "data_batch_2.bin, record 1: label 10 is out of range for 10 classes");
   write_bytes(bin10 + "/data_batch_2.bin", batch);
   EXPECT_EQ(CIFAR10(tmp / "c").size(), 10);
   // Class-name files with the wrong count.

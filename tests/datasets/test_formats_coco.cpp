@@ -24,7 +24,8 @@ using ember::testing::write_bytes;
 std::string coco_root() { return formats_dir() + "/coco"; }
 
 TEST(FormatsCoco, MatchesTorchvision) {
-  CocoDetection ds(coco_root() + "/images", coco_root() + "/instances.json", {.keep_segmentation = true});
+  CocoDetection ds(coco_root() + "/images", coco_root() + "/instances.json",
+                   {.keep_segmentation = true});
   const auto& exp = at(formats_expected(), "coco");
   const auto& ids = at(exp, "ids").array;
   ASSERT_EQ(ds.size(), static_cast<int64_t>(ids.size()));
@@ -93,10 +94,12 @@ TEST(FormatsCoco, SegmentationSkippedByDefault) {
 TEST(FormatsCoco, BoxesToXyxy) {
   Tensor xywh = tensor(std::vector<float>{1.5f, 2.25f, 3.f, 4.f, 0.f, 0.f, 0.f, 0.f}).view({2, 4});
   Tensor xyxy = coco_boxes_to_xyxy(xywh);
-  Tensor expected = tensor(std::vector<float>{1.5f, 2.25f, 4.5f, 6.25f, 0.f, 0.f, 0.f, 0.f}).view({2, 4});
+  Tensor expected =
+      tensor(std::vector<float>{1.5f, 2.25f, 4.5f, 6.25f, 0.f, 0.f, 0.f, 0.f}).view({2, 4});
   EXPECT_TRUE(tensors_equal(xyxy, expected));
   EXPECT_EQ(coco_boxes_to_xyxy(empty({0, 4}, kFloat32)).sizes(), IntArrayRef({0, 4}));
-  EXPECT_EMBER_ERROR(coco_boxes_to_xyxy(empty({3, 5}, kFloat32)), "coco_boxes_to_xyxy", "[N, 4]", "[3, 5]");
+  EXPECT_EMBER_ERROR(coco_boxes_to_xyxy(empty({3, 5}, kFloat32)), "coco_boxes_to_xyxy", "[N, 4]",
+                     "[3, 5]");
 }
 
 TEST(FormatsCoco, Transforms) {
@@ -120,7 +123,10 @@ TEST(FormatsCoco, Transforms) {
   EXPECT_EQ(target_b.image_id, -7);
   EXPECT_EMBER_ERROR(CocoDetection(coco_root() + "/images", coco_root() + "/instances.json",
                                    {.transform = [](const Tensor& t) { return t; },
-                                    .transforms = [](Tensor i, CocoTarget t) { return CocoSample{i, t}; }}),
+                                    .transforms =
+                                        [](Tensor i, CocoTarget t) {
+                                          return CocoSample{i, t};
+                                        }}),
                      "only transforms or transform/target_transform");
 }
 
@@ -137,33 +143,43 @@ TEST(FormatsCoco, BadFiles) {
     for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg << " lacks " << p;
   };
   TempDir tmp;
-  EXPECT_EMBER_ERROR(CocoDetection(tmp / "images", tmp / "none.json"), "CocoDetection: annotation file",
-                     "none.json not found", "never downloads");
+  EXPECT_EMBER_ERROR(CocoDetection(tmp / "images", tmp / "none.json"),
+                     "CocoDetection: annotation file", "none.json not found", "never downloads");
   write_bytes(tmp / "ok.json", "{}");
-  EXPECT_EMBER_ERROR(CocoDetection(tmp / "images", tmp / "ok.json"), "image folder", "images not found");
+  EXPECT_EMBER_ERROR(CocoDetection(tmp / "images", tmp / "ok.json"), "image folder",
+                     "images not found");
   std::filesystem::create_directories(tmp / "images");
   EXPECT_EQ(CocoDetection(tmp / "images", tmp / "ok.json").size(), 0);
 
-  expect_has(coco_error(""), {"CocoDetection", "a.json", "invalid JSON at byte 0", "expected an object"});
+  expect_has(coco_error(""),
+             {"CocoDetection", "a.json", "invalid JSON at byte 0", "expected an object"});
   expect_has(coco_error("{\"images\": [{\"id\": 1, \"file_name\": \"a.jpg\"}"),
              {"a.json", "expected ',' or ']'"});
-  expect_has(coco_error("{\"images\": [], \"info\": {\"x\": [1, 2,]}}"), {"invalid JSON at byte 35: unexpected character"});
+  expect_has(coco_error("{\"images\": [], \"info\": {\"x\": [1, 2,]}}"),
+             {"invalid JSON at byte 35: unexpected character"});
   expect_has(coco_error("{\"images\": []} x"), {"unexpected data after the JSON value"});
-  expect_has(coco_error("{\"images\": [{\"id\": \"7\", \"file_name\": \"a.jpg\"}]}"), {"expected an integer"});
-  expect_has(coco_error("{\"images\": [{\"file_name\": \"a.jpg\"}]}"), {"image record (at byte 12) has no \"id\""});
-  expect_has(coco_error("{\"images\": [{\"id\": 1, \"file_name\": \"a.jpg\"}, {\"id\": 1, \"file_name\": \"b.jpg\"}]}"),
+  expect_has(coco_error("{\"images\": [{\"id\": \"7\", \"file_name\": \"a.jpg\"}]}"),
+             {"expected an integer"});
+  expect_has(coco_error("{\"images\": [{\"file_name\": \"a.jpg\"}]}"),
+             {"image record (at byte 12) has no \"id\""});
+  expect_has(coco_error("{\"images\": [{\"id\": 1, \"file_name\": \"a.jpg\"}, {\"id\": 1, "
+                        "\"file_name\": \"b.jpg\"}]}"),
              {"image id 1 appears more than once"});
   expect_has(coco_error("{\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1}]}"),
              {"annotation at byte 17 has no \"bbox\""});
-  expect_has(coco_error("{\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, \"bbox\": [1, 2, 3]}]}"),
+  expect_has(coco_error("{\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, "
+                        "\"bbox\": [1, 2, 3]}]}"),
              {"bbox of 3 numbers (expected 4"});
-  expect_has(coco_error("{\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, \"bbox\": [1, 2, 3, 4]},"
-                        "{\"id\": 1, \"image_id\": 2, \"category_id\": 1, \"bbox\": [1, 2, 3, 4]}]}"),
-             {"annotation id 1 appears more than once"});
+  expect_has(
+      coco_error("{\"annotations\": [{\"id\": 1, \"image_id\": 1, \"category_id\": 1, \"bbox\": "
+                 "[1, 2, 3, 4]},"
+                 "{\"id\": 1, \"image_id\": 2, \"category_id\": 1, \"bbox\": [1, 2, 3, 4]}]}"),
+      {"annotation id 1 appears more than once"});
   // Deep nesting in a skipped value is refused, not recursed into.
   expect_has(coco_error("{\"info\": " + std::string(100000, '[') + std::string(100000, ']') + "}"),
              {"nesting too deep"});
-  expect_has(coco_error("{\"images\": [{\"id\": 1, \"file_name\": \"a\xff.jpg\"}]}"), {"invalid UTF-8 in string"});
+  expect_has(coco_error("{\"images\": [{\"id\": 1, \"file_name\": \"a\xff.jpg\"}]}"),
+             {"invalid UTF-8 in string"});
 
   // A missing image file is reported by get(), naming the path.
   TempDir t2;
@@ -178,10 +194,12 @@ TEST(FormatsCoco, BadFiles) {
 TEST(FormatsCoco, MissingOptionalFields) {
   TempDir tmp;
   std::filesystem::create_directories(tmp / "images");
-  write_bytes(tmp / "a.json",
-              "{\"images\":[{\"id\":3,\"file_name\":\"x.png\",\"width\":null}],"
-              "\"annotations\":[{\"id\":8,\"image_id\":3,\"category_id\":2,\"bbox\":[1,1,2.5,4],\"iscrowd\":true}],"
-              "\"categories\":[{\"id\":2,\"name\":\"n\",\"supercategory\":null,\"keypoints\":[\"a\"]}]}");
+  write_bytes(
+      tmp / "a.json",
+      "{\"images\":[{\"id\":3,\"file_name\":\"x.png\",\"width\":null}],"
+      "\"annotations\":[{\"id\":8,\"image_id\":3,\"category_id\":2,\"bbox\":[1,1,2.5,4],"
+      "\"iscrowd\":true}],"
+      "\"categories\":[{\"id\":2,\"name\":\"n\",\"supercategory\":null,\"keypoints\":[\"a\"]}]}");
   CocoDetection ds(tmp / "images", tmp / "a.json");
   CocoTarget t = ds.target(0);
   EXPECT_EQ(t.annotations[0].area, 10.0);  // width * height when the file has no area
@@ -193,7 +211,8 @@ TEST(FormatsCoco, MissingOptionalFields) {
 // The pull reader on its own.
 TEST(FormatsJsonCursor, ReadsAndSkips) {
   const std::string text =
-      " {\"a\": [1, -2.5e2, 0.0, 3.0, 1e400], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\", \"t\": true,"
+      " {\"a\": [1, -2.5e2, 0.0, 3.0, 1e400], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\", \"t\": "
+      "true,"
       " \"n\": null, \"skip\": {\"k\": [[], {}, \"]}\", -0, 2E+3]}, \"a\": 5 } ";
   detail::JsonCursor in(text, "doc");
   in.begin_object();
@@ -231,8 +250,9 @@ TEST(FormatsJsonCursor, ReadsAndSkips) {
 }
 
 TEST(FormatsJsonCursor, RejectsBadGrammar) {
-  for (const char* bad : {"[01]", "[1.]", "[-]", "[.5]", "[1e]", "{\"a\" 1}", "{1: 2}", "[1 2]", "[\"a\\x\"]",
-                          "[\"a\tb\"]", "[tru]", "[nul]", "{\"a\": 1,}", "[", "\"abc"}) {
+  for (const char* bad :
+       {"[01]", "[1.]", "[-]", "[.5]", "[1e]", "{\"a\" 1}", "{1: 2}", "[1 2]", "[\"a\\x\"]",
+        "[\"a\tb\"]", "[tru]", "[nul]", "{\"a\": 1,}", "[", "\"abc"}) {
     SCOPED_TRACE(bad);
     detail::JsonCursor in(bad, "t");
     EXPECT_FALSE(error_of([&] {

@@ -28,7 +28,8 @@ void check_concurrent(DS& ds, Key key) {
           try {
             auto got = key(ds.get(k));
             const auto& want = reference[static_cast<size_t>(k)];
-            if (!tensors_equal(got.first, want.first) || !tensors_equal(got.second, want.second)) ++mismatches;
+            if (!tensors_equal(got.first, want.first) || !tensors_equal(got.second, want.second))
+              ++mismatches;
           } catch (...) {
             ++errors;
           }
@@ -51,9 +52,13 @@ TEST(FormatsConcurrency, AllFormats) {
   FakeData fake({.size = 16, .image_size = {3, 8, 8}});
   check_concurrent(fake, class_key);
   CocoDetection coco(formats_dir() + "/coco/images", formats_dir() + "/coco/instances.json");
-  check_concurrent(coco, [](const CocoSample& s) { return std::pair<Tensor, Tensor>{s.first, s.second.boxes}; });
+  check_concurrent(coco, [](const CocoSample& s) {
+    return std::pair<Tensor, Tensor>{s.first, s.second.boxes};
+  });
   VOCDetection voc(formats_dir() + "/voc", {.image_set = "train"});
-  check_concurrent(voc, [](const VOCSample& s) { return std::pair<Tensor, Tensor>{s.first, s.second.boxes}; });
+  check_concurrent(voc, [](const VOCSample& s) {
+    return std::pair<Tensor, Tensor>{s.first, s.second.boxes};
+  });
 }
 
 }  // namespace

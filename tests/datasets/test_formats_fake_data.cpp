@@ -53,7 +53,9 @@ TEST(FormatsFakeData, DeterministicPerIndexAndOffset) {
 }
 
 TEST(FormatsFakeData, LabelsCoverTheClasses) {
-  FakeData ds({.size = 200, .image_size = {1, 2, 2}, .num_classes = 5,
+  FakeData ds({.size = 200,
+               .image_size = {1, 2, 2},
+               .num_classes = 5,
                .transform = [](const Tensor& t) { return t.to(kFloat32); },
                .target_transform = [](int64_t t) { return t + 10; }});
   std::set<int64_t> labels;

@@ -70,9 +70,9 @@ TEST(FormatsImageFolder, IsValidFileReplacesExtensions) {
   const std::string root = formats_dir() + "/folder";
   // Only PNG files whose name starts with a letter before 'w'.
   ImageFolder ds(root, {.is_valid_file = [](const std::string& path) {
-                          const std::string name = path.substr(path.rfind('/') + 1);
-                          return has_file_allowed_extension(path, {".png"}) && name[0] < 'w';
-                        }});
+                   const std::string name = path.substr(path.rfind('/') + 1);
+                   return has_file_allowed_extension(path, {".png"}) && name[0] < 'w';
+                 }});
   // Zebra/only.png, cat/b.png, dog/sub-b/v.PNG.
   ASSERT_EQ(ds.size(), 3);
   EXPECT_EQ(ds.samples()[0].first, root + "/Zebra/only.png");
@@ -86,9 +86,10 @@ TEST(FormatsDatasetFolder, ExtensionsAndOrder) {
   for (const char* rel : {"b/2.npy", "b/10.npy", "b/x/1.NPY", "b/x.y/0.npy", "b/x-y/0.npy",
                           "b/x/deep/2.npy", "a/q.npy", "a/skip.txt", "c d/e.npy"})
     write_bytes(tmp / rel, rel);
-  DatasetFolder ds(tmp.path(), {.loader = [](const std::string& path) {
-                                  return full({1}, static_cast<int64_t>(path.size()));
-                                },
+  DatasetFolder ds(tmp.path(), {.loader =
+                                    [](const std::string& path) {
+                                      return full({1}, static_cast<int64_t>(path.size()));
+                                    },
                                 .extensions = {".npy"}});
   std::vector<std::string> classes = {"a", "b", "c d"};
   EXPECT_EQ(ds.classes(), classes);
@@ -119,7 +120,8 @@ TEST(FormatsDatasetFolder, FollowsLinksWithoutLooping) {
   EXPECT_EQ(ds.classes(), (std::vector<std::string>{"cls", "other"}));
   std::vector<std::string> rel;
   for (const auto& s : ds.samples()) rel.push_back(s.first.substr(tmp.path().size() + 1));
-  EXPECT_EQ(rel, (std::vector<std::string>{"data/cls/a.png", "data/cls/linked/b.png", "data/other/b.png"}));
+  EXPECT_EQ(rel, (std::vector<std::string>{"data/cls/a.png", "data/cls/linked/b.png",
+                                           "data/other/b.png"}));
 }
 
 TEST(FormatsDatasetFolder, ConcurrentGet) {
@@ -148,16 +150,19 @@ TEST(FormatsDatasetFolder, Errors) {
                      "<class>/<files>");
   // No class folder.
   write_bytes(tmp / "flat/a.png", "x");
-  EXPECT_EMBER_ERROR(ImageFolder(tmp / "flat"), "ImageFolder", "couldn't find any class folder", "flat");
+  EXPECT_EMBER_ERROR(ImageFolder(tmp / "flat"), "ImageFolder", "couldn't find any class folder",
+                     "flat");
   // A class without valid files: the classes and extensions are named.
   write_bytes(tmp / "tree/good/a.png", "x");
   write_bytes(tmp / "tree/empty1/a.txt", "x");
   std::filesystem::create_directories(tmp / "tree/empty0");
-  EXPECT_EMBER_ERROR(ImageFolder(tmp / "tree"), "ImageFolder", "found no valid file", "empty0, empty1",
-                     "Supported extensions are: .jpg, .jpeg, .png");
-  EXPECT_EMBER_ERROR(DatasetFolder(tmp / "tree", {.loader = loader, .extensions = {".png"},
-                                                  .is_valid_file = [](const std::string&) { return true; }}),
-                     "DatasetFolder", "exactly one of extensions and is_valid_file", "both");
+  EXPECT_EMBER_ERROR(ImageFolder(tmp / "tree"), "ImageFolder", "found no valid file",
+                     "empty0, empty1", "Supported extensions are: .jpg, .jpeg, .png");
+  EXPECT_EMBER_ERROR(
+      DatasetFolder(tmp / "tree", {.loader = loader,
+                                   .extensions = {".png"},
+                                   .is_valid_file = [](const std::string&) { return true; }}),
+      "DatasetFolder", "exactly one of extensions and is_valid_file", "both");
   EXPECT_EMBER_ERROR(DatasetFolder(tmp / "tree", {.loader = loader}), "neither");
   EXPECT_EMBER_ERROR(DatasetFolder(tmp / "tree", {.extensions = {".png"}}), "DatasetFolder",
                      "a loader is required");
@@ -179,7 +184,8 @@ TEST(FormatsDatasetFolder, FindClassesAndMakeDataset) {
   auto samples = make_dataset(root, {{"cat", 7}}, img_extensions());
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(samples[0], (std::pair<std::string, int64_t>{root + "/cat/a.JPG", 7}));
-  EXPECT_EMBER_ERROR(make_dataset(root, {}, img_extensions()), "class_to_idx must have at least one entry");
+  EXPECT_EMBER_ERROR(make_dataset(root, {}, img_extensions()),
+                     "class_to_idx must have at least one entry");
   EXPECT_TRUE(has_file_allowed_extension("X/Y.JPEG", img_extensions()));
   EXPECT_FALSE(has_file_allowed_extension("x.jpg.txt", img_extensions()));
 }

@@ -54,7 +54,9 @@ TEST(FormatsMNIST, MatchesTorchvision) { check_against_torchvision<MNIST>("mnist
 TEST(FormatsMNIST, FashionMNISTFromGzipMatchesTorchvision) {
   check_against_torchvision<FashionMNIST>("fashion_mnist", "fashion_mnist");
 }
-TEST(FormatsMNIST, KMNISTMatchesTorchvision) { check_against_torchvision<KMNIST>("kmnist", "kmnist"); }
+TEST(FormatsMNIST, KMNISTMatchesTorchvision) {
+  check_against_torchvision<KMNIST>("kmnist", "kmnist");
+}
 
 TEST(FormatsMNIST, SamplesAreCopiesAndTransformsApply) {
   MNIST ds(formats_dir() + "/mnist", {.transform = [](const Tensor& t) { return t.to(kFloat32); },
@@ -129,15 +131,17 @@ TEST(FormatsMNIST, CorruptFilesRaise) {
     for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg << " lacks " << p;
   };
   // Magic numbers.
-  expect_has(mnist_error("t10k-images-idx3-ubyte", idx(0x12340803, {3, 28, 28}, 3 * 784)),
-             {"MNIST", "t10k-images-idx3-ubyte", "bad magic number 0x12340803", "expected 0x00000803"});
+  expect_has(
+      mnist_error("t10k-images-idx3-ubyte", idx(0x12340803, {3, 28, 28}, 3 * 784)),
+      {"MNIST", "t10k-images-idx3-ubyte", "bad magic number 0x12340803", "expected 0x00000803"});
   expect_has(mnist_error("t10k-images-idx3-ubyte", idx(0x0B03, {3, 28, 28}, 2 * 3 * 784)),
              {"t10k-images-idx3-ubyte", "type int16", "expected unsigned bytes"});
   expect_has(mnist_error("t10k-labels-idx1-ubyte", idx(0x803, {3, 1, 1}, 3)),
              {"t10k-labels-idx1-ubyte", "has 3 dimensions", "expected 1 (0x00000801)"});
   // Lengths.
-  expect_has(mnist_error("t10k-images-idx3-ubyte", idx(0x803, {3, 28, 28}, 2 * 784)),
-             {"t10k-images-idx3-ubyte", "truncated", "3 x 28 x 28", "2352 bytes of data", "holds 1568"});
+  expect_has(
+      mnist_error("t10k-images-idx3-ubyte", idx(0x803, {3, 28, 28}, 2 * 784)),
+      {"t10k-images-idx3-ubyte", "truncated", "3 x 28 x 28", "2352 bytes of data", "holds 1568"});
   expect_has(mnist_error("t10k-images-idx3-ubyte", idx(0x803, {3, 28, 28}, 3 * 784 + 5)),
              {"t10k-images-idx3-ubyte", "5 bytes after the 3 x 28 x 28 elements"});
   expect_has(mnist_error("t10k-images-idx3-ubyte", std::string("\x00\x00", 2)),
@@ -147,10 +151,12 @@ TEST(FormatsMNIST, CorruptFilesRaise) {
   // Sizes that would need terabytes: refused before allocating anything.
   expect_has(mnist_error("t10k-images-idx3-ubyte", idx(0x803, {0xFFFFFFFF, 28, 28}, 10)),
              {"truncated", "4294967295 x 28 x 28"});
-  expect_has(mnist_error("t10k-images-idx3-ubyte", idx(0x803, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 10)),
-             {"too large to be real"});
-  expect_has(mnist_error("t10k-images-idx3-ubyte.gz", gzip_stored(idx(0x803, {0xFFFFFFFF, 28, 28}, 100))),
-             {"t10k-images-idx3-ubyte.gz", "truncated", "decompressed file holds 100"});
+  expect_has(
+      mnist_error("t10k-images-idx3-ubyte", idx(0x803, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 10)),
+      {"too large to be real"});
+  expect_has(
+      mnist_error("t10k-images-idx3-ubyte.gz", gzip_stored(idx(0x803, {0xFFFFFFFF, 28, 28}, 100))),
+      {"t10k-images-idx3-ubyte.gz", "truncated", "decompressed file holds 100"});
   // Counts that disagree; images of zero size.
   expect_has(mnist_error("t10k-labels-idx1-ubyte", idx(0x801, {4}, 4)),
              {"holds 3 images but", "t10k-labels-idx1-ubyte holds 4 labels"});
@@ -167,14 +173,16 @@ TEST(FormatsMNIST, CorruptFilesRaise) {
   std::string bad_crc = good;
   bad_crc[bad_crc.size() - 8] ^= 1;
   expect_has(mnist_error("t10k-images-idx3-ubyte.gz", bad_crc), {"t10k-images-idx3-ubyte.gz"});
-  expect_has(mnist_error("t10k-images-idx3-ubyte.gz", gzip_stored(idx(0x803, {3, 28, 28}, 3 * 784 + 1))),
-             {"has data after the 3 x 28 x 28 elements"});
+  expect_has(
+      mnist_error("t10k-images-idx3-ubyte.gz", gzip_stored(idx(0x803, {3, 28, 28}, 3 * 784 + 1))),
+      {"has data after the 3 x 28 x 28 elements"});
 }
 
 TEST(FormatsMNIST, MissingFilesNameTheLayout) {
   TempDir tmp;
-  EXPECT_EMBER_ERROR(MNIST(tmp / "none"), "MNIST: dataset not found", "none/MNIST/raw/train-images-idx3-ubyte",
-                     "train-labels-idx1-ubyte", ".gz", "never downloads");
+  EXPECT_EMBER_ERROR(MNIST(tmp / "none"), "MNIST: dataset not found",
+                     "none/MNIST/raw/train-images-idx3-ubyte", "train-labels-idx1-ubyte", ".gz",
+                     "never downloads");
   write_bytes(tmp / "KMNIST/raw/t10k-images-idx3-ubyte", idx(0x803, {1, 28, 28}, 784));
   EXPECT_EMBER_ERROR(KMNIST(tmp.path(), {.train = false}), "KMNIST: dataset not found",
                      "missing: t10k-labels-idx1-ubyte");

@@ -36,8 +36,10 @@ TEST(FormatsImageTransform, HoldersPointersAndCallables) {
   EXPECT_TRUE(tensors_equal(from_lambda(x), x - 1));
 
   // As an option of a dataset.
-  FakeData ds({.size = 2, .image_size = {1, 2, 3},
-               .transform = T::Compose({T::Lambda([](const Tensor& t) { return t.to(kFloat32); }), double_it})});
+  FakeData ds({.size = 2,
+               .image_size = {1, 2, 3},
+               .transform = T::Compose(
+                   {T::Lambda([](const Tensor& t) { return t.to(kFloat32); }), double_it})});
   FakeData plain({.size = 2, .image_size = {1, 2, 3}});
   EXPECT_TRUE(tensors_equal(ds.get(1).first, plain.get(1).first.to(kFloat32) * 2));
 }

@@ -27,7 +27,7 @@ namespace ember::datasets {
 struct CocoImage {
   int64_t id = 0;
   std::string file_name;
-  int64_t width = 0;   // 0 when the file does not say
+  int64_t width = 0;  // 0 when the file does not say
   int64_t height = 0;
 };
 

@@ -25,18 +25,18 @@ class ImageTransform {
   ImageTransform(std::nullptr_t) {}  // NOLINT: "no transform", as Python's None
   // A vision transform, or a holder of one (Resize, Compose...).
   template <class T>
-    requires std::is_convertible_v<const T&, vision::transforms::TransformPtr>
-  ImageTransform(const T& transform) {  // NOLINT: implicit, as passing a callable
+  requires std::is_convertible_v<const T&, vision::transforms::TransformPtr> ImageTransform(
+      const T& transform) {  // NOLINT: implicit, as passing a callable
     vision::transforms::TransformPtr ptr = transform;
     if (ptr) fn_ = [ptr](const Tensor& image) { return ptr->forward(image); };
   }
   // Any other callable Tensor(const Tensor&).
   template <class F>
-    requires(!std::is_convertible_v<const F&, vision::transforms::TransformPtr> &&
-             !std::is_same_v<std::remove_cvref_t<F>, ImageTransform> &&
-             !std::is_same_v<std::remove_cvref_t<F>, std::nullptr_t> &&
-             std::is_invocable_r_v<Tensor, F&, const Tensor&>)
-  ImageTransform(F fn) : fn_(std::move(fn)) {}  // NOLINT: implicit, as passing a callable
+  requires(!std::is_convertible_v<const F&, vision::transforms::TransformPtr> &&
+           !std::is_same_v<std::remove_cvref_t<F>, ImageTransform> &&
+           !std::is_same_v<std::remove_cvref_t<F>, std::nullptr_t> &&
+           std::is_invocable_r_v<Tensor, F&, const Tensor&>) ImageTransform(F fn)
+      : fn_(std::move(fn)) {}  // NOLINT: implicit, as passing a callable
 
   explicit operator bool() const { return static_cast<bool>(fn_); }
   Tensor operator()(const Tensor& image) const { return fn_ ? fn_(image) : image; }
