@@ -36,44 +36,84 @@ ImageGeometry checked_image(const Tensor& img, const char* op, int64_t min_dim) 
   return g;
 }
 
+
+// clamp(a * x + add) of a row: _blend of the row with a constant image
+// (black for brightness, the mean gray for contrast). Scalars by value and
+// restrict pointers, so that the loop vectorizes (a uint8 store may alias
+// anything otherwise).
+template <class T, class C>
+void blend_constant_row(const T* __restrict src, int64_t stride, T* __restrict dst, int64_t n, C a, C add) {
+  if (stride == 1) {
+    for (int64_t x = 0; x < n; ++x) dst[x] = clamp_to_image<T>(a * C(src[x]) + add);
+  } else {
+    for (int64_t x = 0; x < n; ++x) dst[x] = clamp_to_image<T>(a * C(src[x * stride]) + add);
+  }
+}
+
+// _blend of an RGB row with its grayscale.
+template <class T, class C>
+void saturate_row(const T* __restrict r, const T* __restrict g, const T* __restrict b, T* __restrict out_r,
+                  T* __restrict out_g, T* __restrict out_b, int64_t n, C wa, C wb) {
+  for (int64_t x = 0; x < n; ++x) {
+    const C l = wb * C(detail::luma<T>(r[x], g[x], b[x]));
+    out_r[x] = clamp_to_image<T>(wa * C(r[x]) + l);
+    out_g[x] = clamp_to_image<T>(wa * C(g[x]) + l);
+    out_b[x] = clamp_to_image<T>(wa * C(b[x]) + l);
+  }
+}
+
+template <class T>
+double gray_sum_rows(const T* __restrict r, const T* __restrict g, const T* __restrict b, int64_t n) {
+  // Integer gray values (uint8) are summed exactly; floats in double.
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    int64_t sum = 0;
+    for (int64_t x = 0; x < n; ++x) sum += detail::luma<T>(r[x], g[x], b[x]);
+    return static_cast<double>(sum);
+  } else {
+    double sum = 0;
+    for (int64_t x = 0; x < n; ++x) sum += static_cast<double>(detail::luma<T>(r[x], g[x], b[x]));
+    return sum;
+  }
+}
+
+template <class T>
+double value_sum(const T* __restrict v, int64_t n) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    int64_t sum = 0;
+    for (int64_t x = 0; x < n; ++x) sum += v[x];
+    return static_cast<double>(sum);
+  } else {
+    double sum = 0;
+    for (int64_t x = 0; x < n; ++x) sum += static_cast<double>(v[x]);
+    return sum;
+  }
+}
+
 // 0.2989 r + 0.587 g + 0.114 b of every pixel of image n, summed in double;
 // one channel: the values. The sum of torchvision's `rgb_to_grayscale(img).to(float)`.
 template <class T>
 double gray_sum(const T* image, const ImageGeometry& g) {
   const int64_t plane = g.plane();
-  double sum = 0;
-  if (g.channels == 3) {
-    const T *r = image, *gr = image + plane, *b = image + 2 * plane;
-    for (int64_t i = 0; i < plane; ++i) sum += static_cast<double>(detail::luma<T>(r[i], gr[i], b[i]));
-  } else {
-    for (int64_t i = 0; i < plane; ++i) sum += static_cast<double>(image[i]);
-  }
-  return sum;
+  if (g.channels == 3) return gray_sum_rows<T>(image, image + plane, image + 2 * plane, plane);
+  return value_sum<T>(image, plane);
 }
-
 }  // namespace
 
 Tensor adjust_brightness(const Tensor& img, double brightness_factor) {
   const char* op = "adjust_brightness";
   check_factor(brightness_factor, op, "brightness_factor");
-  const auto g = checked_image(img, op, 2);
+  checked_image(img, op, 2);
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_brightness(x, brightness_factor); });
   Tensor out = empty(img.sizes(), img.dtype());
-  const int64_t width = g.width;
   detail::dispatch_image(img.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     const BlendWeights<C> w(brightness_factor);
-    const C black = w.b * C(0);
+    const C a = w.a, black = w.b * C(0);
     T* dst = out.data_ptr<T>();
-    detail::for_each_row<const T>(img, [&](int64_t row, const T* src, int64_t stride) {
-      T* o = dst + row * width;
-      if (stride == 1) {
-        for (int64_t x = 0; x < width; ++x) o[x] = clamp_to_image<T>(w.a * C(src[x]) + black);
-      } else {
-        for (int64_t x = 0; x < width; ++x) o[x] = clamp_to_image<T>(w.a * C(src[x * stride]) + black);
-      }
+    detail::for_each_run<const T>(img, [&, a, black](int64_t index, const T* src, int64_t stride, int64_t n) {
+      blend_constant_row<T, C>(src, stride, dst + index, n, a, black);
     });
   });
   return out;
@@ -99,9 +139,9 @@ Tensor adjust_contrast(const Tensor& img, double contrast_factor) {
       // torch.mean of the float grayscale: the float sum over the count.
       const double sum = gray_sum<T>(in, g);
       const C mean = static_cast<C>(sum) / static_cast<C>(g.plane());
-      const C gray = w.b * mean;
-      detail::parallel_items(image_size, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) o[i] = clamp_to_image<T>(w.a * C(in[i]) + gray);
+      const C a = w.a, gray = w.b * mean;
+      detail::parallel_items(image_size, 1, [&, a, gray](int64_t begin, int64_t end) {
+        blend_constant_row<T, C>(in + begin, 1, o + begin, end - begin, a, gray);
       });
     }
   });
@@ -130,14 +170,9 @@ Tensor adjust_saturation(const Tensor& img, double saturation_factor) {
     detail::parallel_items(g.batch * g.height, 3 * g.width, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {
         const int64_t offset = (item / g.height) * 3 * plane + (item % g.height) * g.width;
-        const T *r = in + offset, *gr = r + plane, *b = r + 2 * plane;
-        T *orow = dst + offset, *og = orow + plane, *ob = orow + 2 * plane;
-        for (int64_t x = 0; x < g.width; ++x) {
-          const C l = w.b * C(detail::luma<T>(r[x], gr[x], b[x]));
-          orow[x] = clamp_to_image<T>(w.a * C(r[x]) + l);
-          og[x] = clamp_to_image<T>(w.a * C(gr[x]) + l);
-          ob[x] = clamp_to_image<T>(w.a * C(b[x]) + l);
-        }
+        const T* r = in + offset;
+        T* o = dst + offset;
+        saturate_row<T, C>(r, r + plane, r + 2 * plane, o, o + plane, o + 2 * plane, g.width, w.a, w.b);
       }
     });
   });
@@ -158,16 +193,24 @@ inline C pow_like_torch(C x, C e) {
   return std::pow(x, e);
 }
 
+void lookup_u8_row(const uint8_t* __restrict src, int64_t stride, const uint8_t* __restrict table,
+                   uint8_t* __restrict out, int64_t n) {
+  if (stride == 1) {
+    for (int64_t x = 0; x < n; ++x) out[x] = table[src[x]];
+  } else {
+    for (int64_t x = 0; x < n; ++x) out[x] = table[src[x * stride]];
+  }
+}
+
 }  // namespace
 
 Tensor adjust_gamma(const Tensor& img, double gamma, double gain) {
   const char* op = "adjust_gamma";
-  const auto g = checked_image(img, op, 2);
+  checked_image(img, op, 2);
   EMBER_CHECK(gamma >= 0, op, ": gamma (", gamma, ") must be a non-negative real number");
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_gamma(x, gamma, gain); });
   Tensor out = empty(img.sizes(), img.dtype());
-  const int64_t width = g.width;
   detail::dispatch_image(img.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
@@ -182,20 +225,46 @@ Tensor adjust_gamma(const Tensor& img, double gamma, double gain) {
         const C y = detail::clamp_value(k * pow_like_torch(x, e), C(0), C(1));
         table[static_cast<size_t>(v)] = static_cast<uint8_t>(static_cast<int32_t>(y * static_cast<C>(255.999)));
       }
-      detail::for_each_row<const T>(img, [&](int64_t row, const T* src, int64_t stride) {
-        T* o = dst + row * width;
-        for (int64_t x = 0; x < width; ++x) o[x] = table[src[x * stride]];
+      detail::for_each_run<const T>(img, [&](int64_t index, const T* src, int64_t stride, int64_t n) {
+        lookup_u8_row(src, stride, table.data(), dst + index, n);
       });
     } else {
-      detail::for_each_row<const T>(img, [&](int64_t row, const T* src, int64_t stride) {
-        T* o = dst + row * width;
-        for (int64_t x = 0; x < width; ++x)
-          o[x] = detail::clamp_value(k * pow_like_torch(src[x * stride], e), C(0), C(1));
+      detail::for_each_run<const T>(img, [&, e, k](int64_t index, const T* src, int64_t stride, int64_t n) {
+        T* o = dst + index;
+        for (int64_t x = 0; x < n; ++x) o[x] = detail::clamp_value(k * pow_like_torch(src[x * stride], e), C(0), C(1));
       });
     }
   });
   return out;
 }
+
+namespace {
+
+// One interior row of adjust_sharpness: blurred = the 3x3 kernel on
+// (up, row, down) for x in [1, n - 1) (uint8: rounded half to even, as
+// torch.round), the border pixels x = 0 and n - 1 blurred = themselves; then
+// _blend(row, blurred).
+template <class T, class C>
+void sharpen_row(const T* __restrict up, const T* __restrict row, const T* __restrict down, T* __restrict out,
+                 int64_t n, C edge, C center, C wa, C wb) {
+  out[0] = clamp_to_image<T>(wa * C(row[0]) + wb * C(row[0]));
+  for (int64_t x = 1; x < n - 1; ++x) {
+    C acc = edge * C(up[x - 1]) + edge * C(up[x]) + edge * C(up[x + 1]);
+    acc += edge * C(row[x - 1]) + center * C(row[x]) + edge * C(row[x + 1]);
+    acc += edge * C(down[x - 1]) + edge * C(down[x]) + edge * C(down[x + 1]);
+    if constexpr (std::is_same_v<T, uint8_t>) acc = std::nearbyint(acc);
+    out[x] = clamp_to_image<T>(wa * C(row[x]) + wb * acc);
+  }
+  out[n - 1] = clamp_to_image<T>(wa * C(row[n - 1]) + wb * C(row[n - 1]));
+}
+
+// The first and last rows: blurred = the image.
+template <class T, class C>
+void blend_self_row(const T* __restrict row, T* __restrict out, int64_t n, C wa, C wb) {
+  for (int64_t x = 0; x < n; ++x) out[x] = clamp_to_image<T>(wa * C(row[x]) + wb * C(row[x]));
+}
+
+}  // namespace
 
 Tensor adjust_sharpness(const Tensor& img, double sharpness_factor) {
   const char* op = "adjust_sharpness";
@@ -213,34 +282,21 @@ Tensor adjust_sharpness(const Tensor& img, double sharpness_factor) {
     using C = compute_t<T>;
     const BlendWeights<C> w(sharpness_factor);
     // torchvision's kernel: ones(3, 3) with 5 in the middle, divided by its
-    // sum (13) in the compute type.
+    // sum (13) in the compute type; the border keeps the image (blurred =
+    // image there), and uint8 blurred values are rounded (_cast_squeeze_out).
     const C edge = C(1) / C(13), center = C(5) / C(13);
     const T* in = src.data_ptr<T>();
     T* dst = out.data_ptr<T>();
-    // The degenerate (blurred) value at (y, x) of a plane: the interior is the
-    // 3x3 convolution (uint8: rounded, as _cast_squeeze_out), the border the
-    // image itself.
-    auto blurred = [&](const T* p, int64_t y, int64_t x) -> C {
-      const T* c = p + y * width + x;
-      if (y == 0 || x == 0 || y == height - 1 || x == width - 1) return C(*c);
-      const T* up = c - width;
-      const T* down = c + width;
-      C acc = edge * C(up[-1]) + edge * C(up[0]) + edge * C(up[1]);
-      acc += edge * C(c[-1]) + center * C(c[0]) + edge * C(c[1]);
-      acc += edge * C(down[-1]) + edge * C(down[0]) + edge * C(down[1]);
-      if constexpr (std::is_same_v<T, uint8_t>) {
-        return std::nearbyint(acc);
-      } else {
-        return acc;
-      }
-    };
     detail::parallel_items(g.planes() * height, width, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {
         const int64_t p = item / height, y = item % height;
-        const T* pin = in + p * plane;
-        const T* row = pin + y * width;
+        const T* row = in + p * plane + y * width;
         T* o = dst + p * plane + y * width;
-        for (int64_t x = 0; x < width; ++x) o[x] = clamp_to_image<T>(w.a * C(row[x]) + w.b * blurred(pin, y, x));
+        if (y == 0 || y == height - 1) {
+          blend_self_row<T, C>(row, o, width, w.a, w.b);
+        } else {
+          sharpen_row<T, C>(row - width, row, row + width, o, width, edge, center, w.a, w.b);
+        }
       }
     });
   });

@@ -10,6 +10,10 @@
 #include <cmath>
 #include <vector>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include <ember/ops/elementwise.h>
 #include <ember/ops/factories.h>
 
@@ -19,7 +23,7 @@
 namespace ember::vision::transforms::functional {
 namespace {
 
-using detail::for_each_row;
+using detail::for_each_run;
 using detail::image_geometry;
 
 // torchvision's _max_value: the value that means "full intensity".
@@ -43,21 +47,36 @@ void check_convertible(DType dtype, const char* op, const char* which) {
 template <class T>
 using Tables = std::vector<std::array<T, 256>>;
 
+// o[x] = table[src[x]] for a contiguous row of n values.
+template <class T>
+void lookup_row(const uint8_t* __restrict src, const T* __restrict table, T* __restrict o, int64_t n) {
+  int64_t x = 0;
+#if defined(__AVX2__)
+  // Eight lookups per gather: about 1.5x the scalar loop on a 224x224 crop.
+  if constexpr (std::is_same_v<T, float>) {
+    for (; x + 8 <= n; x += 8) {
+      const __m256i index = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + x)));
+      _mm256_storeu_ps(o + x, _mm256_i32gather_ps(table, index, 4));
+    }
+  }
+#endif
+  for (; x < n; ++x) o[x] = table[src[x]];
+}
+
 // Writes out[..., c, h, :] = table[c][img[..., c, h, :]] for a uint8 image of
 // any strides into the contiguous `out`.
 template <class T>
 void apply_tables(const Tensor& img, const Tables<T>& tables, Tensor& out) {
-  const int64_t d = img.dim();
-  const int64_t height = img.size(d - 2), width = img.size(d - 1);
+  const int64_t plane = img.size(-2) * img.size(-1);
   const int64_t channels = static_cast<int64_t>(tables.size());
   T* dst = out.data_ptr<T>();
-  for_each_row<const uint8_t>(img, [&](int64_t row, const uint8_t* src, int64_t stride) {
-    const T* table = tables[static_cast<size_t>(channels == 1 ? 0 : (row / height) % channels)].data();
-    T* o = dst + row * width;
+  for_each_run<const uint8_t>(img, [&](int64_t index, const uint8_t* src, int64_t stride, int64_t n) {
+    const T* table = tables[static_cast<size_t>(channels == 1 ? 0 : (index / plane) % channels)].data();
+    T* o = dst + index;
     if (stride == 1) {
-      for (int64_t w = 0; w < width; ++w) o[w] = table[src[w]];
+      lookup_row<T>(src, table, o, n);
     } else {
-      for (int64_t w = 0; w < width; ++w) o[w] = table[src[w * stride]];
+      for (int64_t w = 0; w < n; ++w) o[w] = table[src[w * stride]];
     }
   });
 }
@@ -97,32 +116,30 @@ void check_normalize_args(const Tensor& tensor, const std::vector<double>& mean,
               tensor.sizes());
 }
 
-// (x - m[c]) / s[c] for every row of `src` (any strides) into the
-// contiguous `dst` (which may be src itself when src is contiguous).
+// (x - m) / s over a run; `in` and `out` may be the same contiguous memory
+// (in place), so no restrict here.
 template <class T>
-void normalize_rows(const Tensor& src, T* dst, const std::vector<T>& m, const std::vector<T>& s, int64_t height) {
-  const int64_t width = src.size(-1);
-  const int64_t channels = static_cast<int64_t>(m.size());
-  for_each_row<T>(src, [&](int64_t row, T* in, int64_t stride) {
-    const size_t c = static_cast<size_t>((row / height) % channels);
-    const T mc = m[c], sc = s[c];
-    T* o = dst + row * width;
-    if (stride == 1) {
-      for (int64_t w = 0; w < width; ++w) o[w] = (in[w] - mc) / sc;
-    } else {
-      for (int64_t w = 0; w < width; ++w) o[w] = (in[w * stride] - mc) / sc;
-    }
-  });
+void normalize_run(const T* in, int64_t stride, T* out, int64_t out_stride, int64_t n, T m, T s) {
+  if (stride == 1 && out_stride == 1) {
+    for (int64_t w = 0; w < n; ++w) out[w] = (in[w] - m) / s;
+  } else {
+    for (int64_t w = 0; w < n; ++w) out[w * out_stride] = (in[w * stride] - m) / s;
+  }
 }
 
-// In place through any strides (inplace=true on a non-contiguous tensor).
+// (x - m[c]) / s[c] for every element of `src` (any strides) into the
+// contiguous `dst`, or into src itself when dst is null (in place, any strides).
 template <class T>
-void normalize_strided_inplace(const Tensor& t, const std::vector<T>& m, const std::vector<T>& s, int64_t height) {
-  const int64_t width = t.size(-1);
+void normalize_values(const Tensor& src, T* dst, const std::vector<T>& m, const std::vector<T>& s) {
+  const int64_t plane = src.size(-2) * src.size(-1);
   const int64_t channels = static_cast<int64_t>(m.size());
-  for_each_row<T>(t, [&](int64_t row, T* p, int64_t stride) {
-    const size_t c = static_cast<size_t>((row / height) % channels);
-    for (int64_t w = 0; w < width; ++w) p[w * stride] = (p[w * stride] - m[c]) / s[c];
+  for_each_run<T>(src, [&](int64_t index, T* in, int64_t stride, int64_t n) {
+    const size_t c = static_cast<size_t>((index / plane) % channels);
+    if (dst) {
+      normalize_run<T>(in, stride, dst + index, 1, n, m[c], s[c]);
+    } else {
+      normalize_run<T>(in, stride, in, stride, n, m[c], s[c]);
+    }
   });
 }
 
@@ -162,16 +179,12 @@ Tensor normalize(const Tensor& tensor, const std::vector<double>& mean, const st
       std::vector<T> m, s;
       per_channel<T>(mean, std, g.channels, tensor.dtype(), m, s);
       if (inplace) {
-        if (tensor.is_contiguous()) {
-          normalize_rows<T>(tensor, tensor.data_ptr<T>(), m, s, g.height);
-        } else {
-          normalize_strided_inplace<T>(tensor, m, s, g.height);
-        }
+        normalize_values<T>(tensor, nullptr, m, s);
         tensor.bump_version();
         return tensor;
       }
       Tensor out = empty(tensor.sizes(), tensor.dtype());
-      normalize_rows<T>(tensor, out.data_ptr<T>(), m, s, g.height);
+      normalize_values<T>(tensor, out.data_ptr<T>(), m, s);
       return out;
     }
   });

@@ -8,6 +8,14 @@
 #include "transforms/color/image.h"
 
 namespace ember::vision::transforms::functional {
+namespace {
+
+template <class T>
+void luma_row(const T* __restrict r, const T* __restrict g, const T* __restrict b, T* __restrict out, int64_t n) {
+  for (int64_t x = 0; x < n; ++x) out[x] = detail::luma<T>(r[x], g[x], b[x]);
+}
+
+}  // namespace
 
 Tensor rgb_to_grayscale(const Tensor& img, int64_t num_output_channels) {
   const char* op = "rgb_to_grayscale";
@@ -39,8 +47,7 @@ Tensor rgb_to_grayscale(const Tensor& img, int64_t num_output_channels) {
         const T* image = in + n * g.channels * plane + y * width;
         T* o = dst + n * num_output_channels * plane + y * width;
         if (g.channels == 3) {
-          const T *r = image, *gr = image + plane, *b = image + 2 * plane;
-          for (int64_t x = 0; x < width; ++x) o[x] = detail::luma<T>(r[x], gr[x], b[x]);
+          luma_row<T>(image, image + plane, image + 2 * plane, o, width);
         } else {
           std::memcpy(o, image, static_cast<size_t>(width) * sizeof(T));
         }

@@ -73,10 +73,11 @@ constexpr compute_t<T> image_bound() {
   return std::is_same_v<T, uint8_t> ? compute_t<T>(255) : compute_t<T>(1);
 }
 
-// torch's clamp(min, max): NaN passes through.
+// torch's clamp(min, max): NaN passes through (std::max(NaN, lo) is NaN,
+// and so is std::min of it; the forms compile to maxps/minps).
 template <class C>
 inline C clamp_value(C x, C lo, C hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
+  return std::min(std::max(x, lo), hi);
 }
 
 // `.clamp(0, bound).to(T)` of a value computed in compute_t<T>: uint8
@@ -120,8 +121,8 @@ void parallel_items(int64_t n, int64_t work_per_item, const F& f) {
 // Calls f(row, ptr, w_stride) for every row of t (every index but the last),
 // rows numbered in t's logical row-major order, in parallel chunks; ptr is
 // the row's first element in t's own strides (any layout: a crop, an
-// interleaved [C, H, W] view of HWC rows). Lets a kernel read a strided
-// image and write a contiguous result without a copy in between.
+// interleaved [C, H, W] view of HWC rows). For kernels whose work per row is
+// large (the blur); elementwise kernels use for_each_run.
 template <class T, class F>
 void for_each_row(const Tensor& t, const F& f) {
   const int64_t d = t.dim();
@@ -144,6 +145,56 @@ void for_each_row(const Tensor& t, const F& f) {
         rest /= sizes[k];
       }
       f(r, base + offset, w_stride);
+    }
+  });
+}
+
+// Calls f(index, ptr, stride, n) over every element of t, in runs: n
+// elements that start at t's logical (row-major) element `index` and lie at
+// ptr, ptr + stride, ... A run never leaves one [H, W] plane, so a kernel's
+// channel is constant along it; the plane is one run when its rows are evenly
+// spaced (contiguous images, interleaved HWC views), else each row is. The
+// runs are cut into parallel chunks of about kGrainSize elements, and the
+// position of each run is carried from the previous one (no division per
+// row), so that a strided crop costs no more per row than a contiguous one.
+template <class T, class F>
+void for_each_run(const Tensor& t, const F& f) {
+  const int64_t d = t.dim();
+  const int64_t total = t.numel();
+  if (total == 0) return;
+  EMBER_CHECK(d >= 1 && d <= 16, "image kernels: unsupported number of dims (", d, ")");
+  const int64_t width = t.size(d - 1), w_stride = t.stride(d - 1);
+  // Rows merge into one run per plane when evenly spaced.
+  const bool merge = d >= 2 && (t.size(d - 2) == 1 || t.stride(d - 2) == width * w_stride);
+  const int64_t inner_dims = merge ? 2 : 1;
+  const int64_t run_length = merge ? t.size(d - 2) * width : width;
+  const int64_t outer = d - inner_dims;
+  int64_t sizes[16], strides[16];
+  for (int64_t k = 0; k < outer; ++k) {
+    sizes[k] = t.size(k);
+    strides[k] = t.stride(k);
+  }
+  T* base = static_cast<T*>(t.data_ptr());
+  parallel_for(0, total, kGrainSize, [&](int64_t begin, int64_t end) {
+    int64_t run = begin / run_length, within = begin % run_length;
+    // The multi-index of `run` over the outer dims, and its offset.
+    int64_t index[16], offset = 0;
+    for (int64_t k = outer - 1, rest = run; k >= 0; --k) {
+      index[k] = rest % sizes[k];
+      rest /= sizes[k];
+      offset += index[k] * strides[k];
+    }
+    for (int64_t i = begin; i < end;) {
+      const int64_t n = std::min(run_length - within, end - i);
+      f(i, base + offset + within * w_stride, w_stride, n);
+      i += n;
+      within = 0;
+      for (int64_t k = outer - 1; k >= 0; --k) {  // next run
+        offset += strides[k];
+        if (++index[k] < sizes[k]) break;
+        offset -= index[k] * strides[k];
+        index[k] = 0;
+      }
     }
   });
 }

@@ -7,19 +7,23 @@
 namespace ember::vision::transforms::functional {
 namespace {
 
-// Checks an image for the pointwise ops (at least 3 dims, 1 or 3 channels)
-// and writes f(value) of every element into a fresh contiguous tensor.
+// f of every value of a row; f and the pointers are local and restrict so
+// that the loop vectorizes (a uint8 store may alias anything otherwise).
+template <class T, class F>
+void map_row(const T* __restrict src, int64_t stride, T* __restrict dst, int64_t n, F f) {
+  if (stride == 1) {
+    for (int64_t x = 0; x < n; ++x) dst[x] = f(src[x]);
+  } else {
+    for (int64_t x = 0; x < n; ++x) dst[x] = f(src[x * stride]);
+  }
+}
+
+// Writes f(value) of every element of img (any strides) into the contiguous `out`.
 template <class T, class F>
 void map_values(const Tensor& img, Tensor& out, const F& f) {
-  const int64_t width = img.size(-1);
   T* dst = out.data_ptr<T>();
-  detail::for_each_row<const T>(img, [&](int64_t row, const T* src, int64_t stride) {
-    T* o = dst + row * width;
-    if (stride == 1) {
-      for (int64_t x = 0; x < width; ++x) o[x] = f(src[x]);
-    } else {
-      for (int64_t x = 0; x < width; ++x) o[x] = f(src[x * stride]);
-    }
+  detail::for_each_run<const T>(img, [&](int64_t index, const T* src, int64_t stride, int64_t n) {
+    map_row<T>(src, stride, dst + index, n, f);
   });
 }
 
