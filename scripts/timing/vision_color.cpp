@@ -50,7 +50,6 @@ int main(int argc, char** argv) {
       {"to_float+normalize_batch32", [&] { F::normalize(F::convert_image_dtype(batch), mean, std); }, 30},
       {"to_float+normalize_fused_batch32", [&] { F::convert_image_dtype_normalize(batch, mean, std); }, 30},
       {"convert_image_dtype", [&] { F::convert_image_dtype(img); }, 400},
-      {"empty_f32_224", [&] { empty({3, 224, 224}, kFloat32); }, 400},
       {"normalize_f32", [&] { F::normalize(fimg, mean, std); }, 400},
       {"rgb_to_grayscale", [&] { F::rgb_to_grayscale(img); }, 400},
       {"adjust_brightness", [&] { F::adjust_brightness(img, 1.3); }, 400},

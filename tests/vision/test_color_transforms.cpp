@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -394,4 +395,48 @@ TEST(ColorTransforms, FunctionalArgumentErrors) {
   EXPECT_ERROR_MENTIONS(F::gaussian_blur(u8, {17, 3}), "gaussian_blur", "17", "8");  // reflect pad 8 >= width 8
   EXPECT_ERROR_MENTIONS(F::convert_image_dtype_normalize(u8, {0.5}, {0.5}, kInt32), "convert_image_dtype_normalize",
                         "int32");
+}
+
+TEST(ColorTransforms, LayoutsAndThreadCountsAgree) {
+  // Large enough (> 32 K elements per call) for the kernels to split runs
+  // across threads, in layouts whose rows are and are not evenly spaced.
+  const Tensor base = image_u8({1, 3, 131, 98}, 18);  // chunks split mid-row and mid-plane
+  const Tensor big = image_u8({1, 3, 136, 105}, 19);
+  big.narrow(-2, 3, 131).narrow(-1, 5, 98).copy_(base);
+  const std::vector<Tensor> layouts = {
+      base,
+      big.narrow(-2, 3, 131).narrow(-1, 5, 98),               // a crop: rows not evenly spaced
+      base.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}),  // interleaved HWC
+      base.flip({-1}).flip({-1}),                               // a copy, for good measure
+  };
+  const std::vector<double> mean{0.485, 0.456, 0.406}, std{0.229, 0.224, 0.225};
+  const std::vector<std::function<Tensor(const Tensor&)>> ops = {
+      [](const Tensor& x) { return F::convert_image_dtype(x); },
+      [&](const Tensor& x) { return F::convert_image_dtype_normalize(x, mean, std); },
+      [&](const Tensor& x) { return F::normalize(F::convert_image_dtype(x, kFloat64), mean, std); },
+      [](const Tensor& x) { return F::adjust_brightness(x, 1.3); },
+      [](const Tensor& x) { return F::adjust_gamma(x, 0.7, 1.1); },
+      [](const Tensor& x) { return F::adjust_gamma(F::convert_image_dtype(x), 0.7, 1.1); },
+      [](const Tensor& x) { return F::invert(x); },
+      [](const Tensor& x) { return F::solarize(x, 100.0); },
+      [](const Tensor& x) { return F::posterize(x, 3); },
+      [](const Tensor& x) { return F::gaussian_blur(x, {5, 3}, {1.2, 0.8}); },
+  };
+  const int threads = get_num_threads();
+  for (size_t k = 0; k < ops.size(); ++k) {
+    set_num_threads(1);
+    const Tensor reference = ops[k](base);
+    set_num_threads(std::max(2, threads));
+    for (size_t l = 0; l < layouts.size(); ++l) {
+      EXPECT_TRUE(equal(ops[k](layouts[l]), reference)) << "op " << k << " layout " << l;
+    }
+  }
+  set_num_threads(threads);
+  // In-place normalize through the strides of each layout.
+  const Tensor expected = F::normalize(F::convert_image_dtype(base), mean, std);
+  for (const Tensor& layout : layouts) {
+    Tensor f = F::convert_image_dtype(layout.contiguous()).permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+    F::normalize(f, mean, std, true);
+    EXPECT_TRUE(equal(f, expected));
+  }
 }

@@ -82,6 +82,19 @@ inline int64_t reflect(int64_t i, int64_t n) {
   return i;
 }
 
+// A row of results into the image: uint8 as _cast_squeeze_out, torch.round
+// (half to even) and the cast; floats as they are.
+template <class T, class C>
+void store_row(const C* __restrict acc, T* __restrict out, int64_t n) {
+  for (int64_t x = 0; x < n; ++x) {
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      out[x] = static_cast<uint8_t>(static_cast<int32_t>(detail::clamp_value(std::nearbyint(acc[x]), C(0), C(255))));
+    } else {
+      out[x] = static_cast<T>(acc[x]);
+    }
+  }
+}
+
 }  // namespace
 
 Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size, const std::vector<double>& sigma) {
@@ -117,7 +130,10 @@ Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size,
     const std::vector<C> wx(wx32.begin(), wx32.end()), wy(wy32.begin(), wy32.end());
 
     // Pass 1: each row, reflect-padded, convolved with wx.
-    std::vector<C> rows_x(static_cast<size_t>(rows * width));
+    // (A tensor, not a std::vector: the caching allocator hands back warm
+    // pages instead of zeroing fresh ones on every call.)
+    const Tensor rows_x_tensor = empty({rows * width}, std::is_same_v<C, double> ? DType::Float64 : DType::Float32);
+    C* const rows_x = static_cast<C*>(rows_x_tensor.data_ptr());
     detail::for_each_row<const T>(img, [&](int64_t row, const T* src, int64_t stride) {
       thread_local std::vector<C> padded;
       padded.resize(static_cast<size_t>(width + 2 * rx));
@@ -127,7 +143,7 @@ Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size,
         p[-j] = p[j];
         p[width - 1 + j] = p[width - 1 - j];
       }
-      C* o = rows_x.data() + row * width;
+      C* o = rows_x + row * width;
       for (int64_t x = 0; x < width; ++x) o[x] = wx[0] * padded[static_cast<size_t>(x)];
       for (int64_t j = 1; j < kx; ++j) {
         const C w = wx[static_cast<size_t>(j)];
@@ -142,7 +158,7 @@ Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size,
       std::vector<C> acc(static_cast<size_t>(width));
       for (int64_t row = begin; row < end; ++row) {
         const int64_t plane = row / height, y = row % height;
-        const C* base = rows_x.data() + plane * height * width;
+        const C* base = rows_x + plane * height * width;
         for (int64_t i = 0; i < ky; ++i) {
           const C w = wy[static_cast<size_t>(i)];
           const C* r = base + reflect(y + i - ry, height) * width;
@@ -152,15 +168,7 @@ Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size,
             for (int64_t x = 0; x < width; ++x) acc[static_cast<size_t>(x)] += w * r[x];
           }
         }
-        T* o = dst + row * width;
-        if constexpr (std::is_same_v<T, uint8_t>) {
-          // _cast_squeeze_out: torch.round (half to even), then the cast.
-          for (int64_t x = 0; x < width; ++x)
-            o[x] = static_cast<uint8_t>(
-                static_cast<int32_t>(detail::clamp_value(std::nearbyint(acc[static_cast<size_t>(x)]), C(0), C(255))));
-        } else {
-          for (int64_t x = 0; x < width; ++x) o[x] = acc[static_cast<size_t>(x)];
-        }
+        store_row<T, C>(acc.data(), dst + row * width, width);
       }
     });
   });
