@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   const Tensor batch = randint(0, 256, {32, 3, 224, 224}, kUInt8);
   const Tensor fimg = F::convert_image_dtype(img);
   const std::vector<double> mean{0.485, 0.456, 0.406}, std{0.229, 0.224, 0.225};
+  namespace T = ember::vision::transforms;
+  T::Compose preprocess({T::ConvertImageDtype(kFloat32), T::Normalize(mean, std)});
   struct W {
     std::string name;
     std::function<void()> fn;
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
       {"to_float+normalize_fused_hwc", [&] { F::convert_image_dtype_normalize(hwc, mean, std); }, 400},
       {"to_float+normalize_batch32", [&] { F::normalize(F::convert_image_dtype(batch), mean, std); }, 30},
       {"to_float+normalize_fused_batch32", [&] { F::convert_image_dtype_normalize(batch, mean, std); }, 30},
+      {"to_float+normalize_compose", [&] { preprocess(img); }, 400},
       {"convert_image_dtype", [&] { F::convert_image_dtype(img); }, 400},
       {"normalize_f32", [&] { F::normalize(fimg, mean, std); }, 400},
       {"rgb_to_grayscale", [&] { F::rgb_to_grayscale(img); }, 400},

@@ -6,6 +6,7 @@ import sys
 import time
 
 import torch
+import torchvision.transforms as T
 import torchvision.transforms.functional as F
 
 
@@ -31,10 +32,12 @@ def main():
     batch = torch.randint(0, 256, (32, 3, 224, 224), dtype=torch.uint8)
     fimg = F.convert_image_dtype(img)
     mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+    preprocess = T.Compose([T.ConvertImageDtype(torch.float32), T.Normalize(mean, std)])
     work = [
         ("to_float+normalize", lambda: F.normalize(F.convert_image_dtype(img), mean, std), 400),
         ("to_float+normalize_hwc", lambda: F.normalize(F.convert_image_dtype(hwc), mean, std), 400),
         ("to_float+normalize_batch32", lambda: F.normalize(F.convert_image_dtype(batch), mean, std), 30),
+        ("to_float+normalize_compose", lambda: preprocess(img), 400),
         ("convert_image_dtype", lambda: F.convert_image_dtype(img), 400),
         ("normalize_f32", lambda: F.normalize(fimg, mean, std), 400),
         ("rgb_to_grayscale", lambda: F.rgb_to_grayscale(img), 400),

@@ -125,6 +125,31 @@ TEST(ColorTransforms, FusedConvertNormalizeEqualsTwoSteps) {
   EXPECT_TRUE(equal(F::convert_image_dtype_normalize(f, mean, std), F::normalize(f, mean, std)));
 }
 
+TEST(ColorTransforms, ComposeFusesConvertAndNormalize) {
+  const std::vector<double> mean{0.485, 0.456, 0.406}, std{0.229, 0.224, 0.225};
+  const Tensor img = image_u8({3, 31, 29}, 20);
+  const Tensor hwc = image_u8({31, 29, 3}, 21).permute({2, 0, 1});
+  for (DType dt : {kFloat32, kFloat64}) {
+    T::Compose pipeline({T::ConvertImageDtype(dt), T::Normalize(mean, std)});
+    T::ConvertImageDtype convert(dt);
+    T::Normalize normalize(mean, std);
+    for (const Tensor& x : {img, hwc}) {
+      const Tensor two = normalize(convert(x));
+      EXPECT_TRUE(equal(pipeline(x), two));
+      EXPECT_TRUE(equal(*T::fused_convert_normalize(*convert, *normalize, x), two));
+    }
+  }
+  // Pairs that do not fuse: another order, a float image, an in-place Normalize.
+  T::ConvertImageDtype convert(kFloat32);
+  T::Normalize normalize(mean, std), inplace({.mean = mean, .std = std, .inplace = true});
+  EXPECT_FALSE(T::fused_convert_normalize(*normalize, *convert, img));
+  EXPECT_FALSE(T::fused_convert_normalize(*convert, *normalize, F::convert_image_dtype(img)));
+  EXPECT_FALSE(T::fused_convert_normalize(*convert, *inplace, img));
+  EXPECT_FALSE(T::fused_convert_normalize(*T::ConvertImageDtype(kInt16), *normalize, img));
+  T::Compose other({T::ConvertImageDtype(kFloat32), T::Normalize({.mean = mean, .std = std, .inplace = true})});
+  EXPECT_TRUE(equal(other(img), normalize(convert(img))));
+}
+
 TEST(ColorTransforms, NormalizeInplace) {
   const std::vector<double> mean{0.5, 0.4, 0.3}, std{0.2, 0.3, 0.4};
   const Tensor x = image_f32({2, 3, 6, 7}, 5);

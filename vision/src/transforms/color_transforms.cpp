@@ -58,6 +58,18 @@ Tensor ConvertImageDtypeImpl::forward(const Tensor& image) { return F::convert_i
 
 Params ConvertImageDtypeImpl::params() const { return {{"dtype", std::string(dtype_name(options_.dtype))}}; }
 
+std::optional<Tensor> fused_convert_normalize(const TransformImpl& first, const TransformImpl& second,
+                                              const Tensor& image) {
+  const auto* convert = dynamic_cast<const ConvertImageDtypeImpl*>(&first);
+  const auto* normalize = dynamic_cast<const NormalizeImpl*>(&second);
+  if (!convert || !normalize || normalize->options().inplace || !image.defined() ||
+      image.dtype() != DType::UInt8)
+    return std::nullopt;
+  const DType dtype = convert->options().dtype;
+  if (dtype != DType::Float32 && dtype != DType::Float64) return std::nullopt;
+  return F::convert_image_dtype_normalize(image, normalize->options().mean, normalize->options().std, dtype);
+}
+
 // ---- Grayscale, RandomGrayscale ----
 
 GrayscaleImpl::GrayscaleImpl(Options options) : TransformImpl("Grayscale"), options_(options) {

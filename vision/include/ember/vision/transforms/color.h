@@ -59,6 +59,7 @@ class Normalize : public TransformHolder<NormalizeImpl> {
 
 // ---- ConvertImageDtype ----
 
+
 struct ConvertImageDtypeOptions {
   DType dtype = DType::Float32;  // the dtype to convert to (values rescaled)
 };
@@ -79,6 +80,14 @@ class ConvertImageDtypeImpl : public TransformImpl {
   Options options_;
 };
 EMBER_TRANSFORM(ConvertImageDtype);
+
+// The pair ConvertImageDtype(float32 or float64) then Normalize (not in place)
+// on a uint8 image, in one pass (functional::convert_image_dtype_normalize):
+// the result equals applying the two in turn. Returns nullopt when `first`
+// and `second` are not such a pair or the image is not uint8. Compose calls it
+// for each adjacent pair, so ToTensor-style preprocessing costs one pass.
+std::optional<Tensor> fused_convert_normalize(const TransformImpl& first, const TransformImpl& second,
+                                              const Tensor& image);
 
 // ---- Grayscale, RandomGrayscale ----
 
