@@ -423,14 +423,15 @@ TEST(ColorTransforms, FunctionalArgumentErrors) {
 }
 
 TEST(ColorTransforms, LayoutsAndThreadCountsAgree) {
-  // Large enough (> 32 K elements per call) for the kernels to split runs
-  // across threads, in layouts whose rows are and are not evenly spaced.
-  const Tensor base = image_u8({1, 3, 131, 98}, 18);  // chunks split mid-row and mid-plane
-  const Tensor big = image_u8({1, 3, 136, 105}, 19);
-  big.narrow(-2, 3, 131).narrow(-1, 5, 98).copy_(base);
+  // Large enough (two chunks of kImageGrain = 256 K values) for the kernels
+  // to split runs across threads, in layouts whose rows are and are not
+  // evenly spaced; the halves split mid-row and mid-plane.
+  const Tensor base = image_u8({1, 3, 421, 419}, 18);
+  const Tensor big = image_u8({1, 3, 426, 426}, 19);
+  big.narrow(-2, 3, 421).narrow(-1, 5, 419).copy_(base);
   const std::vector<Tensor> layouts = {
       base,
-      big.narrow(-2, 3, 131).narrow(-1, 5, 98),               // a crop: rows not evenly spaced
+      big.narrow(-2, 3, 421).narrow(-1, 5, 419),              // a crop: rows not evenly spaced
       base.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}),  // interleaved HWC
       base.flip({-1}).flip({-1}),                               // a copy, for good measure
   };

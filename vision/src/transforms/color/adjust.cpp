@@ -287,7 +287,7 @@ Tensor adjust_sharpness(const Tensor& img, double sharpness_factor) {
     const C edge = C(1) / C(13), center = C(5) / C(13);
     const T* in = src.data_ptr<T>();
     T* dst = out.data_ptr<T>();
-    detail::parallel_items(g.planes() * height, width, [&](int64_t begin, int64_t end) {
+    detail::parallel_items(g.planes() * height, 10 * width, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {
         const int64_t p = item / height, y = item % height;
         const T* row = in + p * plane + y * width;

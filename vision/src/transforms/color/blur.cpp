@@ -150,7 +150,7 @@ Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size,
         const C* q = padded.data() + j;
         for (int64_t x = 0; x < width; ++x) o[x] += w * q[x];
       }
-    });
+    }, kx);
 
     // Pass 2: each output row, a wy-weighted sum of the reflected rows.
     T* dst = out.data_ptr<T>();

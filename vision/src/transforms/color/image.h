@@ -110,11 +110,22 @@ inline T luma(T r, T g, T b) {
 // contiguous output of the same shape.
 Tensor contiguous_image(const Tensor& img);
 
-// Runs f(begin, end) over [0, n) items of `work_per_item` elements each, in
-// parallel chunks of at least ~32 K elements.
+// Note [Image kernel grain]
+// A chunk of parallel work is at least kImageGrain units of simple per-pixel
+// work (one load, a few flops, one store). A 224x224 RGB crop (150 K values)
+// then runs the light kernels (convert, normalize, brightness...) on one
+// thread: in a data pipeline the samples are the parallelism, and waking an
+// OpenMP team for 20-30 us of work saves ~10 us on an idle machine but costs
+// whole scheduler ticks (8-16 ms measured on the shared 2-core machine) when
+// the other core is busy. Heavy kernels (hue, blur, sharpness) pass a larger
+// work_per_item and still split a single image; batches always split.
+inline constexpr int64_t kImageGrain = int64_t{1} << 18;
+
+// Runs f(begin, end) over [0, n) items of `work_per_item` units each, in
+// parallel chunks of at least kImageGrain units.
 template <class F>
 void parallel_items(int64_t n, int64_t work_per_item, const F& f) {
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, work_per_item));
+  const int64_t grain = std::max<int64_t>(1, kImageGrain / std::max<int64_t>(1, work_per_item));
   parallel_for(0, n, grain, f);
 }
 
@@ -124,7 +135,7 @@ void parallel_items(int64_t n, int64_t work_per_item, const F& f) {
 // interleaved [C, H, W] view of HWC rows). For kernels whose work per row is
 // large (the blur); elementwise kernels use for_each_run.
 template <class T, class F>
-void for_each_row(const Tensor& t, const F& f) {
+void for_each_row(const Tensor& t, const F& f, int64_t work_per_element = 1) {
   const int64_t d = t.dim();
   const int64_t width = t.size(d - 1);
   if (t.numel() == 0) return;
@@ -137,7 +148,7 @@ void for_each_row(const Tensor& t, const F& f) {
     strides[k] = t.stride(k);
   }
   T* base = static_cast<T*>(t.data_ptr());
-  parallel_items(rows, width, [&](int64_t begin, int64_t end) {
+  parallel_items(rows, width * work_per_element, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       int64_t rest = r, offset = 0;
       for (int64_t k = d - 2; k >= 0; --k) {
@@ -154,7 +165,7 @@ void for_each_row(const Tensor& t, const F& f) {
 // ptr, ptr + stride, ... A run never leaves one [H, W] plane, so a kernel's
 // channel is constant along it; the plane is one run when its rows are evenly
 // spaced (contiguous images, interleaved HWC views), else each row is. The
-// runs are cut into parallel chunks of about kGrainSize elements, and the
+// runs are cut into parallel chunks of kImageGrain elements, and the
 // position of each run is carried from the previous one (no division per
 // row), so that a strided crop costs no more per row than a contiguous one.
 template <class T, class F>
@@ -175,7 +186,7 @@ void for_each_run(const Tensor& t, const F& f) {
     strides[k] = t.stride(k);
   }
   T* base = static_cast<T*>(t.data_ptr());
-  parallel_for(0, total, kGrainSize, [&](int64_t begin, int64_t end) {
+  parallel_for(0, total, kImageGrain, [&](int64_t begin, int64_t end) {
     int64_t run = begin / run_length, within = begin % run_length;
     // The multi-index of `run` over the outer dims, and its offset.
     int64_t index[16], offset = 0;
