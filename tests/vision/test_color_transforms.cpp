@@ -12,6 +12,8 @@
 #include <ember/ember.h>
 #include <ember/vision/transforms.h>
 
+#include "test_util.h"
+
 using namespace ember;
 namespace T = ember::vision::transforms;
 namespace F = ember::vision::transforms::functional;
@@ -464,5 +466,27 @@ TEST(ColorTransforms, LayoutsAndThreadCountsAgree) {
     Tensor f = F::convert_image_dtype(layout.contiguous()).permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
     F::normalize(f, mean, std, true);
     EXPECT_TRUE(equal(f, expected));
+  }
+}
+
+TEST(ColorTransforms, HugeFactorsClampLikeTorchvision) {
+  // Factors beyond 2^20 take the kernels' general clamp; the results are
+  // torchvision's float formula, clamped and truncated.
+  const Tensor img = image_u8({3, 9, 11}, 22);
+  for (double f : {1048576.0, 1048577.0, 5e9}) {
+    EXPECT_TRUE(equal(F::adjust_brightness(img, f), img.gt(0).to(kUInt8) * 255)) << f;
+    const Tensor sat = F::adjust_saturation(img, f);
+    const Tensor gray = F::rgb_to_grayscale(img);
+    const float a = static_cast<float>(f), b = static_cast<float>(1.0 - f);
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t y = 0; y < 9; ++y)
+        for (int64_t x = 0; x < 11; ++x) {
+          // volatile: each product rounded on its own, as torch (no fused multiply-add).
+          const volatile float p1 = a * static_cast<float>(ember::testing::at<uint8_t>(img, {c, y, x}));
+          const volatile float p2 = b * static_cast<float>(ember::testing::at<uint8_t>(gray, {0, y, x}));
+          const float v = p1 + p2;
+          const auto expected = static_cast<uint8_t>(std::min(std::max(v, 0.0f), 255.0f));
+          ASSERT_EQ(ember::testing::at<uint8_t>(sat, {c, y, x}), expected) << f << " at " << c << "," << y << "," << x;
+        }
   }
 }

@@ -37,28 +37,50 @@ ImageGeometry checked_image(const Tensor& img, const char* op, int64_t min_dim) 
 }
 
 
+// `.clamp(0, bound).to(T)`; Bounded: the value is known to fit int32
+// (clamp_to_image_bounded).
+template <class T, bool Bounded, class C>
+inline T clamp(C x) {
+  if constexpr (Bounded) {
+    return detail::clamp_to_image_bounded<T>(x);
+  } else {
+    return clamp_to_image<T>(x);
+  }
+}
+
+// Calls f(std::true_type) when a blend with weights a and b stays within
+// int32 (always, but for factors beyond 2^20), else f(std::false_type).
+template <class C, class F>
+void with_bound(C a, C b, F&& f) {
+  if (detail::blend_bounded(a, b)) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
+  }
+}
+
 // clamp(a * x + add) of a row: _blend of the row with a constant image
 // (black for brightness, the mean gray for contrast). Scalars by value and
 // restrict pointers, so that the loop vectorizes (a uint8 store may alias
 // anything otherwise).
-template <class T, class C>
+template <class T, class C, bool Bounded>
 void blend_constant_row(const T* __restrict src, int64_t stride, T* __restrict dst, int64_t n, C a, C add) {
   if (stride == 1) {
-    for (int64_t x = 0; x < n; ++x) dst[x] = clamp_to_image<T>(a * C(src[x]) + add);
+    for (int64_t x = 0; x < n; ++x) dst[x] = clamp<T, Bounded>(a * C(src[x]) + add);
   } else {
-    for (int64_t x = 0; x < n; ++x) dst[x] = clamp_to_image<T>(a * C(src[x * stride]) + add);
+    for (int64_t x = 0; x < n; ++x) dst[x] = clamp<T, Bounded>(a * C(src[x * stride]) + add);
   }
 }
 
 // _blend of an RGB row with its grayscale.
-template <class T, class C>
+template <class T, class C, bool Bounded>
 void saturate_row(const T* __restrict r, const T* __restrict g, const T* __restrict b, T* __restrict out_r,
                   T* __restrict out_g, T* __restrict out_b, int64_t n, C wa, C wb) {
   for (int64_t x = 0; x < n; ++x) {
     const C l = wb * C(detail::luma<T>(r[x], g[x], b[x]));
-    out_r[x] = clamp_to_image<T>(wa * C(r[x]) + l);
-    out_g[x] = clamp_to_image<T>(wa * C(g[x]) + l);
-    out_b[x] = clamp_to_image<T>(wa * C(b[x]) + l);
+    out_r[x] = clamp<T, Bounded>(wa * C(r[x]) + l);
+    out_g[x] = clamp<T, Bounded>(wa * C(g[x]) + l);
+    out_b[x] = clamp<T, Bounded>(wa * C(b[x]) + l);
   }
 }
 
@@ -112,8 +134,10 @@ Tensor adjust_brightness(const Tensor& img, double brightness_factor) {
     const BlendWeights<C> w(brightness_factor);
     const C a = w.a, black = w.b * C(0);
     T* dst = out.data_ptr<T>();
-    detail::for_each_run<const T>(img, [&, a, black](int64_t index, const T* src, int64_t stride, int64_t n) {
-      blend_constant_row<T, C>(src, stride, dst + index, n, a, black);
+    with_bound(w.a, w.b, [&](auto bounded) {
+      detail::for_each_run<const T>(img, [&, a, black](int64_t index, const T* src, int64_t stride, int64_t n) {
+        blend_constant_row<T, C, decltype(bounded)::value>(src, stride, dst + index, n, a, black);
+      });
     });
   });
   return out;
@@ -140,8 +164,10 @@ Tensor adjust_contrast(const Tensor& img, double contrast_factor) {
       const double sum = gray_sum<T>(in, g);
       const C mean = static_cast<C>(sum) / static_cast<C>(g.plane());
       const C a = w.a, gray = w.b * mean;
-      detail::parallel_items(image_size, 1, [&, a, gray](int64_t begin, int64_t end) {
-        blend_constant_row<T, C>(in + begin, 1, o + begin, end - begin, a, gray);
+      with_bound(w.a, w.b, [&](auto bounded) {
+        detail::parallel_items(image_size, 1, [&, a, gray](int64_t begin, int64_t end) {
+          blend_constant_row<T, C, decltype(bounded)::value>(in + begin, 1, o + begin, end - begin, a, gray);
+        });
       });
     }
   });
@@ -167,13 +193,16 @@ Tensor adjust_saturation(const Tensor& img, double saturation_factor) {
     T* dst = out.data_ptr<T>();
     // Items are (image, row) pairs; each blends the row's three channels with
     // its grayscale (uint8: the truncated grayscale, as torchvision).
-    detail::parallel_items(g.batch * g.height, 3 * g.width, [&](int64_t begin, int64_t end) {
-      for (int64_t item = begin; item < end; ++item) {
-        const int64_t offset = (item / g.height) * 3 * plane + (item % g.height) * g.width;
-        const T* r = in + offset;
-        T* o = dst + offset;
-        saturate_row<T, C>(r, r + plane, r + 2 * plane, o, o + plane, o + 2 * plane, g.width, w.a, w.b);
-      }
+    with_bound(w.a, w.b, [&](auto bounded) {
+      detail::parallel_items(g.batch * g.height, 3 * g.width, [&](int64_t begin, int64_t end) {
+        for (int64_t item = begin; item < end; ++item) {
+          const int64_t offset = (item / g.height) * 3 * plane + (item % g.height) * g.width;
+          const T* r = in + offset;
+          T* o = dst + offset;
+          saturate_row<T, C, decltype(bounded)::value>(r, r + plane, r + 2 * plane, o, o + plane, o + 2 * plane,
+                                                       g.width, w.a, w.b);
+        }
+      });
     });
   });
   return out;
@@ -244,24 +273,24 @@ namespace {
 // (up, row, down) for x in [1, n - 1) (uint8: rounded half to even, as
 // torch.round), the border pixels x = 0 and n - 1 blurred = themselves; then
 // _blend(row, blurred).
-template <class T, class C>
+template <class T, class C, bool Bounded>
 void sharpen_row(const T* __restrict up, const T* __restrict row, const T* __restrict down, T* __restrict out,
                  int64_t n, C edge, C center, C wa, C wb) {
-  out[0] = clamp_to_image<T>(wa * C(row[0]) + wb * C(row[0]));
+  out[0] = clamp<T, Bounded>(wa * C(row[0]) + wb * C(row[0]));
   for (int64_t x = 1; x < n - 1; ++x) {
     C acc = edge * C(up[x - 1]) + edge * C(up[x]) + edge * C(up[x + 1]);
     acc += edge * C(row[x - 1]) + center * C(row[x]) + edge * C(row[x + 1]);
     acc += edge * C(down[x - 1]) + edge * C(down[x]) + edge * C(down[x + 1]);
     if constexpr (std::is_same_v<T, uint8_t>) acc = std::nearbyint(acc);
-    out[x] = clamp_to_image<T>(wa * C(row[x]) + wb * acc);
+    out[x] = clamp<T, Bounded>(wa * C(row[x]) + wb * acc);
   }
-  out[n - 1] = clamp_to_image<T>(wa * C(row[n - 1]) + wb * C(row[n - 1]));
+  out[n - 1] = clamp<T, Bounded>(wa * C(row[n - 1]) + wb * C(row[n - 1]));
 }
 
 // The first and last rows: blurred = the image.
-template <class T, class C>
+template <class T, class C, bool Bounded>
 void blend_self_row(const T* __restrict row, T* __restrict out, int64_t n, C wa, C wb) {
-  for (int64_t x = 0; x < n; ++x) out[x] = clamp_to_image<T>(wa * C(row[x]) + wb * C(row[x]));
+  for (int64_t x = 0; x < n; ++x) out[x] = clamp<T, Bounded>(wa * C(row[x]) + wb * C(row[x]));
 }
 
 }  // namespace
@@ -287,17 +316,20 @@ Tensor adjust_sharpness(const Tensor& img, double sharpness_factor) {
     const C edge = C(1) / C(13), center = C(5) / C(13);
     const T* in = src.data_ptr<T>();
     T* dst = out.data_ptr<T>();
-    detail::parallel_items(g.planes() * height, 10 * width, [&](int64_t begin, int64_t end) {
-      for (int64_t item = begin; item < end; ++item) {
-        const int64_t p = item / height, y = item % height;
-        const T* row = in + p * plane + y * width;
-        T* o = dst + p * plane + y * width;
-        if (y == 0 || y == height - 1) {
-          blend_self_row<T, C>(row, o, width, w.a, w.b);
-        } else {
-          sharpen_row<T, C>(row - width, row, row + width, o, width, edge, center, w.a, w.b);
+    with_bound(w.a, w.b, [&](auto bounded) {
+      constexpr bool B = decltype(bounded)::value;
+      detail::parallel_items(g.planes() * height, 10 * width, [&](int64_t begin, int64_t end) {
+        for (int64_t item = begin; item < end; ++item) {
+          const int64_t p = item / height, y = item % height;
+          const T* row = in + p * plane + y * width;
+          T* o = dst + p * plane + y * width;
+          if (y == 0 || y == height - 1) {
+            blend_self_row<T, C, B>(row, o, width, w.a, w.b);
+          } else {
+            sharpen_row<T, C, B>(row - width, row, row + width, o, width, edge, center, w.a, w.b);
+          }
         }
-      }
+      });
     });
   });
   return out;
