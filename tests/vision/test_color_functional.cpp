@@ -78,7 +78,8 @@ DType dtype_named(const std::string& name) {
 Tensor run(const Case& c, const Tensor& img) {
   if (c.op == "convert_image_dtype") return F::convert_image_dtype(img, dtype_named(c.at("dtype")));
   if (c.op == "normalize") return F::normalize(img, c.numbers("mean"), c.numbers("std"));
-  if (c.op == "rgb_to_grayscale") return F::rgb_to_grayscale(img, static_cast<int64_t>(c.number("num_output_channels")));
+  if (c.op == "rgb_to_grayscale")
+    return F::rgb_to_grayscale(img, static_cast<int64_t>(c.number("num_output_channels")));
   if (c.op == "adjust_brightness") return F::adjust_brightness(img, c.number("brightness_factor"));
   if (c.op == "adjust_contrast") return F::adjust_contrast(img, c.number("contrast_factor"));
   if (c.op == "adjust_saturation") return F::adjust_saturation(img, c.number("saturation_factor"));
@@ -135,7 +136,8 @@ TEST(ColorFunctional, MatchesTorchvision) {
   int64_t off_by_one = 0, uint8_values = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name + " (" + c.op + " on " + c.input + ")");
-    if (!inputs.count(c.input)) inputs[c.input] = ember::testing::load_npy(ember::testing::fixture_path(kDir + "input_" + c.input + ".npy"));
+    if (!inputs.count(c.input))
+      inputs[c.input] = ember::testing::load_npy(ember::testing::fixture_path(kDir + "input_" + c.input + ".npy"));
     const Tensor img = inputs[c.input];
     const Tensor expected = ember::testing::load_npy(ember::testing::fixture_path(kDir + c.name + ".npy"));
     const Tensor before = img.clone();

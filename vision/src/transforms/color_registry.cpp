@@ -33,7 +33,8 @@ void register_color_transforms(const AddTransform& add) {
                                            param<bool>(p, "inplace", "Normalize"));
   });
   add("ConvertImageDtype", [](const Params& p, std::vector<TransformPtr>) {
-    return std::make_shared<ConvertImageDtypeImpl>(dtype_from_name(param<std::string>(p, "dtype", "ConvertImageDtype")));
+    const auto name = param<std::string>(p, "dtype", "ConvertImageDtype");
+    return std::make_shared<ConvertImageDtypeImpl>(dtype_from_name(name));
   });
   add("Grayscale", [](const Params& p, std::vector<TransformPtr>) {
     return std::make_shared<GrayscaleImpl>(param<int64_t>(p, "num_output_channels", "Grayscale"));

@@ -214,7 +214,8 @@ Tensor GaussianBlurImpl::forward(const Tensor& image) {
 }
 
 Params GaussianBlurImpl::params() const {
-  return {{"kernel_size", std::vector<double>{static_cast<double>(kernel_size_[0]), static_cast<double>(kernel_size_[1])}},
+  const std::vector<double> kernel_size{static_cast<double>(kernel_size_[0]), static_cast<double>(kernel_size_[1])};
+  return {{"kernel_size", kernel_size},
           {"sigma", as_list(sigma_)}};
 }
 
