@@ -11,7 +11,7 @@ set -euo pipefail
 # FFmpeg: Ember::io's video IO (optional at build time, EMBER_WITH_FFMPEG); the ffmpeg
 # command-line tool makes test videos in tests/io/test_video_*.cpp.
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
-          libjpeg62-turbo-dev libpng-dev
+          libjpeg62-turbo-dev libpng-dev zlib1g-dev libexpat1-dev
           libsox-dev libsox-fmt-all
           libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg)
 for arg in "$@"; do
