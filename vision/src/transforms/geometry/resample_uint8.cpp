@@ -590,6 +590,15 @@ void resample_uint8(const uint8_t* src, const ImageLayout& in, uint8_t* dst, con
         const int64_t k = slot[static_cast<size_t>(s - lo)];
         if (k < 0) continue;
         int16_t* t = tmp.data() + k * stride;
+        if (pixel == 1) {
+          // Short plane rows far apart (downscaling): fetch the next row read
+          // while this one is resampled (interleaved rows are long enough for
+          // the hardware prefetcher).
+          int64_t next = s + 1;
+          while (next < hi && slot[static_cast<size_t>(next - lo)] < 0) ++next;
+          if (next < hi)
+            for (int64_t i = 0; i < row_bytes; i += 64) __builtin_prefetch(image + next * in.row_stride + i, 0, 3);
+        }
         horizontal<uint8_t, int16_t>(image + s * in.row_stride, t, plan, pixel, shift_first,
                                      overread_ok(image + s * in.row_stride));
         row16[static_cast<size_t>(s - lo)] = t;
