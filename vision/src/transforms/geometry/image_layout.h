@@ -4,7 +4,8 @@
 // row_stride values apart. A [B, C, H, W] tensor is either planar (W has
 // stride 1: B * C images of one value per pixel) or interleaved (C has stride
 // 1 and W stride C, as io::decode_jpeg's [C, H, W] view of HWC rows: B images
-// of C values per pixel). Kernels then never look at dtypes' strides again.
+// of C values per pixel). Other strides are copied into the planar layout
+// first, so the kernels know only these two.
 #include <cstdint>
 #include <vector>
 
