@@ -4,5 +4,6 @@
 #include "ember/vision/transforms/color.h"
 #include "ember/vision/transforms/containers.h"
 #include "ember/vision/transforms/functional.h"
+#include "ember/vision/transforms/geometry.h"
 #include "ember/vision/transforms/serialize.h"
 #include "ember/vision/transforms/transform.h"
