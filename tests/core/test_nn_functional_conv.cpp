@@ -200,6 +200,27 @@ TEST(NnFunctionalConv, NonContiguousInputs) {
   expect_tensor_near(y, fx("conv2d_basic_y"), 1e-4, 1e-4);
 }
 
+// Channels-last weights (a model converted with to(ChannelsLast)) are read in
+// place through their strides, grouped or not, and their gradients come back
+// channels-last, as PyTorch's; the values equal the row-major computation.
+TEST(NnFunctionalConv, ChannelsLastWeightsAndTheirGradients) {
+  for (int64_t groups : {1, 2}) {
+    SCOPED_TRACE(groups);
+    Tensor x = randn({2, 4, 9, 10}), w = randn({6, 4 / groups, 3, 3}), b = randn({6}), gy = randn({2, 6, 5, 5});
+    auto run = [&](MemoryFormat fmt) {
+      Tensor xi = x.contiguous(fmt).requires_grad_(), wi = w.contiguous(fmt).requires_grad_();
+      Tensor bi = b.clone().requires_grad_();
+      Tensor y = F::conv2d(xi, wi, {.bias = bi, .stride = 2, .padding = 1, .groups = groups});
+      y.backward(gy.contiguous(fmt));
+      return std::vector<Tensor>{y, xi.grad(), wi.grad(), bi.grad()};
+    };
+    auto cl = run(MemoryFormat::ChannelsLast), rm = run(MemoryFormat::Contiguous);
+    EXPECT_TRUE(cl[2].is_contiguous(MemoryFormat::ChannelsLast) && !cl[2].is_contiguous());
+    EXPECT_TRUE(rm[2].is_contiguous());
+    for (size_t i = 0; i < cl.size(); ++i) expect_tensor_near(cl[i], rm[i], 1e-4, 1e-4);
+  }
+}
+
 TEST(NnFunctionalConv, Errors) {
   Tensor w = zeros({4, 3, 3, 3});
   expect_error([&] { F::conv2d(zeros({2, 3}), w); }, "conv2d: Expected 3D (unbatched) or 4D (batched) input");

@@ -122,6 +122,48 @@ TEST(NnFunctionalNorm, BatchNormFloat32PlanarKernelMatchesFloat64) {
   }
 }
 
+// Channels-last (and [N, C]) float32 batch norm runs the row kernel (Note
+// [Batch norm over channels-last rows]): several chunks, channel counts off
+// the vector width, large offsets (no cancellation), eval and training.
+TEST(NnFunctionalNorm, BatchNormFloat32ChannelsLastKernelMatchesFloat64) {
+  struct Case {
+    std::vector<int64_t> shape;
+    double offset;
+    bool affine;
+  };
+  const Case cases[] = {{{2, 64, 20, 21}, 0.0, true}, {{3, 13, 9, 70}, 1000.0, true}, {{2, 5, 3, 3}, -50.0, false},
+                        {{2, 9, 4, 5, 6}, 3.0, true}, {{700, 11}, 2.0, true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.shape));
+    const MemoryFormat fmt = c.shape.size() == 5   ? MemoryFormat::ChannelsLast3d
+                             : c.shape.size() == 4 ? MemoryFormat::ChannelsLast
+                                                   : MemoryFormat::Contiguous;
+    Tensor x64 = (randn(c.shape, kFloat64) * 2.0 + c.offset).contiguous(fmt);
+    Tensor gy64 = randn(c.shape, kFloat64).contiguous(fmt);
+    const int64_t ch = c.shape[1];
+    Tensor w64 = c.affine ? randn({ch}, kFloat64) : Tensor(), b64 = c.affine ? randn({ch}, kFloat64) : Tensor();
+    for (bool training : {true, false}) {
+      auto run = [&](DType dt) {
+        Tensor x = x64.to(dt).detach().requires_grad_();
+        Tensor w = c.affine ? w64.to(dt).detach().requires_grad_() : Tensor();
+        Tensor b = c.affine ? b64.to(dt).detach().requires_grad_() : Tensor();
+        Tensor rm = full({ch}, c.offset, dt), rv = full({ch}, 4.0, dt);
+        Tensor y = F::batch_norm(x, rm, rv, {.weight = w, .bias = b, .training = training, .momentum = 0.5, .eps = 1e-5});
+        (y * gy64.to(dt)).sum().backward();
+        return std::vector<Tensor>{y, x.grad(), c.affine ? w.grad() : Tensor(), c.affine ? b.grad() : Tensor(), rm, rv};
+      };
+      auto f32 = run(kFloat32), f64 = run(kFloat64);
+      EXPECT_EQ(f32[0].suggest_memory_format(), fmt);
+      for (size_t i = 0; i < f32.size(); ++i) {
+        if (!f64[i].defined()) continue;
+        SCOPED_TRACE(i);
+        const double tol = c.offset > 100 ? 2e-3 : 2e-4;
+        expect_tensor_near(f32[i].to(kFloat64), f64[i], tol, tol);
+      }
+    }
+  }
+}
+
 TEST(NnFunctionalNorm, InstanceLayerGroupNormFixtures) {
   for (DType dt : {kFloat32, kFloat64}) {
     Tensor rm = fx("in_rm").to(dt), rv = fx("in_rv").to(dt);

@@ -157,3 +157,73 @@ TEST(NnFunctionalPool, Errors) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+
+// Reference 2-d max pool (PyTorch's rule: scan the window row-major, take a
+// value greater than the best so far or a NaN): values and flat indices.
+std::pair<Tensor, Tensor> brute_max_pool2d(const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                           int64_t ph, int64_t pw, int64_t oh_n, int64_t ow_n) {
+  const int64_t n = x.size(0), c = x.size(1), h = x.size(2), w = x.size(3);
+  Tensor xd = x.to(kFloat64).contiguous();
+  Tensor y = empty({n, c, oh_n, ow_n}, kFloat64), idx = empty({n, c, oh_n, ow_n}, kInt64);
+  const double* xp = xd.data_ptr<double>();
+  double* yp = y.data_ptr<double>();
+  int64_t* ip = idx.data_ptr<int64_t>();
+  for (int64_t p = 0; p < n * c; ++p)
+    for (int64_t oh = 0; oh < oh_n; ++oh)
+      for (int64_t ow = 0; ow < ow_n; ++ow) {
+        const int64_t h0 = std::max<int64_t>(0, oh * sh - ph), h1 = std::min(h, oh * sh - ph + kh);
+        const int64_t w0 = std::max<int64_t>(0, ow * sw - pw), w1 = std::min(w, ow * sw - pw + kw);
+        double best = -INFINITY;
+        int64_t bi = h0 * w + w0;
+        for (int64_t i = h0; i < h1; ++i)
+          for (int64_t j = w0; j < w1; ++j) {
+            const double v = xp[p * h * w + i * w + j];
+            if (v > best || std::isnan(v)) best = v, bi = i * w + j;
+          }
+        yp[(p * oh_n + oh) * ow_n + ow] = best;
+        ip[(p * oh_n + oh) * ow_n + ow] = bi;
+      }
+  return {y, idx};
+}
+
+}  // namespace
+
+// The row-major 2-d max pool runs a separable kernel (Note [Separable planar
+// max pooling]): values and indices equal a window-by-window scan, including
+// ties (small integers), NaNs, -inf, partial border windows and ceil_mode.
+TEST(NnFunctionalPool, SeparableMaxPoolMatchesWindowScan) {
+  struct Case {
+    int64_t h, w, kh, kw, sh, sw, ph, pw;
+    bool ceil;
+  };
+  const Case cases[] = {{23, 37, 3, 3, 2, 2, 1, 1, false}, {17, 9, 2, 3, 1, 2, 0, 1, true},
+                        {8, 40, 3, 5, 3, 1, 1, 2, true},   {5, 5, 5, 5, 1, 1, 2, 2, false},
+                        {30, 30, 2, 2, 2, 2, 0, 0, false}, {12, 64, 3, 3, 1, 1, 1, 1, false}};
+  for (const Case& k : cases) {
+    Tensor x = randint(0, 4, {2, 3, k.h, k.w}).to(kFloat32);  // many ties
+    float* xp = x.data_ptr<float>();
+    xp[5] = NAN;
+    xp[7] = NAN;
+    xp[k.w + 3] = -INFINITY;
+    xp[x.numel() - 1] = NAN;
+    for (DType dt : {kFloat32, kFloat64}) {
+      Tensor xt = x.to(dt);
+      auto [y, idx] = F::max_pool2d_with_indices(
+          xt, {k.kh, k.kw}, {.stride = {k.sh, k.sw}, .padding = {k.ph, k.pw}, .ceil_mode = k.ceil});
+      Tensor y_only;
+      {
+        NoGradGuard no_grad;
+        y_only = F::max_pool2d(xt, {k.kh, k.kw}, {.stride = {k.sh, k.sw}, .padding = {k.ph, k.pw}, .ceil_mode = k.ceil});
+      }
+      auto [ry, ridx] = brute_max_pool2d(x, k.kh, k.kw, k.sh, k.sw, k.ph, k.pw, y.size(2), y.size(3));
+      EXPECT_TRUE(allclose(y.to(kFloat64), ry, 0, 0, /*equal_nan=*/true)) << k.h << "x" << k.w;
+      EXPECT_TRUE(allclose(y_only.to(kFloat64), ry, 0, 0, /*equal_nan=*/true)) << k.h << "x" << k.w;
+      EXPECT_TRUE(idx.equal(ridx)) << k.h << "x" << k.w << " kernel " << k.kh << "x" << k.kw;
+    }
+  }
+}
+
+}  // namespace ember

@@ -18,6 +18,14 @@ memory::dims weight_dims(const Tensor& w, int64_t groups) {
   return d;
 }
 
+// The weight (or its gradient) as oneDNN memory, described by its strides
+// (row-major or channels-last), viewed as [G, O/G, I/G, k...] when grouped.
+memory weight_memory(const Tensor& w, int64_t groups) {
+  memory::dims strides = to_dims(w.strides());
+  if (groups > 1) strides.insert(strides.begin(), strides[0] * (w.size(0) / groups));
+  return wrap(memory::desc(weight_dims(w, groups), dt::f32, strides), w);
+}
+
 memory::dims dilates(const ConvParams& p) {
   memory::dims d;
   for (int64_t v : p.dilation) d.push_back(v - 1);
@@ -67,7 +75,7 @@ void conv_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, cons
   const int64_t nd = x.dim();
   memory src = reordered(wrap(memory::desc(to_dims(x.sizes()), dt::f32, plain_tag(nd, p.channels_last)), x),
                          f->pd.src_desc(), keep);
-  memory wm = reordered(wrap(memory::desc(weight_dims(w, p.groups), dt::f32, weight_tag(nd - 2, p.groups > 1)), w),
+  memory wm = reordered(weight_memory(w, p.groups),
                         f->pd.weights_desc(), keep);
   memory user_dst = wrap(memory::desc(to_dims(y.sizes()), dt::f32, plain_tag(nd, p.channels_last)), y);
   const bool direct = f->pd.dst_desc() == user_dst.get_desc();
@@ -98,7 +106,7 @@ void conv_backward_data_kernel(const Tensor& gy, const Tensor& w, const Tensor& 
   const int64_t nd = gx.dim();
   memory dy = reordered(wrap(memory::desc(to_dims(gy.sizes()), dt::f32, plain_tag(nd, p.channels_last)), gy),
                         f->pd.diff_dst_desc(), keep);
-  memory wm = reordered(wrap(memory::desc(weight_dims(w, p.groups), dt::f32, weight_tag(nd - 2, p.groups > 1)), w),
+  memory wm = reordered(weight_memory(w, p.groups),
                         f->pd.weights_desc(), keep);
   memory user_dx = wrap(memory::desc(to_dims(gx.sizes()), dt::f32, plain_tag(nd, p.channels_last)), gx);
   const bool direct = f->pd.diff_src_desc() == user_dx.get_desc();
@@ -134,8 +142,7 @@ void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, const Tensor
                          f->pd.src_desc(), keep);
   memory dy = reordered(wrap(memory::desc(to_dims(gy.sizes()), dt::f32, plain_tag(nd, p.channels_last)), gy),
                         f->pd.diff_dst_desc(), keep);
-  memory user_dw =
-      wrap(memory::desc(weight_dims(gw, p.groups), dt::f32, weight_tag(nd - 2, p.groups > 1)), gw);
+  memory user_dw = weight_memory(gw, p.groups);
   const bool direct = f->pd.diff_weights_desc() == user_dw.get_desc();
   memory dw = direct ? user_dw : scratch(f->pd.diff_weights_desc(), keep);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}};

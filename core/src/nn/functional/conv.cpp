@@ -47,6 +47,13 @@ Tensor dense(const Tensor& t, const ConvParams& p) {
   return p.channels_last ? t.contiguous(cl_format(t.dim())) : t.contiguous();
 }
 
+// A weight the kernels read as it is (row-major or dense channels-last; the
+// kernels describe it by its strides), else a row-major copy.
+Tensor dense_weight(const Tensor& w) {
+  if (w.is_contiguous() || ((w.dim() == 4 || w.dim() == 5) && w.is_contiguous(cl_format(w.dim())))) return w;
+  return w.contiguous();
+}
+
 Tensor new_activation(IntArrayRef sizes, DType dtype, const ConvParams& p) {
   if (p.channels_last) return empty_strided(sizes, strides_for(sizes, cl_format(static_cast<int64_t>(sizes.size()))),
                                             TensorOptions(dtype));
@@ -179,7 +186,7 @@ Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
     if (b.defined()) y.add_(bias_view(b, nspatial(p)));
     return y;
   }
-  conv_forward_stub(x.device())(dense(x, p), w.contiguous(), b.defined() ? b.contiguous() : b, y, p);
+  conv_forward_stub(x.device())(dense(x, p), dense_weight(w), b.defined() ? b.contiguous() : b, y, p);
   return y;
 }
 
@@ -191,7 +198,7 @@ Tensor raw_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef x_sizes, co
   Tensor gx = new_activation(x_sizes, gy.dtype(), p);
   if (gx.numel() == 0) return gx;
   if (gy.numel() == 0 || w.numel() == 0) return gx.zero_();
-  conv_backward_data_stub(gy.device())(dense(gy, p), w.contiguous(), gx, p);
+  conv_backward_data_stub(gy.device())(dense(gy, p), dense_weight(w), gx, p);
   return gx;
 }
 
@@ -200,7 +207,10 @@ Tensor raw_weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef w_sizes, c
     if (gb) *gb = gy.sum(reduce_dims_but_1(gy.dim()));
     return conv_weight_grad_cols(x, gy, w_sizes, p);
   }
-  Tensor gw = empty(w_sizes, TensorOptions(x.dtype()));
+  Tensor gw = p.weight_channels_last
+                  ? empty_strided(w_sizes, strides_for(w_sizes, cl_format(static_cast<int64_t>(w_sizes.size()))),
+                                  TensorOptions(x.dtype()))
+                  : empty(w_sizes, TensorOptions(x.dtype()));
   if (gb) *gb = empty({w_sizes[0]}, TensorOptions(x.dtype()));
   if (gw.numel() == 0) {
     if (gb) gb->zero_();
@@ -384,6 +394,8 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
     p.padding_r[i] = (out - 1) * p.stride[i] + span - x.size(2 + i) - p.padding_l[i];
   }
   p.channels_last = wants_channels_last(x, weight);
+  p.weight_channels_last = (weight.dim() == 4 || weight.dim() == 5) && !weight.is_contiguous() &&
+                           weight.is_contiguous(cl_format(weight.dim()));
   Tensor y = conv_op(x, weight, o.bias, p);
   return unbatched ? y.squeeze(0) : y;
 }
@@ -417,6 +429,8 @@ Tensor conv_transpose_nd(const char* op, int64_t nd, const Tensor& input, const 
     p.padding_r.push_back(pad[i] - opad[i]);
   }
   p.channels_last = wants_channels_last(x, weight);
+  p.weight_channels_last = (weight.dim() == 4 || weight.dim() == 5) && !weight.is_contiguous() &&
+                           weight.is_contiguous(cl_format(weight.dim()));
   Tensor y = conv_input_grad_op(x, weight, o.bias, out_sizes, p, "convolution");
   return unbatched ? y.squeeze(0) : y;
 }

@@ -14,8 +14,12 @@ struct ConvParams {
   DimVector stride, padding_l, padding_r, dilation;
   int64_t groups = 1;
   // Activations (x, y, their gradients) are dense channels-last (nwc, nhwc,
-  // ndhwc) rather than row-major; weights are always row-major.
+  // ndhwc) rather than row-major.
   bool channels_last = false;
+  // The weight is dense channels-last (a model converted with
+  // to(ChannelsLast)); its gradient is made in the same layout. Kernels read
+  // weights of either layout through their strides.
+  bool weight_channels_last = false;
 };
 
 // y = conv(x, w) + b (b may be undefined). x [N, C, in...], w [O, C/groups,
