@@ -221,6 +221,39 @@ TEST(NnFunctionalConv, ChannelsLastWeightsAndTheirGradients) {
   }
 }
 
+// Reordered weights are cached with the weight's storage (Note [Reordered
+// weight cache]): every in-place write, views of one storage, and a
+// data_ptr() write followed by bump_version() are seen by the next call.
+TEST(NnFunctionalConv, ReorderedWeightCacheFollowsWrites) {
+  for (MemoryFormat fmt : {MemoryFormat::Contiguous, MemoryFormat::ChannelsLast}) {
+    Tensor x = randn({1, 8, 10, 10}).contiguous(fmt);
+    Tensor w = randn({16, 8, 3, 3}).contiguous(fmt);
+    auto fresh = [&](const Tensor& weight) { return F::conv2d(x, weight.clone(), {.padding = 1}); };
+    Tensor y1 = F::conv2d(x, w, {.padding = 1});
+    expect_tensor_near(F::conv2d(x, w, {.padding = 1}), y1, 0, 0);  // a cache hit: the same result
+    {
+      NoGradGuard no_grad;  // as an optimizer step
+      w.mul_(2);
+    }
+    expect_tensor_near(F::conv2d(x, w, {.padding = 1}), y1 * 2, 1e-5, 1e-5);
+    Tensor w2 = randn({16, 8, 3, 3});
+    w.copy_(w2);
+    expect_tensor_near(F::conv2d(x, w, {.padding = 1}), fresh(w2), 1e-5, 1e-5);
+    w.contiguous().data_ptr<float>();  // (no write)
+    float* p = w.data_ptr<float>();
+    p[0] += 1.0f;
+    w.bump_version();
+    expect_tensor_near(F::conv2d(x, w, {.padding = 1}), fresh(w), 1e-5, 1e-5);
+  }
+  Tensor x = randn({2, 8, 6, 6});
+  Tensor both = randn({2, 16, 8, 3, 3});
+  Tensor wa = both[0], wb = both[1];
+  for (int i = 0; i < 2; ++i) {
+    expect_tensor_near(F::conv2d(x, wa), F::conv2d(x, wa.clone()), 1e-5, 1e-5);
+    expect_tensor_near(F::conv2d(x, wb), F::conv2d(x, wb.clone()), 1e-5, 1e-5);
+  }
+}
+
 TEST(NnFunctionalConv, Errors) {
   Tensor w = zeros({4, 3, 3, 3});
   expect_error([&] { F::conv2d(zeros({2, 3}), w); }, "conv2d: Expected 3D (unbatched) or 4D (batched) input");

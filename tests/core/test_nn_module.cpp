@@ -222,6 +222,30 @@ TEST(NnInit, GainsFansAndDistributions) {
   expect_tensor_near(e, eye(2, 3));
 }
 
+// SkipInitGuard: initializers still check their arguments but write nothing,
+// for this thread and this scope only (modules built meanwhile keep what
+// their fresh memory holds).
+TEST(NnInit, SkipInitGuard) {
+  Tensor w = full({4, 3}, 7.0f);
+  {
+    nn::init::SkipInitGuard skip;
+    EXPECT_TRUE(nn::init::is_init_skipped());
+    nn::init::kaiming_normal_(w);
+    nn::init::uniform_(w);
+    nn::init::constant_(w, 1);
+    nn::init::orthogonal_(w);
+    EXPECT_TRUE(w.eq(7.0f).all().item<bool>());
+    expect_error([&] { nn::init::eye_(zeros({2, 2, 2})); }, "only 2-d tensors");
+    {
+      nn::init::SkipInitGuard nested;
+    }
+    EXPECT_TRUE(nn::init::is_init_skipped());
+  }
+  EXPECT_FALSE(nn::init::is_init_skipped());
+  nn::init::constant_(w, 1);
+  EXPECT_TRUE(w.eq(1.0f).all().item<bool>());
+}
+
 }  // namespace
 }  // namespace ember
 

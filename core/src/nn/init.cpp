@@ -37,6 +37,14 @@ double erfinv(double x) {
 }
 }  // namespace
 
+namespace {
+thread_local bool skip_init = false;
+}  // namespace
+
+SkipInitGuard::SkipInitGuard() : prev_(skip_init) { skip_init = true; }
+SkipInitGuard::~SkipInitGuard() { skip_init = prev_; }
+bool is_init_skipped() { return skip_init; }
+
 double calculate_gain(const std::string& nl, double param) {
   if (nl == "linear" || nl == "conv1d" || nl == "conv2d" || nl == "conv3d" || nl == "conv_transpose1d" ||
       nl == "conv_transpose2d" || nl == "conv_transpose3d" || nl == "sigmoid")
@@ -58,6 +66,7 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
 
 Tensor& uniform_(Tensor& t, double a, double b, Generator* g) {
   check_defined(t, "uniform_");
+  if (skip_init) return t;
   NoGradGuard no_grad;
   t.uniform_(a, b, g);
   return t;
@@ -65,6 +74,7 @@ Tensor& uniform_(Tensor& t, double a, double b, Generator* g) {
 
 Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
   check_defined(t, "normal_");
+  if (skip_init) return t;
   NoGradGuard no_grad;
   t.normal_(mean, std, g);
   return t;
@@ -73,6 +83,7 @@ Tensor& normal_(Tensor& t, double mean, double std, Generator* g) {
 Tensor& trunc_normal_(Tensor& t, double mean, double std, double a, double b, Generator* g) {
   check_defined(t, "trunc_normal_");
   EMBER_CHECK(a < b, "init.trunc_normal_: a (", a, ") must be below b (", b, ")");
+  if (skip_init) return t;
   NoGradGuard no_grad;
   auto norm_cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
   const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
@@ -86,6 +97,7 @@ Tensor& trunc_normal_(Tensor& t, double mean, double std, double a, double b, Ge
 
 Tensor& constant_(Tensor& t, double value) {
   check_defined(t, "constant_");
+  if (skip_init) return t;
   NoGradGuard no_grad;
   t.fill_(value);
   return t;
@@ -95,6 +107,7 @@ Tensor& zeros_(Tensor& t) { return constant_(t, 0); }
 
 Tensor& eye_(Tensor& t) {
   EMBER_CHECK(t.dim() == 2, "init.eye_: only 2-d tensors are supported, got sizes ", t.sizes());
+  if (skip_init) return t;
   NoGradGuard no_grad;
   t.copy_(eye(t.size(0), t.size(1), t.options()));
   return t;
@@ -105,6 +118,7 @@ Tensor& dirac_(Tensor& t, int64_t groups) {
               t.sizes());
   EMBER_CHECK(groups > 0 && t.size(0) % groups == 0, "init.dirac_: dim 0 (", t.size(0), ") must be divisible by groups (",
               groups, ")");
+  if (skip_init) return t;
   NoGradGuard no_grad;
   t.zero_();
   const int64_t out_per_group = t.size(0) / groups;
@@ -153,7 +167,7 @@ Tensor& kaiming_normal_(Tensor& t, double a, FanMode mode, const std::string& no
 Tensor& orthogonal_(Tensor& t, double gain, Generator* g) {
   EMBER_CHECK(t.dim() >= 2, "init.orthogonal_: only tensors with 2 or more dimensions are supported, got sizes ",
               t.sizes());
-  if (t.numel() == 0) return t;
+  if (t.numel() == 0 || skip_init) return t;
   NoGradGuard no_grad;
   const int64_t rows = t.size(0), cols = t.numel() / rows;
   // QR of a normal matrix by modified Gram-Schmidt in double: the columns of
@@ -184,6 +198,7 @@ Tensor& orthogonal_(Tensor& t, double gain, Generator* g) {
 Tensor& sparse_(Tensor& t, double sparsity, double std, Generator* g) {
   EMBER_CHECK(t.dim() == 2, "init.sparse_: only 2-d tensors are supported, got sizes ", t.sizes());
   EMBER_CHECK(sparsity >= 0 && sparsity <= 1, "init.sparse_: sparsity must be in [0, 1], got ", sparsity);
+  if (skip_init) return t;
   NoGradGuard no_grad;
   const int64_t rows = t.size(0), cols = t.size(1);
   const auto num_zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));

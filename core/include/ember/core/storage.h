@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 
 #include "ember/core/allocator.h"
 #include "ember/core/intrusive_ptr.h"
@@ -27,6 +28,12 @@ class StorageImpl : public RefCounted {
   uint64_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Data a backend derived from these bytes and keeps for reuse, freed with
+  // the storage (e.g. oneDNN's reordered convolution weights, Note [Reordered
+  // weight cache] in kernels/cpu/dnnl_utils.cpp). The backend owns the format
+  // and the locking, and must check version() before trusting it.
+  std::shared_ptr<void>& derived_data() { return derived_; }
+
  private:
   void* data_ = nullptr;
   size_t nbytes_ = 0;
@@ -34,6 +41,7 @@ class StorageImpl : public RefCounted {
   Allocator* allocator_ = nullptr;
   std::function<void(void*)> deleter_;
   std::atomic<uint64_t> version_{0};
+  std::shared_ptr<void> derived_;
 };
 
 using Storage = intrusive_ptr<StorageImpl>;

@@ -12,6 +12,24 @@ namespace ember::nn::init {
 
 enum class FanMode { FanIn, FanOut };
 
+// While a SkipInitGuard lives (per thread), the initializers below check
+// their arguments and return without writing: modules built meanwhile keep
+// uninitialized parameters (PyTorch's torch.nn.utils.skip_init). For models
+// whose weights are loaded right after, e.g.
+//   { nn::init::SkipInitGuard skip; net = models::resnet152(); }
+//   net->load_state_dict(weights);
+class SkipInitGuard {
+ public:
+  SkipInitGuard();
+  ~SkipInitGuard();
+  SkipInitGuard(const SkipInitGuard&) = delete;
+  SkipInitGuard& operator=(const SkipInitGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+bool is_init_skipped();
+
 // Recommended gain for a nonlinearity: "linear", "conv1d".."conv_transpose3d",
 // "sigmoid" (1), "tanh" (5/3), "relu" (sqrt 2), "leaky_relu" (sqrt(2/(1+a^2)),
 // param = negative slope, default 0.01), "selu" (3/4).

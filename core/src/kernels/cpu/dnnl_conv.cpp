@@ -75,8 +75,7 @@ void conv_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, cons
   const int64_t nd = x.dim();
   memory src = reordered(wrap(memory::desc(to_dims(x.sizes()), dt::f32, plain_tag(nd, p.channels_last)), x),
                          f->pd.src_desc(), keep);
-  memory wm = reordered(weight_memory(w, p.groups),
-                        f->pd.weights_desc(), keep);
+  memory wm = reordered_cached(w, weight_memory(w, p.groups), f->pd.weights_desc(), keep);
   memory user_dst = wrap(memory::desc(to_dims(y.sizes()), dt::f32, plain_tag(nd, p.channels_last)), y);
   const bool direct = f->pd.dst_desc() == user_dst.get_desc();
   memory dst = direct ? user_dst : scratch(f->pd.dst_desc(), keep);
@@ -106,8 +105,7 @@ void conv_backward_data_kernel(const Tensor& gy, const Tensor& w, const Tensor& 
   const int64_t nd = gx.dim();
   memory dy = reordered(wrap(memory::desc(to_dims(gy.sizes()), dt::f32, plain_tag(nd, p.channels_last)), gy),
                         f->pd.diff_dst_desc(), keep);
-  memory wm = reordered(weight_memory(w, p.groups),
-                        f->pd.weights_desc(), keep);
+  memory wm = reordered_cached(w, weight_memory(w, p.groups), f->pd.weights_desc(), keep);
   memory user_dx = wrap(memory::desc(to_dims(gx.sizes()), dt::f32, plain_tag(nd, p.channels_last)), gx);
   const bool direct = f->pd.diff_src_desc() == user_dx.get_desc();
   memory dx = direct ? user_dx : scratch(f->pd.diff_src_desc(), keep);

@@ -36,6 +36,11 @@ dnnl::memory wrap(const dnnl::memory::desc& d, const Tensor& t);
 // reordered copy in a buffer owned by `keep` (so it lives until execution).
 dnnl::memory reordered(const dnnl::memory& user, const dnnl::memory::desc& want,
                        std::vector<Tensor>& keep);
+// `user` (the memory over tensor t's data) in layout `want`, kept with t's
+// storage and reused while the storage's version is unchanged (Note
+// [Reordered weight cache]): for operands that change rarely (weights).
+dnnl::memory reordered_cached(const Tensor& t, const dnnl::memory& user, const dnnl::memory::desc& want,
+                              std::vector<Tensor>& keep);
 // A buffer of layout `d` owned by `keep` (a primitive's output in its own layout).
 dnnl::memory scratch(const dnnl::memory::desc& d, std::vector<Tensor>& keep);
 // Copies src into dst (any layouts, same logical shape) and waits.
