@@ -8,16 +8,19 @@
 namespace ember::datasets {
 
 std::string CollatePath::str() const {
-  std::string suffix;
-  for (const CollatePath* p = this; p != nullptr; p = p->parent) {
-    switch (p->kind) {
-      case Kind::Root: suffix = "sample" + suffix; break;
-      case Kind::Index: suffix = "[" + std::to_string(p->index) + "]" + suffix; break;
-      case Kind::Key: suffix = "[\"" + std::string(p->name) + "\"]" + suffix; break;
-      case Kind::Field: suffix = "." + std::string(p->name) + suffix; break;
+  std::vector<const CollatePath*> chain;
+  for (const CollatePath* p = this; p != nullptr; p = p->parent) chain.push_back(p);
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const CollatePath& p = **it;
+    switch (p.kind) {
+      case Kind::Root: out.append("sample"); break;
+      case Kind::Index: out.append("[").append(std::to_string(p.index)).append("]"); break;
+      case Kind::Key: out.append("[\"").append(p.name).append("\"]"); break;
+      case Kind::Field: out.append(".").append(p.name); break;
     }
   }
-  return suffix;
+  return out;
 }
 
 namespace detail {

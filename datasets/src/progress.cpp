@@ -160,7 +160,7 @@ void ProgressBar::close() {
   if (closed_) return;
   closed_ = true;
   if (plain_) {
-    draw();
+    if (drawn_n_ != n_) draw();  // unless the last line already shows the end
     return;
   }
   if (options_.leave) {
@@ -174,6 +174,7 @@ void ProgressBar::close() {
 
 void ProgressBar::draw() {
   const std::string line = format(plain_, ncols_);
+  drawn_n_ = n_;
   if (plain_) {
     *out_ << line << '\n';
   } else {

@@ -145,13 +145,13 @@ class DataLoader {
     }
 
     Batch& operator*() const { return *current_; }
-    Batch* operator->() const { return &*current_; }
+    Batch* operator->() const { return current_.get(); }
     Iterator& operator++() {
       advance();
       return *this;
     }
     void operator++(int) { advance(); }
-    friend bool operator==(const Iterator& it, std::default_sentinel_t) { return !it.current_.has_value(); }
+    friend bool operator==(const Iterator& it, std::default_sentinel_t) { return it.current_ == nullptr; }
 
    private:
     friend class DataLoader;
@@ -159,17 +159,21 @@ class DataLoader {
 
     void advance() {
       current_.reset();
+      std::optional<Batch> next;
       try {
-        current_ = run_->next();
+        next = run_->next();
       } catch (...) {
         run_->shutdown();
         throw;
       }
-      if (!current_) run_->shutdown();
+      if (next) current_ = std::make_unique<Batch>(std::move(*next));
+      else run_->shutdown();
     }
 
     std::shared_ptr<detail::EpochRun<Batch>> run_;
-    mutable std::optional<Batch> current_;
+    // On the heap rather than in a std::optional: GCC 12 reports false
+    // -Wmaybe-uninitialized warnings through optional<Tensor> in range-for loops.
+    std::unique_ptr<Batch> current_;
   };
 
  private:

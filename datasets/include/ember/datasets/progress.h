@@ -120,6 +120,7 @@ class ProgressBar {
   bool plain_ = true;
   int ncols_ = 80;
   int64_t n_ = 0;
+  int64_t drawn_n_ = -1;
   double start_ = 0;
   double last_draw_ = 0;
   bool closed_ = false;

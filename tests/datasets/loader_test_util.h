@@ -1,0 +1,85 @@
+#pragma once
+// Datasets and helpers shared by the DataLoader tests.
+#include <dirent.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <ember/datasets/data_loader.h>
+#include <ember/ember.h>
+
+namespace ember::testing {
+
+// The message of the ember::Error that f throws ("" when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Threads of this process right now.
+inline int count_threads() {
+  int n = 0;
+  DIR* dir = opendir("/proc/self/task");
+  while (dirent* entry = readdir(dir))
+    if (entry->d_name[0] != '.') ++n;
+  closedir(dir);
+  return n;
+}
+
+// Runs an op that starts this thread's OpenMP team, so that later thread
+// counts only see the loader's threads.
+inline void warm_up_threads() { (void)(randn({1 << 18}) + 1).sum(); }
+
+// A unique number per thread (std::thread::id values are reused after join).
+inline int64_t thread_serial() {
+  static std::atomic<int64_t> next{0};
+  thread_local int64_t serial = next++;
+  return serial;
+}
+
+inline void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+inline std::vector<int64_t> to_vector(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+
+// Sample i is i; get() runs `hook(i)` first and counts calls and how many run at once.
+class CountingDataset : public datasets::Dataset<int64_t> {
+ public:
+  explicit CountingDataset(int64_t n, std::function<void(int64_t)> hook = nullptr) : n_(n), hook_(std::move(hook)) {}
+  int64_t get(int64_t index) override {
+    EMBER_CHECK(index >= 0 && index < n_, "CountingDataset: index ", index, " out of range");
+    const int64_t now = ++active;
+    int64_t seen = max_active.load();
+    while (now > seen && !max_active.compare_exchange_weak(seen, now)) {
+    }
+    ++calls;
+    struct Leave {
+      std::atomic<int64_t>& a;
+      ~Leave() { --a; }
+    } leave{active};
+    if (hook_) hook_(index);
+    return index;
+  }
+  int64_t size() const override { return n_; }
+
+  std::atomic<int64_t> calls{0};
+  std::atomic<int64_t> active{0};
+  std::atomic<int64_t> max_active{0};
+
+ private:
+  int64_t n_;
+  std::function<void(int64_t)> hook_;
+};
+
+}  // namespace ember::testing
