@@ -35,6 +35,30 @@ inline int count_threads() {
   return n;
 }
 
+// The thread count once it settles at `expected` (an exited thread can stay
+// listed for a moment after join returns), or the last count after 5 s.
+inline int count_threads_settled(int expected) {
+  int n = count_threads();
+  for (int i = 0; i < 5000 && n != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    n = count_threads();
+  }
+  return n;
+}
+
+// The thread count once it stops changing for 20 ms (threads of an earlier
+// test that were just joined may still be listed).
+inline int stable_thread_count() {
+  int n = count_threads();
+  for (int same = 0, i = 0; same < 20 && i < 5000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const int m = count_threads();
+    same = m == n ? same + 1 : 0;
+    n = m;
+  }
+  return n;
+}
+
 // Runs an op that starts this thread's OpenMP team, so that later thread
 // counts only see the loader's threads.
 inline void warm_up_threads() { (void)(randn({1 << 18}) + 1).sum(); }

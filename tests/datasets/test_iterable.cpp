@@ -184,7 +184,7 @@ TEST(IterableDataLoader, TimeoutNamesTheWorker) {
 
 TEST(IterableDataLoader, BreakAndDestructionStopTheWorkers) {
   warm_up_threads();
-  const int baseline = count_threads();
+  const int baseline = stable_thread_count();
   auto stream = std::make_shared<RangeStream>(100000, true, -1, /*sleep=*/1);
   for (bool persistent : {false, true}) {
     auto loader = std::make_unique<DataLoader<int64_t>>(
@@ -198,7 +198,7 @@ TEST(IterableDataLoader, BreakAndDestructionStopTheWorkers) {
     }
     auto it = loader->begin();
     loader.reset();
-    EXPECT_EQ(count_threads(), baseline);
+    EXPECT_EQ(count_threads_settled(baseline), baseline);
     EXPECT_LT(stream->produced.load(), 100000);
   }
 }
