@@ -316,53 +316,79 @@ TEST(DataLoader, PrefetchKeepsAtMostFactorTimesWorkersBatchesInFlight) {
   }
 }
 
-TEST(DataLoader, WorkersRunOneIntraOpThreadAndSeeWorkerInfo) {
-  const int main_threads = get_num_threads();
-  std::mutex mutex;
-  std::set<int> thread_counts;
-  std::set<int64_t> ids;
-  std::set<int64_t> num_workers;
-  auto dataset = std::make_shared<CountingDataset>(40, [&](int64_t) {
-    std::optional<WorkerInfo> info = get_worker_info();
-    std::lock_guard<std::mutex> lock(mutex);
-    thread_counts.insert(get_num_threads());
-    ids.insert(info ? info->id : -1);
-    num_workers.insert(info ? info->num_workers : -1);
-  });
-  DataLoader loader(dataset, {.batch_size = 1, .num_workers = 3});
-  for (auto& batch : loader) {
-    (void)batch;
-    sleep_ms(1);
+TEST(DataLoader, WorkersShareTheCallersIntraOpThreads) {
+  // Note [Threads in workers]: N workers get max(1, T / N) threads each, T
+  // being the caller's count, which stays as it was.
+  const int caller = get_num_threads();
+  for (int64_t workers : {1, 2, 3}) {
+    std::mutex mutex;
+    std::set<int> thread_counts;
+    std::set<int64_t> ids;
+    std::set<int64_t> num_workers;
+    auto dataset = std::make_shared<CountingDataset>(40, [&](int64_t) {
+      std::optional<WorkerInfo> info = get_worker_info();
+      std::lock_guard<std::mutex> lock(mutex);
+      thread_counts.insert(get_num_threads());
+      ids.insert(info ? info->id : -1);
+      num_workers.insert(info ? info->num_workers : -1);
+    });
+    DataLoader loader(dataset, {.batch_size = 1, .num_workers = workers});
+    for (auto& batch : loader) {
+      (void)batch;
+      sleep_ms(1);
+    }
+    EXPECT_EQ(thread_counts, std::set<int>{std::max<int>(1, caller / static_cast<int>(workers))}) << workers;
+    EXPECT_EQ(num_workers, std::set<int64_t>{workers});
+    for (int64_t id : ids) EXPECT_TRUE(id >= 0 && id < workers) << id;
+    EXPECT_EQ(get_num_threads(), caller);  // the caller's setting is untouched
+    EXPECT_FALSE(get_worker_info().has_value());
   }
-  EXPECT_EQ(thread_counts, std::set<int>{1});
-  EXPECT_EQ(num_workers, std::set<int64_t>{3});
-  for (int64_t id : ids) EXPECT_TRUE(id >= 0 && id < 3) << id;
-  EXPECT_EQ(get_num_threads(), main_threads);  // the caller's setting is untouched
-  EXPECT_FALSE(get_worker_info().has_value());
+
+  // A caller on one thread gives its workers one each.
+  std::set<int> counts;
+  std::mutex mutex;
+  auto dataset = std::make_shared<CountingDataset>(8, [&](int64_t) {
+    std::lock_guard<std::mutex> lock(mutex);
+    counts.insert(get_num_threads());
+  });
+  set_num_threads(1);
+  {
+    DataLoader loader(dataset, {.batch_size = 1, .num_workers = 1});
+    for (auto& batch : loader) (void)batch;
+  }
+  set_num_threads(caller);
+  EXPECT_EQ(counts, std::set<int>{1});
 
   // Without workers, get() runs in the caller's thread: no WorkerInfo.
-  ids.clear();
-  DataLoader inline_loader(dataset, {.batch_size = 4});
+  std::set<bool> has_info;
+  auto plain = std::make_shared<CountingDataset>(8, [&](int64_t) { has_info.insert(get_worker_info().has_value()); });
+  DataLoader inline_loader(plain, {.batch_size = 4});
   for (auto& batch : inline_loader) (void)batch;
-  EXPECT_EQ(ids, std::set<int64_t>{-1});
+  EXPECT_EQ(has_info, std::set<bool>{false});
 }
 
-TEST(DataLoader, WorkersStartNoOpenMPTeams) {
+TEST(DataLoader, WorkersDoNotOversubscribe) {
   // A worker left at the process's thread count would start an OpenMP team of
-  // its own for each parallel op: 2 workers on 2 cores would run 4 threads.
+  // its own for each parallel op: N workers on C cores would run N * C
+  // threads. Shared out, they run at most max(C, N).
   warm_up_threads();
-  const int baseline = stable_thread_count();
-  std::atomic<int> most{0};
-  auto dataset = std::make_shared<CountingDataset>(8, [&](int64_t) {
-    (void)(randn({1 << 20}).exp() + 1).sum();  // large enough to run in parallel
-    const int n = count_threads();
-    int seen = most.load();
-    while (n > seen && !most.compare_exchange_weak(seen, n)) {
+  const int caller = get_num_threads();
+  for (int64_t workers : {1, 2, 3}) {
+    const int baseline = stable_thread_count();
+    std::atomic<int> most{0};
+    auto dataset = std::make_shared<CountingDataset>(8, [&](int64_t) {
+      (void)(randn({1 << 20}).exp() + 1).sum();  // large enough to run in parallel
+      const int n = count_threads();
+      int seen = most.load();
+      while (n > seen && !most.compare_exchange_weak(seen, n)) {
+      }
+    });
+    {
+      DataLoader loader(dataset, {.batch_size = 1, .num_workers = workers, .persistent_workers = true});
+      for (auto& batch : loader) (void)batch;
     }
-  });
-  DataLoader loader(dataset, {.batch_size = 1, .num_workers = 2, .persistent_workers = true});
-  for (auto& batch : loader) (void)batch;
-  EXPECT_LE(most.load(), baseline + 2);
+    EXPECT_LE(most.load(), baseline + std::max<int>(caller, static_cast<int>(workers))) << workers << " workers";
+  }
 }
 
 TEST(DataLoader, ProgressBarOverALoader) {

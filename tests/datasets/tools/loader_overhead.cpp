@@ -2,11 +2,12 @@
 //   overhead: microseconds per batch over a trivial dataset (get() returns its
 //             index), for 0, 1, 2 workers, batch sizes 1 and 64, fresh and
 //             persistent workers;
-//   threads:  an epoch of image-like samples (elementwise work in get()) while
-//             the caller runs a GEMM "training step" per batch, with the
-//             workers at 1 intra-op thread (the loader's setting) or forced
-//             back to the process default inside get() (what a loader that
-//             left OpenMP alone would do).
+//   threads:  epochs of image-like samples (elementwise work in get()), alone
+//             or while the caller runs a GEMM "training step" per batch, with
+//             the workers' intra-op threads at the loader's default
+//             (Note [Threads in workers]), forced to 1 inside get() (torch's
+//             choice) or forced to the caller's count (what a loader that left
+//             OpenMP alone would do).
 // Build: cmake --build build --target ember_loader_overhead; run it on an idle machine.
 #include <omp.h>
 #include <sys/resource.h>
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <ember/datasets/data_loader.h>
@@ -95,32 +98,51 @@ int main() {
     }
   }
 
-  std::printf("\n== worker intra-op threads: 256 samples 3x224x224, batch 16 (median of 5 epochs) ==\n");
+  // Rounds alternate the two settings so that load from other processes hits
+  // both alike; medians over the rounds.
+  const int rounds = 11;
+  std::printf("\n== worker intra-op threads: 256 samples 3x224x224, batch 16, median of %d alternating epochs ==\n",
+              rounds);
   Tensor w = randn({384, 384});
   for (bool train : {false, true}) {
     std::printf("%s\n", train ? "with a GEMM step per batch in the caller (9 x [16,384]x[384,384])" : "loading only");
     for (int64_t workers : {1, 2, 4}) {
-      for (int forced : {0, omp_get_max_threads()}) {
-        auto dataset = std::make_shared<Images>(256, forced);
-        DataLoader loader(dataset, {.batch_size = 16, .num_workers = workers, .persistent_workers = true, .seed = 0});
+      struct Setting {
+        const char* name;
+        std::unique_ptr<DataLoader<std::pair<Tensor, int64_t>>> loader;
         std::vector<double> wall, cpu;
-        for (int epoch = 0; epoch < 6; ++epoch) {
+      };
+      std::vector<Setting> settings;
+      for (int forced : {0, 1, omp_get_max_threads()}) {
+        static const std::string names[] = {"loader default", "1 (torch's)", "caller's"};
+        const char* name = forced == 0 ? names[0].c_str() : forced == 1 ? names[1].c_str() : names[2].c_str();
+        Setting s{name, nullptr, {}, {}};
+        s.loader = std::make_unique<DataLoader<std::pair<Tensor, int64_t>>>(
+            std::make_shared<Images>(256, forced),
+            DataLoaderOptions{.batch_size = 16, .num_workers = workers, .persistent_workers = true, .seed = 0});
+        settings.push_back(std::move(s));
+      }
+      for (int round = 0; round <= rounds; ++round) {
+        for (size_t i = 0; i < settings.size(); ++i) {
+          Setting& s = settings[(i + static_cast<size_t>(round)) % settings.size()];
           const double c0 = cpu_seconds();
           auto t0 = std::chrono::steady_clock::now();
-          for (auto& [images, labels] : loader) {
+          for (auto& [images, labels] : *s.loader) {
             if (!train) continue;
             Tensor h = images.view({16, -1}).narrow(1, 0, 384).matmul(w);
-            for (int i = 0; i < 8; ++i) h = h.matmul(w).tanh();
+            for (int k = 0; k < 8; ++k) h = h.matmul(w).tanh();
           }
-          if (epoch == 0) continue;  // warm-up
-          wall.push_back(seconds_since(t0));
-          cpu.push_back(cpu_seconds() - c0);
+          if (round == 0) continue;  // warm-up
+          s.wall.push_back(seconds_since(t0));
+          s.cpu.push_back(cpu_seconds() - c0);
         }
-        std::sort(wall.begin(), wall.end());
-        std::sort(cpu.begin(), cpu.end());
-        std::printf("  workers %lld, threads per worker %-20s wall %.3f s, cpu %.3f s\n",
-                    static_cast<long long>(workers), forced ? "= caller's (forced)" : "1 (loader default)", wall[2],
-                    cpu[2]);
+      }
+      for (Setting& s : settings) {
+        std::sort(s.wall.begin(), s.wall.end());
+        std::sort(s.cpu.begin(), s.cpu.end());
+        std::printf("  workers %lld, threads per worker %-20s wall %.3f s [%.3f-%.3f], cpu %.3f s\n",
+                    static_cast<long long>(workers), s.name, s.wall[rounds / 2], s.wall[rounds / 4],
+                    s.wall[3 * rounds / 4], s.cpu[rounds / 2]);
       }
     }
   }

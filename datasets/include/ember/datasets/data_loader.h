@@ -203,10 +203,13 @@ class DataLoader {
     detail::WorkerPool* pool = nullptr;
     if (o.num_workers > 0) {
       if (o.persistent_workers) {
-        if (!pool_) pool_ = std::make_shared<detail::WorkerPool>(o.num_workers, o.worker_init_fn, config_->seed, epoch);
+        if (!pool_)
+          pool_ = std::make_shared<detail::WorkerPool>(o.num_workers, detail::threads_per_worker(o.num_workers),
+                                                       o.worker_init_fn, config_->seed, epoch);
         pool = pool_.get();
       } else {
-        owned = std::make_shared<detail::WorkerPool>(o.num_workers, o.worker_init_fn, config_->seed, epoch);
+        owned = std::make_shared<detail::WorkerPool>(o.num_workers, detail::threads_per_worker(o.num_workers),
+                                                     o.worker_init_fn, config_->seed, epoch);
         pool = owned.get();
       }
     }

@@ -28,15 +28,16 @@ struct WorkerContext {
 
 // A fixed set of worker threads taking jobs from one shared queue (map-style
 // datasets: any worker fetches any batch) or from a queue of their own
-// (iterable datasets: worker w runs its own stream). Each thread limits
-// intra-op parallelism to one thread for itself (Note [Threads in workers]),
+// (iterable datasets: worker w runs its own stream). Each thread sets its own
+// intra-op thread count to threads_per_worker (Note [Threads in workers]),
 // then runs worker_init_fn(id) with get_worker_info() set for `epoch` (the
 // epoch the pool is started for).
 class WorkerPool {
  public:
   using Job = std::function<void(const WorkerContext&)>;
 
-  WorkerPool(int64_t num_workers, std::function<void(int64_t)> worker_init_fn, uint64_t seed, int64_t epoch);
+  WorkerPool(int64_t num_workers, int threads_per_worker, std::function<void(int64_t)> worker_init_fn,
+             uint64_t seed, int64_t epoch);
   // Drops the jobs not yet started and joins the threads (after their
   // current job returns).
   ~WorkerPool();
@@ -50,6 +51,7 @@ class WorkerPool {
  private:
   void run(int64_t id);
 
+  int threads_per_worker_;
   std::function<void(int64_t)> worker_init_fn_;
   uint64_t seed_;
   int64_t epoch_;
@@ -61,9 +63,12 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
-// Limits OpenMP (Ember's intra-op threads) on the calling thread to n threads,
-// without touching other threads' settings. See Note [Threads in workers].
+// Sets OpenMP's thread count (Ember's intra-op threads) for the calling thread
+// only, without touching other threads' settings. See Note [Threads in workers].
 void set_thread_local_num_threads(int n);
+// The intra-op threads each of num_workers workers gets: the caller's count
+// shared out, at least 1 (Note [Threads in workers]).
+int threads_per_worker(int64_t num_workers);
 
 // Seeds derived from the loader's seed: a hash of the words (splitmix64
 // rounds), so nearby inputs give unrelated seeds.
