@@ -40,7 +40,8 @@ int threads_per_worker(int64_t num_workers) {
 
 WorkerPool::WorkerPool(int64_t num_workers, int threads_per_worker, std::function<void(int64_t)> worker_init_fn,
                        uint64_t seed, int64_t epoch)
-    : threads_per_worker_(std::max(1, threads_per_worker)),
+    : num_workers_(num_workers),
+      threads_per_worker_(std::max(1, threads_per_worker)),
       worker_init_fn_(std::move(worker_init_fn)),
       seed_(seed),
       epoch_(epoch),

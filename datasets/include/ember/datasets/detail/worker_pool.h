@@ -44,13 +44,15 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  int64_t size() const { return static_cast<int64_t>(threads_.size()); }
+  int64_t size() const { return num_workers_; }
   void submit(Job job);
   void submit_to(int64_t worker, Job job);
 
  private:
   void run(int64_t id);
 
+  // Fixed before the threads start (they read it while threads_ still grows).
+  const int64_t num_workers_;
   int threads_per_worker_;
   std::function<void(int64_t)> worker_init_fn_;
   uint64_t seed_;
