@@ -12,9 +12,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <ember/datasets/concat_dataset.h>
 #include <ember/datasets/data_loader.h>
 #include <ember/datasets/map_dataset.h>
 #include <ember/datasets/progress.h>
+#include <ember/datasets/subset.h>
 #include <ember/datasets/tensor_dataset.h>
 #include <ember/ember.h>
 
@@ -58,6 +60,39 @@ TEST(DataLoader, SequentialBatchesWithLastPartial) {
   DataLoader dropping(dataset, {.batch_size = 4, .drop_last = true});
   EXPECT_EQ(dropping.size(), 2);
   EXPECT_EQ(batches_of(dropping), (std::vector<std::vector<int64_t>>{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+}
+
+TEST(DataLoader, EmptyDatasetGivesNoBatches) {
+  auto empty = std::make_shared<CountingDataset>(0);
+  for (int64_t workers : {0, 2}) {
+    DataLoader loader(empty, {.batch_size = 4, .num_workers = workers});
+    EXPECT_EQ(loader.size(), 0);
+    EXPECT_TRUE(batches_of(loader).empty());
+    EXPECT_TRUE(loader.begin() == loader.end());
+  }
+}
+
+TEST(DataLoader, OverSubsetsAndConcatenations) {
+  auto base = std::make_shared<CountingDataset>(10);
+  Generator g(0);
+  auto [train, test] = [&] {
+    auto parts = random_split(base, {7, 3}, &g);
+    return std::pair{parts[0], parts[1]};
+  }();
+  DataLoader train_loader(train, {.batch_size = 7, .num_workers = 2});
+  DataLoader test_loader(test, {.batch_size = 7});
+  std::vector<int64_t> all = to_vector(*train_loader.begin());
+  for (int64_t v : to_vector(*test_loader.begin())) all.push_back(v);
+  std::sort(all.begin(), all.end());
+  std::vector<int64_t> expected(10);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(all, expected);
+
+  auto both = std::make_shared<ConcatDataset<int64_t>>(std::vector<DatasetPtr<int64_t>>{train, test});
+  DataLoader concat_loader(both, {.batch_size = 10, .num_workers = 1});
+  std::vector<int64_t> concatenated = to_vector(*concat_loader.begin());
+  std::sort(concatenated.begin(), concatenated.end());
+  EXPECT_EQ(concatenated, expected);
 }
 
 TEST(DataLoader, WorkersDeliverInOrderWhateverFinishesFirst) {

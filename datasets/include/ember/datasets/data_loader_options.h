@@ -38,7 +38,7 @@ struct DataLoaderOptions {
   // before it makes runs repeatable.
   std::optional<uint64_t> seed = std::nullopt;
   // Seconds to wait for a batch from the workers before raising an
-  // ember::Error; 0 waits forever.
+  // ember::Error; 0 (or infinity) waits forever.
   double timeout = 0;
   // Called in each worker thread, with its id, before it fetches anything
   // (every epoch, unless persistent_workers).

@@ -159,6 +159,10 @@ Batch collate_stream_batch(const LoaderConfig<Sample, Batch>& config, int64_t ep
   }
 }
 
+// A finite wait (0 and infinity mean none; beyond ~30 years as good as none,
+// and clear of chrono overflow).
+inline bool has_timeout(double seconds) { return seconds > 0 && seconds < 1e9; }
+
 inline std::string worker_label(int64_t id) { return " worker " + std::to_string(id); }
 
 [[noreturn]] void throw_timeout(double timeout, int64_t batch, const std::string& detail);
@@ -229,7 +233,7 @@ class MapParallelRun final : public EpochRun<Batch>,
     {
       std::unique_lock<std::mutex> lock(mutex_);
       auto ready = [&] { return results_.count(delivered_) > 0 || stop_.load(); };
-      if (config_->options.timeout > 0) {
+      if (has_timeout(config_->options.timeout)) {
         const auto limit = std::chrono::duration<double>(config_->options.timeout);
         if (!cv_.wait_for(lock, limit, ready)) {
           lock.unlock();
@@ -409,7 +413,7 @@ class IterableParallelRun final : public EpochRun<Batch>,
       {
         std::unique_lock<std::mutex> lock(mutex_);
         auto ready = [&] { return !lane.queue.empty() || lane.done || stop_.load(); };
-        if (config_->options.timeout > 0) {
+        if (has_timeout(config_->options.timeout)) {
           if (!cv_.wait_for(lock, std::chrono::duration<double>(config_->options.timeout), ready)) {
             lock.unlock();
             shutdown();
