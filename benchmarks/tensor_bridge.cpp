@@ -81,8 +81,14 @@ std::string compare(const at::Tensor& mine, const at::Tensor& peer, double rtol,
   if (mine.scalar_type() != peer.scalar_type())
     return std::string("dtype ") + c10::toString(mine.scalar_type()) + " vs " +
            c10::toString(peer.scalar_type());
-  if (!at::isFloatingType(peer.scalar_type()) && !at::isComplexType(peer.scalar_type()))
-    return at::equal(mine, peer) ? "" : "values differ";
+  if (!at::isFloatingType(peer.scalar_type()) && !at::isComplexType(peer.scalar_type())) {
+    // Integers match exactly, unless the workload allows whole units (atol >= 1,
+    // e.g. uint8 images resampled in different fixed-point arithmetic).
+    if (atol < 1) return at::equal(mine, peer) ? "" : "values differ";
+    const int64_t max_diff = (mine.to(at::kLong) - peer.to(at::kLong)).abs().max().item<int64_t>();
+    if (static_cast<double>(max_diff) <= atol) return "";
+    return "max |diff| " + std::to_string(max_diff);
+  }
   if (at::allclose(mine, peer, rtol, atol, /*equal_nan=*/true)) return "";
   const double max_diff = (mine - peer).abs().nan_to_num(INFINITY).max().item<double>();
   std::ostringstream s;

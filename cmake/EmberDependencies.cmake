@@ -83,3 +83,16 @@ if(EMBER_WITH_FFMPEG STREQUAL "ON" AND NOT EMBER_HAS_FFMPEG)
 endif()
 message(STATUS "Ember::io: audio backends SoX ${EMBER_HAS_SOX}, FFmpeg ${EMBER_HAS_FFMPEG}; "
                "video ${EMBER_HAS_FFMPEG}")
+
+# Ember::datasets reads gzipped IDX files (MNIST) through zlib and Pascal VOC's
+# XML annotations through expat (Debian's zlib1g-dev and libexpat1-dev).
+find_package(ZLIB)
+if(NOT ZLIB_FOUND)
+  message(FATAL_ERROR "zlib not found (Ember::datasets needs it): run scripts/install_deps.sh "
+                      "(Debian package zlib1g-dev)")
+endif()
+find_package(EXPAT)
+if(NOT EXPAT_FOUND)
+  message(FATAL_ERROR "expat not found (Ember::datasets needs it): run scripts/install_deps.sh "
+                      "(Debian package libexpat1-dev)")
+endif()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Ember needs. Idempotent and quiet when all are present.
 #   scripts/install_deps.sh            build + test dependencies
-#   scripts/install_deps.sh --bench    also libtorch-dev (the benchmark peer) and libfftw3-dev (the fft suite's ceiling)
+#   scripts/install_deps.sh --bench    also libtorch-dev (the benchmark peer), libfftw3-dev (the fft suite's ceiling)
+#                                      and python3-opencv (a peer of the data suite)
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
 # libsox and FFmpeg are optional for the build (EMBER_WITH_SOX / EMBER_WITH_FFMPEG);
 # libsox-fmt-all brings SoX's FLAC, Ogg Vorbis, Opus and MP3 formats.
@@ -10,12 +11,12 @@ set -euo pipefail
 # FFmpeg: Ember::io's video IO (optional at build time, EMBER_WITH_FFMPEG); the ffmpeg
 # command-line tool makes test videos in tests/io/test_video_*.cpp.
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
-          libjpeg62-turbo-dev libpng-dev
+          libjpeg62-turbo-dev libpng-dev zlib1g-dev libexpat1-dev
           libsox-dev libsox-fmt-all
           libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg)
 for arg in "$@"; do
   case "$arg" in
-    --bench) packages+=(libtorch-dev libfftw3-dev) ;;
+    --bench) packages+=(libtorch-dev libfftw3-dev python3-opencv) ;;
     --fixtures) packages+=(python3-torch python3-numpy python3-scipy
                            python3-torchvision python3-pil python3-av
                            python3-torchaudio sox) ;;

@@ -2,6 +2,7 @@
 // (jpeg_set_defaults, jpeg_set_quality(q, force_baseline)), so the bytes match.
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include <ember/core/error.h>
 #include <ember/io/image.h>
@@ -10,6 +11,7 @@
 #include "image_common.h"
 #include "interleaved_rows.h"
 #include "jpeg_common.h"
+#include "jpeg_planar_420.h"
 
 namespace ember::io {
 namespace {
@@ -70,12 +72,18 @@ struct Compressor {
 Tensor encode_jpeg(const Tensor& image, int64_t quality) {
   EMBER_CHECK(quality >= 1 && quality <= 100, "encode_jpeg: quality must be in [1, 100], got ",
               quality);
-  detail::InterleavedRows rows(detail::check_image_to_encode("encode_jpeg", image, 1, 3));
+  const Tensor checked = detail::check_image_to_encode("encode_jpeg", image, 1, 3);
+  detail::InterleavedRows rows(checked);
   const int64_t channels = rows.channels();
   EMBER_CHECK(channels != 2, "encode_jpeg: expected 1 (gray) or 3 (RGB) channels, got 2");
   EMBER_CHECK(rows.height() <= JPEG_MAX_DIMENSION && rows.width() <= JPEG_MAX_DIMENSION,
               "encode_jpeg: JPEG images are at most ", JPEG_MAX_DIMENSION, " pixels a side, got ",
               rows.width(), "x", rows.height());
+  // RGB planes ([3, H, W] rows with pixel stride 1) skip the interleave: Ember
+  // converts them to YCbCr 4:2:0 itself, bit-identical to libjpeg's own path.
+  std::optional<detail::PlanarRgb420Writer> planar;
+  if (channels == 3 && checked.stride(2) == 1 && rows.width() > 1)
+    planar.emplace(checked.data_ptr<uint8_t>(), checked.stride(0), checked.stride(1), rows.width(), rows.height());
 
   Compressor c;
   jpeg_compress_struct& cinfo = c.cinfo;
@@ -96,10 +104,16 @@ Tensor encode_jpeg(const Tensor& image, int64_t quality) {
   const bool encoded = run_guarded(c.err, [&] {
     jpeg_set_defaults(&cinfo);
     jpeg_set_quality(&cinfo, static_cast<int>(quality), TRUE);
+    const bool raw = planar.has_value() && detail::uses_default_420(cinfo);
+    if (raw) detail::PlanarRgb420Writer::prepare(cinfo);
     jpeg_start_compress(&cinfo, TRUE);
-    while (cinfo.next_scanline < cinfo.image_height) {
-      JSAMPROW row = const_cast<uint8_t*>(rows.row(cinfo.next_scanline));
-      jpeg_write_scanlines(&cinfo, &row, 1);
+    if (raw) {
+      planar->write(cinfo);
+    } else {
+      while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = const_cast<uint8_t*>(rows.row(cinfo.next_scanline));
+        jpeg_write_scanlines(&cinfo, &row, 1);
+      }
     }
     jpeg_finish_compress(&cinfo);
   });

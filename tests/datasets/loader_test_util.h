@@ -16,7 +16,7 @@ namespace ember::testing {
 
 // The message of the ember::Error that f throws ("" when it throws none).
 template <class F>
-std::string error_of(F&& f) {
+std::string thrown_message(F&& f) {
   try {
     f();
   } catch (const Error& e) {

@@ -222,37 +222,37 @@ TEST(DataLoader, OptionErrorsFollowTorch) {
   auto dataset = std::make_shared<CountingDataset>(10);
   auto sampler = std::make_shared<SequentialSampler>(10);
   auto batch_sampler = std::make_shared<BatchSampler>(sampler, 2, false);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.num_workers = -1}); }).find("num_workers option should be non-negative"),
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.num_workers = -1}); }).find("num_workers option should be non-negative"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.num_workers = 1, .timeout = -1}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.num_workers = 1, .timeout = -1}); })
                 .find("timeout option should be non-negative"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.prefetch_factor = 4}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.prefetch_factor = 4}); })
                 .find("prefetch_factor option could only be specified with num_workers > 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.num_workers = 1, .prefetch_factor = 0}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.num_workers = 1, .prefetch_factor = 0}); })
                 .find("prefetch_factor option should be positive"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.persistent_workers = true}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.persistent_workers = true}); })
                 .find("persistent_workers option needs num_workers > 0"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.shuffle = true, .sampler = sampler}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.shuffle = true, .sampler = sampler}); })
                 .find("sampler option is mutually exclusive with shuffle"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.batch_size = 2, .batch_sampler = batch_sampler}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.batch_size = 2, .batch_sampler = batch_sampler}); })
                 .find("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.batch_sampler = batch_sampler, .drop_last = true}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.batch_sampler = batch_sampler, .drop_last = true}); })
                 .find("mutually exclusive"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(dataset, {.batch_size = 0}); }).find("batch_size should be a positive integer"),
+  EXPECT_NE(thrown_message([&] { DataLoader(dataset, {.batch_size = 0}); }).find("batch_size should be a positive integer"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(DatasetPtr<int64_t>(nullptr)); }).find("the dataset is null"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { DataLoader(DatasetPtr<int64_t>(nullptr)); }).find("the dataset is null"), std::string::npos);
 }
 
 TEST(DataLoader, PinMemoryIsRefusedWithoutCuda) {
   auto dataset = std::make_shared<CountingDataset>(4);
-  const std::string message = error_of([&] { DataLoader(dataset, {.pin_memory = true}); });
+  const std::string message = thrown_message([&] { DataLoader(dataset, {.pin_memory = true}); });
   EXPECT_NE(message.find("pin_memory=true cannot be honoured: Ember has no CUDA backend yet"), std::string::npos)
       << message;
 }
@@ -294,7 +294,7 @@ TEST(DataLoader, CollateAndWorkerInitErrors) {
     if (s.front() == 4) throw Error("no fours");
     return s.front();
   });
-  const std::string collate_message = error_of([&] {
+  const std::string collate_message = thrown_message([&] {
     for (auto v : bad_collate) (void)v;
   });
   EXPECT_NE(collate_message.find("collating batch 1 (dataset indices [4, 5, 6, 7]) failed: no fours"),
@@ -304,7 +304,7 @@ TEST(DataLoader, CollateAndWorkerInitErrors) {
   DataLoader bad_init(dataset, {.batch_size = 4,
                                 .num_workers = 2,
                                 .worker_init_fn = [](int64_t) { throw std::runtime_error("cannot open the shard"); }});
-  const std::string init_message = error_of([&] {
+  const std::string init_message = thrown_message([&] {
     for (auto& v : bad_init) (void)v;
   });
   EXPECT_NE(init_message.find("worker_init_fn failed: cannot open the shard"), std::string::npos) << init_message;
@@ -318,7 +318,7 @@ TEST(DataLoader, TimeoutNamesTheBatch) {
   });
   DataLoader loader(dataset, {.batch_size = 2, .num_workers = 2, .timeout = 0.5});
   int delivered = 0;
-  const std::string message = error_of([&] {
+  const std::string message = thrown_message([&] {
     for (auto& batch : loader) {
       (void)batch;
       ++delivered;
@@ -514,7 +514,7 @@ TEST_P(DataLoaderShutdown, DestroyingTheLoaderMidEpoch) {
   loader.reset();  // stops the epoch and joins the workers while the iterator lives
   EXPECT_EQ(dataset->active.load(), 0);
   EXPECT_EQ(count_threads_settled(baseline), baseline);
-  EXPECT_NE(error_of([&] { ++it; }).find("this epoch was stopped"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { ++it; }).find("this epoch was stopped"), std::string::npos);
 }
 
 TEST_P(DataLoaderShutdown, ExceptionEscapingTheLoopBody) {
@@ -546,7 +546,7 @@ TEST_P(DataLoaderShutdown, NewEpochStopsTheUnfinishedOne) {
   auto first = loader.begin();
   auto second = loader.begin();
   EXPECT_EQ(to_vector(*second), (std::vector<int64_t>{0, 1, 2, 3}));
-  EXPECT_NE(error_of([&] { ++first; }).find("this epoch was stopped"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { ++first; }).find("this epoch was stopped"), std::string::npos);
   int64_t batches = 1;
   for (++second; second != loader.end(); ++second) ++batches;
   EXPECT_EQ(batches, 25);

@@ -44,8 +44,8 @@ TEST(Subset, IndexesThroughItsList) {
   EXPECT_EQ(subset.get(0), 107);
   EXPECT_EQ(subset.get(2), 102);
   EXPECT_EQ(subset.get(3), 109);
-  EXPECT_EQ(error_of([&] { subset.get(4); }), "Subset: index 4 is out of range for a subset of size 4");
-  EXPECT_EQ(error_of([&] { Subset(base, {1, 10}); }),
+  EXPECT_EQ(thrown_message([&] { subset.get(4); }), "Subset: index 4 is out of range for a subset of size 4");
+  EXPECT_EQ(thrown_message([&] { Subset(base, {1, 10}); }),
             "Subset: index 10 (at position 1) is out of range for a dataset of size 10");
 }
 
@@ -58,9 +58,9 @@ TEST(ConcatDataset, MapsIndicesAcrossParts) {
   std::vector<int64_t> values;
   for (int64_t i = 0; i < all.size(); ++i) values.push_back(all.get(i));
   EXPECT_EQ(values, (std::vector<int64_t>{0, 1, 2, 100, 101, 102, 103}));  // the empty part is skipped
-  EXPECT_EQ(error_of([&] { all.get(7); }), "ConcatDataset: index 7 is out of range for a dataset of size 7");
-  EXPECT_EQ(error_of([&] { all.get(-1); }), "ConcatDataset: index -1 is out of range for a dataset of size 7");
-  EXPECT_EQ(error_of([] { ConcatDataset<int64_t>({}); }), "ConcatDataset: expected at least one dataset");
+  EXPECT_EQ(thrown_message([&] { all.get(7); }), "ConcatDataset: index 7 is out of range for a dataset of size 7");
+  EXPECT_EQ(thrown_message([&] { all.get(-1); }), "ConcatDataset: index -1 is out of range for a dataset of size 7");
+  EXPECT_EQ(thrown_message([] { ConcatDataset<int64_t>({}); }), "ConcatDataset: expected at least one dataset");
 }
 
 TEST(RandomSplit, LengthsGiveDisjointSubsetsCoveringTheDataset) {
@@ -96,10 +96,10 @@ TEST(RandomSplit, FractionsFollowTorchsRounding) {
   EXPECT_EQ(datasets::detail::split_lengths(11, {0.25, 0.25, 0.25, 0.25}), (std::vector<int64_t>{3, 3, 3, 2}));
   EXPECT_EQ(datasets::detail::split_lengths(7, {0.8, 0.2}), (std::vector<int64_t>{6, 1}));
 
-  EXPECT_EQ(error_of([&] { random_split(base, {8, 3}); }),
+  EXPECT_EQ(thrown_message([&] { random_split(base, {8, 3}); }),
             "random_split: sum of input lengths (11) does not equal the length of the input dataset (10)");
-  EXPECT_EQ(error_of([&] { random_split(base, {0.5, 0.6}); }), "random_split: fractions must sum to 1, got 1.1");
-  EXPECT_EQ(error_of([&] { random_split(base, {1.5, -0.5}); }),
+  EXPECT_EQ(thrown_message([&] { random_split(base, {0.5, 0.6}); }), "random_split: fractions must sum to 1, got 1.1");
+  EXPECT_EQ(thrown_message([&] { random_split(base, {1.5, -0.5}); }),
             "random_split: fraction at index 0 is 1.5, not between 0 and 1");
 }
 
@@ -112,9 +112,9 @@ TEST(TensorDataset, RowsOfEachTensor) {
   ASSERT_EQ(row.size(), 2u);
   EXPECT_TRUE(row[0].equal(tensor({6.f, 7.f, 8.f})));
   EXPECT_EQ(row[1].item<int64_t>(), 7);
-  EXPECT_EQ(error_of([&] { TensorDataset({x, arange(3)}); }),
+  EXPECT_EQ(thrown_message([&] { TensorDataset({x, arange(3)}); }),
             "TensorDataset: size mismatch between tensors: tensor 0 has 4 rows and tensor 1 has 3");
-  EXPECT_EQ(error_of([&] { dataset.get(4); }), "TensorDataset: index 4 is out of range for a dataset of size 4");
+  EXPECT_EQ(thrown_message([&] { dataset.get(4); }), "TensorDataset: index 4 is out of range for a dataset of size 4");
 }
 
 TEST(MapDataset, TransformsAndChains) {

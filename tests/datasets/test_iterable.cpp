@@ -95,7 +95,7 @@ TEST(IterableDataLoader, WorkerRangeSplitsEvenly) {
   }
   EXPECT_EQ(next, 13);
   EXPECT_EQ(sizes, (std::vector<int64_t>{3, 3, 2, 2}));
-  EXPECT_NE(error_of([] { worker_range(0, 5, WorkerInfo{2, 2, 0}); }).find("invalid worker 2 of 2"), std::string::npos);
+  EXPECT_NE(thrown_message([] { worker_range(0, 5, WorkerInfo{2, 2, 0}); }).find("invalid worker 2 of 2"), std::string::npos);
 }
 
 TEST(IterableDataLoader, NoWorkersReadsTheWholeStream) {
@@ -163,7 +163,7 @@ TEST(IterableDataLoader, ErrorsNameTheWorkerAndStreamPosition) {
   for (int64_t workers : {0, 2}) {
     auto stream = std::make_shared<RangeStream>(20, true, /*fail_at=*/13);
     DataLoader loader(stream, {.batch_size = 2, .num_workers = workers});
-    const std::string message = error_of([&] {
+    const std::string message = thrown_message([&] {
       for (auto& batch : loader) (void)batch;
     });
     // Worker 1 of 2 reads [10, 20): 13 is its sample 3; without workers it is sample 13.
@@ -176,7 +176,7 @@ TEST(IterableDataLoader, ErrorsNameTheWorkerAndStreamPosition) {
 TEST(IterableDataLoader, TimeoutNamesTheWorker) {
   auto stream = std::make_shared<RangeStream>(8, true, -1, /*sleep=*/200);
   DataLoader loader(stream, {.batch_size = 2, .num_workers = 2, .timeout = 0.02});
-  const std::string message = error_of([&] {
+  const std::string message = thrown_message([&] {
     for (auto& batch : loader) (void)batch;
   });
   EXPECT_NE(message.find("timed out after 0.02 s waiting for batch 0 (from worker 0)"), std::string::npos) << message;
@@ -205,9 +205,9 @@ TEST(IterableDataLoader, BreakAndDestructionStopTheWorkers) {
 
 TEST(IterableDataLoader, OptionsThatNeedIndicesAreRejected) {
   auto stream = std::make_shared<RangeStream>(10);
-  EXPECT_NE(error_of([&] { DataLoader(stream, {.shuffle = true}); }).find("expected unspecified shuffle option"),
+  EXPECT_NE(thrown_message([&] { DataLoader(stream, {.shuffle = true}); }).find("expected unspecified shuffle option"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { DataLoader(stream, {.sampler = std::make_shared<SequentialSampler>(10)}); })
+  EXPECT_NE(thrown_message([&] { DataLoader(stream, {.sampler = std::make_shared<SequentialSampler>(10)}); })
                 .find("expected unspecified sampler option"),
             std::string::npos);
 }
@@ -220,7 +220,7 @@ TEST(IterableDataLoader, SizeIsUnknownWithoutTheDatasetsSize) {
     }
   };
   DataLoader loader(std::make_shared<Endless>(), {.batch_size = 3, .num_workers = 2});
-  EXPECT_NE(error_of([&] { (void)loader.size(); }).find("does not know its size"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { (void)loader.size(); }).find("does not know its size"), std::string::npos);
   int k = 0;
   for (auto& batch : loader) {
     EXPECT_EQ(batch.numel(), 3);

@@ -109,9 +109,9 @@ TEST(Samplers, RandomSamplerWithoutGeneratorDrawsFromTheDefault) {
 }
 
 TEST(Samplers, RandomSamplerErrors) {
-  EXPECT_NE(error_of([] { RandomSampler(5, {.num_samples = 0}); }).find("num_samples should be a positive integer value, but got num_samples=0"),
+  EXPECT_NE(thrown_message([] { RandomSampler(5, {.num_samples = 0}); }).find("num_samples should be a positive integer value, but got num_samples=0"),
             std::string::npos);
-  EXPECT_NE(error_of([] { RandomSampler(0); }).find("RandomSampler"), std::string::npos);
+  EXPECT_NE(thrown_message([] { RandomSampler(0); }).find("RandomSampler"), std::string::npos);
 }
 
 TEST(Samplers, SubsetRandomSampler) {
@@ -148,12 +148,12 @@ TEST(Samplers, WeightedRandomSamplerFollowsTheWeights) {
 }
 
 TEST(Samplers, WeightedRandomSamplerErrors) {
-  EXPECT_NE(error_of([] { WeightedRandomSampler({1, -1}, 2); }).find("weight 1 is -1"), std::string::npos);
-  EXPECT_NE(error_of([] { WeightedRandomSampler({0, 0}, 2); }).find("the weights sum to zero"), std::string::npos);
-  EXPECT_NE(error_of([] { WeightedRandomSampler({1, 0, 1}, 3, false); })
+  EXPECT_NE(thrown_message([] { WeightedRandomSampler({1, -1}, 2); }).find("weight 1 is -1"), std::string::npos);
+  EXPECT_NE(thrown_message([] { WeightedRandomSampler({0, 0}, 2); }).find("the weights sum to zero"), std::string::npos);
+  EXPECT_NE(thrown_message([] { WeightedRandomSampler({1, 0, 1}, 3, false); })
                 .find("cannot draw 3 samples without replacement from 2 non-zero weights"),
             std::string::npos);
-  EXPECT_NE(error_of([] { WeightedRandomSampler({1}, 0); }).find("num_samples should be a positive integer"),
+  EXPECT_NE(thrown_message([] { WeightedRandomSampler({1}, 0); }).find("num_samples should be a positive integer"),
             std::string::npos);
 }
 
@@ -167,7 +167,7 @@ TEST(Samplers, BatchSamplerGroupsIndices) {
   EXPECT_EQ(drop.batches().size(), 3u);
   BatchSampler exact(base, 5, true);
   EXPECT_EQ(exact.size(), 2);
-  EXPECT_NE(error_of([&] { BatchSampler(base, 0, false); }).find("batch_size should be a positive integer value"),
+  EXPECT_NE(thrown_message([&] { BatchSampler(base, 0, false); }).find("batch_size should be a positive integer value"),
             std::string::npos);
 }
 
@@ -230,8 +230,8 @@ TEST(DistributedSampler, ShuffledShardsPartitionTheDataset) {
 }
 
 TEST(DistributedSampler, Errors) {
-  EXPECT_EQ(error_of([] { DistributedSampler(10, {.num_replicas = 2, .rank = 2}); }),
+  EXPECT_EQ(thrown_message([] { DistributedSampler(10, {.num_replicas = 2, .rank = 2}); }),
             "DistributedSampler: invalid rank 2, rank should be in the interval [0, 1]");
-  EXPECT_NE(error_of([] { DistributedSampler(10, {.num_replicas = 0}); }).find("num_replicas should be positive"),
+  EXPECT_NE(thrown_message([] { DistributedSampler(10, {.num_replicas = 0}); }).find("num_replicas should be positive"),
             std::string::npos);
 }

@@ -129,6 +129,39 @@ TEST(IoImageEncode, JpegRoundTripIsClose) {
   }
 }
 
+// Planar RGB input goes through Ember's own YCbCr 4:2:0 conversion
+// (jpeg_planar_420.cpp); interleaved input through libjpeg's. The bytes must
+// be the same for every size (all edge paddings: widths and heights around
+// multiples of 8 and 16), quality and content, saturated colours included.
+TEST(IoImageEncode, PlanarRgbEncodesLikeLibjpegsOwnConversion) {
+  Generator gen(17);
+  int cases = 0;
+  for (int64_t h : {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33}) {
+    for (int64_t w : {1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33, 47, 70}) {
+      for (int content = 0; content < 3; ++content) {
+        // Noise, a smooth picture, and only the values 0 and 255.
+        Tensor planar = content == 0   ? randint(0, 256, {3, h, w}, kUInt8, &gen)
+                        : content == 1 ? smooth_image(3, h, w)
+                                       : randint(0, 2, {3, h, w}, kUInt8, &gen) * 255;
+        planar = planar.to(kUInt8).contiguous();
+        const Tensor interleaved = planar.permute({1, 2, 0}).contiguous().permute({2, 0, 1});
+        for (int64_t q : {1, 75, 100}) {
+          ASSERT_TRUE(io::encode_jpeg(planar, q).equal(io::encode_jpeg(interleaved, q)))
+              << h << "x" << w << " content " << content << " quality " << q;
+          ++cases;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 11 * 13 * 3 * 3);
+  // Planes with padded rows (a crop) and a 1080p frame.
+  const Tensor big = randint(0, 256, {3, 1080, 1920}, kUInt8, &gen).to(kUInt8);
+  const Tensor crop = big.slice(1, 3, 1000).slice(2, 5, 1800);
+  ASSERT_EQ(crop.stride(2), 1);
+  EXPECT_TRUE(io::encode_jpeg(crop, 90).equal(io::encode_jpeg(crop.permute({1, 2, 0}).contiguous().permute({2, 0, 1}), 90)));
+  EXPECT_TRUE(io::encode_jpeg(big, 75).equal(io::encode_jpeg(big.permute({1, 2, 0}).contiguous().permute({2, 0, 1}), 75)));
+}
+
 TEST(IoImageEncode, NonContiguousInputsEncodeAsTheirValues) {
   const Tensor base = test_image(3, 40, 30);
   // A [C, H, W] view of an H x W x C buffer (channels-last strides), and a flipped view.

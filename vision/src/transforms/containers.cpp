@@ -1,5 +1,6 @@
 // Compose, RandomApply, RandomChoice, RandomOrder, Lambda.
 #include "ember/vision/transforms/containers.h"
+#include "ember/vision/transforms/color.h"
 
 #include <cmath>
 #include <map>
@@ -40,7 +41,17 @@ ComposeImpl::ComposeImpl(std::string type_name, std::vector<TransformPtr> transf
 
 Tensor ComposeImpl::forward(const Tensor& image) {
   Tensor x = image;
-  for (const auto& t : transforms_) x = t->forward(x);
+  for (size_t i = 0; i < transforms_.size(); ++i) {
+    // ConvertImageDtype(float) + Normalize on uint8 runs as one pass (same values).
+    if (i + 1 < transforms_.size()) {
+      if (auto fused = fused_convert_normalize(*transforms_[i], *transforms_[i + 1], x)) {
+        x = std::move(*fused);
+        ++i;
+        continue;
+      }
+    }
+    x = transforms_[i]->forward(x);
+  }
   return x;
 }
 

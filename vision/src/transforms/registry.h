@@ -11,5 +11,7 @@ namespace ember::vision::transforms::detail {
 using AddTransform = std::function<void(const std::string& type, TransformFactory factory)>;
 
 void register_container_transforms(const AddTransform& add);
+void register_color_transforms(const AddTransform& add);
+void register_geometry_transforms(const AddTransform& add);
 
 }  // namespace ember::vision::transforms::detail

@@ -39,6 +39,8 @@ Registry& registry() {
                   "' registered twice");
     };
     detail::register_container_transforms(add);
+    detail::register_color_transforms(add);
+    detail::register_geometry_transforms(add);
     return built;
   }();
   return r;

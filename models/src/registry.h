@@ -1,0 +1,14 @@
+#pragma once
+// Each model family adds its builders here; registry.cpp calls the families
+// once, explicitly (no static initializers a static link could drop).
+#include <functional>
+#include <string>
+
+#include "ember/models/classifier.h"
+
+namespace ember::models::detail {
+
+using ModelBuilder = std::function<ImageClassifier(const ModelOptions&)>;
+using AddModel = std::function<void(const std::string& name, ModelBuilder builder)>;
+
+}  // namespace ember::models::detail
