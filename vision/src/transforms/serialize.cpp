@@ -173,6 +173,16 @@ TransformPtr load(const std::string& path) {
   return from_json(text.str());
 }
 
+void write_transform(const TransformImpl& transform, Metadata& metadata, const std::string& key) {
+  metadata[key] = to_json(transform);
+}
+
+TransformPtr read_transform(const Metadata& metadata, const std::string& key) {
+  const std::string* text = metadata.find(key);
+  EMBER_CHECK(text != nullptr, "transforms::read_transform: the metadata has no entry '", key, "'");
+  return from_json(*text);
+}
+
 void register_transform(const std::string& type, TransformFactory factory) {
   EMBER_CHECK(!type.empty() && factory != nullptr, "transforms::register_transform: needs a name and a factory");
   Registry& r = registry();
