@@ -5,6 +5,7 @@
 
 #include "ember/vision/transforms/autoaugment.h"
 #include "ember/vision/transforms/random_sampling.h"
+#include "transforms/augment/mix.h"
 #include "transforms/augment_options.h"
 #include "transforms/geometry_options.h"
 
@@ -79,7 +80,13 @@ Tensor AugMixImpl::apply(const Tensor& image, const AugMixParams& params, Interp
   EMBER_CHECK(w.defined() && w.dim() == 2 && w.size(0) == b && w.size(1) == width && w.dtype() == DType::Float32,
               "AugMix: mixing_weights must be float32 [", b, ", ", width, "] (one column per chain), got ",
               w.defined() ? w.sizes() : IntArrayRef{});
-  // torchvision, step for step (each a float32 tensor op, one rounding each):
+  if (image.dtype() == DType::UInt8) {
+    std::vector<Tensor> augs;
+    for (const auto& chain : params.chains)
+      augs.push_back(functional::apply_augment_ops(batch, chain, interpolation, fill));
+    return detail::augmix_mix_uint8(batch, augs, m, w).view(image.sizes());
+  }
+  // Other dtypes: torchvision, step for step (each a tensor op, one rounding each):
   //   combined = dirichlet * m[:, 1]; mix = m[:, 0] * batch; mix += combined[:, i] * aug_i; mix.to(dtype)
   std::vector<int64_t> weight_shape(static_cast<size_t>(batch.dim()), 1);
   weight_shape[0] = b;
