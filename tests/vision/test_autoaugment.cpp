@@ -211,6 +211,38 @@ TEST(AugmentOps, StepsApplyInTurn) {
   }
 }
 
+// TranslateX/Y shift the image (Note [Integer translations] in apply_op.cpp):
+// equal to the warp they replace, on every layout and dtype it serves.
+TEST(AugmentOps, IntegerTranslationsEqualTheWarp) {
+  using IM = T::InterpolationMode;
+  for (const auto& shape : std::vector<std::vector<int64_t>>{{3, 13, 17}, {1, 24, 24}, {2, 3, 9, 31}, {7, 5}}) {
+    const Tensor u8 = image_u8(shape, 11);
+    std::vector<Tensor> images = {u8, u8.to(kFloat32) / 255.0, u8.to(kFloat64) / 255.0};
+    if (u8.dim() >= 3) images.push_back(ember::testing::interleaved(u8));
+    for (const Tensor& img : images) {
+      const int64_t c = img.dim() == 2 ? 1 : img.size(-3);
+      const bool is_u8 = img.dtype() == kUInt8;
+      std::vector<std::vector<double>> fills = {{}, {is_u8 ? 200.4 : 0.3}};
+      if (c == 3) fills.push_back(is_u8 ? std::vector<double>{7.5, 300, -4} : std::vector<double>{0.1, 0.5, 0.9});
+      for (int64_t t : {-40, -17, -16, -5, -1, 0, 1, 2, 12, 16, 17, 30}) {
+        for (IM mode : {IM::Nearest, IM::Bilinear}) {
+          for (const auto& fill : fills) {
+            for (AugmentOp op : {AugmentOp::TranslateX, AugmentOp::TranslateY}) {
+              const std::array<double, 2> tr = op == AugmentOp::TranslateX ? std::array<double, 2>{double(t), 0.0}
+                                                                           : std::array<double, 2>{0.0, double(t)};
+              const Tensor warp = F::affine(img, 0.0, tr, 1.0, {0.0, 0.0}, mode, fill);
+              const Tensor shift = F::apply_augment_op(img, op, static_cast<double>(t) + (t < 0 ? -0.7 : 0.7), mode, fill);
+              ASSERT_EQ(shift.sizes(), img.sizes());
+              EXPECT_TRUE(equal(shift, warp)) << F::augment_op_name(op) << " " << t << " " << img.dtype() << " "
+                                              << img.sizes() << " fill " << fill.size() << " mode " << T::interpolation_name(mode) << " diff " << (shift.to(kFloat64) - warp.to(kFloat64)).abs().max().item<double>();
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(AugmentSpaces, MatchTorchvision) {
   // class num_bins height width all_ops index op signed magnitudes
   std::map<std::string, F::AugmentationSpace> cache;
