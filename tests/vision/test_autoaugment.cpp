@@ -471,6 +471,27 @@ TEST(AugMix, MixEqualsFloat64Recomputation) {
   }
 }
 
+TEST(AugMix, ApplyOnFloatImages) {
+  // apply() mixes float images too (in their dtype, as torchvision), given chains
+  // of ops that take floats.
+  const Tensor img = test_image({2, 3, 12, 14}, 8).to(kFloat32) / 255.0;
+  Generator g(10);
+  T::AugMixParams p = T::AugMixImpl::get_params({.mixture_width = 2}, 2, 12, 14, &g);
+  p.chains = {{{AugmentOp::Rotate, 20.0}, {AugmentOp::Brightness, 0.4}}, {{AugmentOp::Contrast, -0.3}}};
+  for (DType dt : {kFloat32, kFloat64}) {
+    const Tensor x = img.to(dt);
+    const Tensor out = T::AugMixImpl::apply(x, p);
+    ASSERT_EQ(out.dtype(), dt);
+    const Tensor m = p.beta_weights.to(kFloat64), w = p.mixing_weights.to(kFloat64);
+    Tensor expected = m.select(1, 0).view({2, 1, 1, 1}) * x.to(kFloat64);
+    for (int64_t i = 0; i < 2; ++i)
+      expected = expected + (w.select(1, i) * m.select(1, 1)).view({2, 1, 1, 1}) *
+                                F::apply_augment_ops(x, p.chains[static_cast<size_t>(i)], T::InterpolationMode::Bilinear)
+                                    .to(kFloat64);
+    EXPECT_LE((out.to(kFloat64) - expected).abs().max().item<double>(), 1e-6) << dt;
+  }
+}
+
 TEST(AugMix, WeightsAreDrawnPerFirstDim) {
   // Two identical entries get their own weights: the outputs differ.
   const Tensor one = test_image({3, 16, 16}, 4);
@@ -753,6 +774,10 @@ TEST(AutoAugmentTransforms, ReproduciblePerSeed) {
                                   static_cast<size_t>(first[i].numel())));
     }
     EXPECT_GE(distinct.size(), 3u) << t->name() << ": the draws do not vary";
+    // A channels-last view (io::decode_jpeg's layout) gives the same images.
+    const Tensor hwc = ember::testing::interleaved(img);
+    manual_seed(42);
+    for (int i = 0; i < 8; ++i) EXPECT_TRUE(equal((*t)(hwc), first[i])) << t->name() << " interleaved " << i;
   }
 }
 
