@@ -1,4 +1,6 @@
 // AugMix: augmentation chains mixed with Dirichlet / Beta weights.
+#include <cmath>
+
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 #include <ember/ops/random.h>

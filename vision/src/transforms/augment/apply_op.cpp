@@ -1,8 +1,8 @@
 // functional::apply_augment_op: torchvision's autoaugment._apply_op.
-#include <cmath>
-#include <numbers>
-
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numbers>
 
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
