@@ -4,7 +4,8 @@
 # scripts/timing/vision_autoaugment.sh [threads] [build dir] [name filter].
 # Builds ember_vision in the build dir if needed, compiles vision_autoaugment.cpp
 # against it, runs both sides with the same thread count and prints microseconds
-# per call (random transforms: the mean over many calls; ops: the median) and
+# per call (random transforms: the mean over 400 draws of each draw's fastest of 5
+# replays of the same seeded sequence; ops: the median) and
 # torchvision / Ember. Not a test: numbers depend on the machine's load.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
