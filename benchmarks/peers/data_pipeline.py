@@ -24,7 +24,8 @@ import argparse
 import json
 import statistics
 import sys
-import time
+
+from peer_timing import time_runs
 
 
 def parse_args():
@@ -38,25 +39,6 @@ def parse_args():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--result", required=True)
     return p.parse_args()
-
-
-def time_runs(call, target_s, warmup=1, min_reps=5, max_s=30.0):
-    """ember_bench's policy (benchmarks/measure.h), for one side; one warm-up
-    epoch (the first one also fills the page cache)."""
-    result = None
-    for _ in range(warmup):
-        result = call()
-    times = []
-    while True:
-        t0 = time.perf_counter()
-        result = call()
-        times.append(time.perf_counter() - t0)
-        total = sum(times)
-        if len(times) >= min_reps and total >= target_s:
-            break
-        if len(times) >= 3 and total >= max_s:
-            break
-    return times, result
 
 
 def main():
@@ -92,7 +74,7 @@ def main():
         rows.append([label_sum, 0, 0, 0])
         return np.array(rows, dtype=np.int64)
 
-    times, result = time_runs(epoch, args.target_s)
+    times, result = time_runs(epoch, args.target_s, warmup=1, max_s=30.0)  # epochs take seconds
     with open(args.result, "wb") as f:
         f.write(result.tobytes())
     print(json.dumps({"median_s": statistics.median(times), "min_s": min(times), "reps": len(times),
