@@ -23,7 +23,8 @@ import argparse
 import json
 import statistics
 import sys
-import time
+
+from peer_timing import time_runs
 
 
 def parse_args():
@@ -38,24 +39,6 @@ def parse_args():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--result", required=True)
     return p.parse_args()
-
-
-def time_runs(call, target_s, warmup=2, min_reps=5, max_s=2.0):
-    """ember_bench's policy (benchmarks/measure.h), for one side."""
-    result = None
-    for _ in range(warmup):
-        result = call()
-    times = []
-    while True:
-        t0 = time.perf_counter()
-        result = call()
-        times.append(time.perf_counter() - t0)
-        total = sum(times)
-        if len(times) >= min_reps and total >= target_s:
-            break
-        if len(times) >= 3 and total >= max_s:
-            break
-    return times, result
 
 
 def main():

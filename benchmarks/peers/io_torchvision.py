@@ -19,7 +19,8 @@ import argparse
 import json
 import statistics
 import sys
-import time
+
+from peer_timing import time_runs
 
 
 def parse_args():
@@ -47,24 +48,6 @@ def make_call(args, io):
     if args.workload == "encode_jpeg":
         return lambda: io.encode_jpeg(image, quality=args.quality)
     return lambda: io.encode_png(image, compression_level=args.level)
-
-
-def time_runs(call, target_s, warmup=2, min_reps=5, max_s=2.0):
-    """ember_bench's policy (benchmarks/measure.h), for one side."""
-    result = None
-    for _ in range(warmup):
-        result = call()
-    times = []
-    while True:
-        t0 = time.perf_counter()
-        result = call()
-        times.append(time.perf_counter() - t0)
-        total = sum(times)
-        if len(times) >= min_reps and total >= target_s:
-            break
-        if len(times) >= 3 and total >= max_s:
-            break
-    return times, result
 
 
 def main():

@@ -179,3 +179,22 @@ TEST(TransformContainers, BadDocuments) {
   const auto names = T::registered_transforms();
   EXPECT_TRUE(std::find(names.begin(), names.end(), "RandomOrder") != names.end());
 }
+
+TEST(TransformContainers, TransformTravelsInACheckpoint) {
+  register_test_transforms();
+  T::Compose preprocess({Add(0.5), TimesTen()});
+  const OrderedDict<Tensor> weights{{"w", arange(4, kFloat32)}};
+  Metadata meta;
+  meta["note"] = "kept";
+  T::write_transform(*preprocess, meta);
+  const auto path = std::filesystem::temp_directory_path() / "ember_transform_checkpoint.safetensors";
+  ember::save(path.string(), weights, meta);
+
+  Metadata loaded;
+  const OrderedDict<Tensor> back = ember::load(path.string(), &loaded);
+  std::filesystem::remove(path);
+  EXPECT_TRUE(equal(back.at("w"), weights.at("w")));
+  EXPECT_EQ(loaded.at("note"), "kept");
+  EXPECT_EQ(scalar((*T::read_transform(loaded))(full({1}, 1.0))), 15.0);
+  EXPECT_THROW(T::read_transform(loaded, "no_such_key"), Error);
+}

@@ -41,6 +41,7 @@ Registry& registry() {
     detail::register_container_transforms(add);
     detail::register_color_transforms(add);
     detail::register_geometry_transforms(add);
+    detail::register_augment_transforms(add);
     return built;
   }();
   return r;
@@ -171,6 +172,16 @@ TransformPtr load(const std::string& path) {
   text << file.rdbuf();
   EMBER_CHECK(!file.bad(), "transforms::load: reading '", path, "' failed");
   return from_json(text.str());
+}
+
+void write_transform(const TransformImpl& transform, Metadata& metadata, const std::string& key) {
+  metadata[key] = to_json(transform);
+}
+
+TransformPtr read_transform(const Metadata& metadata, const std::string& key) {
+  const std::string* text = metadata.find(key);
+  EMBER_CHECK(text != nullptr, "transforms::read_transform: the metadata has no entry '", key, "'");
+  return from_json(*text);
 }
 
 void register_transform(const std::string& type, TransformFactory factory) {

@@ -59,6 +59,9 @@ Value parse(std::string_view text, std::string_view what);
 // The JSON string literal for s (quotes included). s must be valid UTF-8.
 std::string quote(std::string_view s);
 
+// Appends code point cp (<= U+10FFFF, not a surrogate) as UTF-8.
+void append_utf8(std::string& out, uint32_t cp);
+
 // Whether s is valid UTF-8 (no overlong forms, no surrogates, <= U+10FFFF).
 bool valid_utf8(std::string_view s);
 

@@ -1,5 +1,6 @@
 #pragma once
-// The dataset interfaces (torch.utils.data's Dataset and IterableDataset).
+// The map-style dataset interface (torch.utils.data.Dataset); iterable
+// datasets are in iterable_dataset.h.
 //
 // A map-style dataset has a size and returns sample i. Samples are values of
 // any type the collate function understands: a Tensor, a std::pair or

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <ember/core/error.h>
+#include <ember/core/ordered_dict.h>
 #include "ember/vision/transforms/transform.h"
 
 namespace ember::vision::transforms {
@@ -22,6 +23,19 @@ std::string to_json(const TransformImpl& transform);
 TransformPtr from_json(const std::string& text);
 void save(const std::string& path, const TransformImpl& transform);
 TransformPtr load(const std::string& path);
+
+// A transform inside a checkpoint, so a deployed app loads its preprocessing
+// with its weights:
+//   Metadata meta;
+//   transforms::write_transform(*preprocess, meta);
+//   ember::save("model.safetensors", model->state_dict(), meta);
+//   ...
+//   Metadata loaded;
+//   model->load_state_dict(ember::load("model.safetensors", &loaded));
+//   TransformPtr preprocess = transforms::read_transform(loaded);
+// An existing entry `key` is replaced; a missing one is an ember::Error.
+void write_transform(const TransformImpl& transform, Metadata& metadata, const std::string& key = "transform");
+TransformPtr read_transform(const Metadata& metadata, const std::string& key = "transform");
 
 // Rebuilds a transform of one type from its saved params and its children.
 using TransformFactory = std::function<TransformPtr(const Params& params, std::vector<TransformPtr> children)>;
