@@ -235,7 +235,8 @@ TEST(NnInit, SkipInitGuard) {
     nn::init::constant_(w, 1);
     nn::init::orthogonal_(w);
     EXPECT_TRUE(w.eq(7.0f).all().item<bool>());
-    expect_error([&] { nn::init::eye_(zeros({2, 2, 2})); }, "only 2-d tensors");
+    Tensor cube = zeros({2, 2, 2});
+    expect_error([&] { nn::init::eye_(cube); }, "only 2-d tensors");
     {
       nn::init::SkipInitGuard nested;
     }

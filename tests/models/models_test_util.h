@@ -145,4 +145,24 @@ inline void expect_close_to_scale(const Tensor& actual, const Tensor& expected, 
                                << err / scale << ")";
 }
 
+// Against a float64 reference `<name>` whose fixture `<name>_f32err` holds
+// how far torch's own float32 run is from it (max abs error; see
+// save_with_f32_error in scripts/fixtures/models_classification.py): Ember's
+// float32 run may be `factor` times as far, or `floor` of the reference's
+// scale when torch happened to land closer than that. A float64 run
+// (`actual` in double) must be within 1e-9 of the scale.
+inline void expect_within_torch_error(const Tensor& actual, const std::string& name, const std::string& what,
+                                      double factor = 4, double floor = 2e-5) {
+  const Tensor expected = models_fixture(name);
+  ASSERT_EQ(actual.sizes(), expected.sizes()) << what;
+  const Tensor a = actual.detach().to(kFloat64), e = expected.to(kFloat64);
+  const double scale = e.abs().max().item<double>();
+  const double err = (a - e).abs().max().item<double>();
+  const double torch_err = models_fixture(name + "_f32err").to(kFloat64).max().item<double>();
+  const double allowed =
+      actual.dtype() == kFloat64 ? 1e-9 * scale : std::max(factor * torch_err, floor * scale);
+  EXPECT_LE(err, allowed) << what << ": max error " << err << " vs scale " << scale << " (relative " << err / scale
+                          << "); torch's float32 error " << torch_err << " (relative " << torch_err / scale << ")";
+}
+
 }  // namespace ember::testing

@@ -165,12 +165,14 @@ void block_grad_sums(const float* x, const float* gy, int64_t n, float m, float&
   }
 }
 
-// gx[i] = a * gy[i] - k * x[i] + d
-void grad_input_row(const float* x, const float* gy, float* gx, int64_t n, float a, float k, float d) {
-  const V av(a), kv(k), dv(d);
+// gx[i] = a * gy[i] - k * (x[i] - m) + d. The deviation is formed before
+// scaling (as PyTorch does): folding k * m into d would cancel two terms of
+// the size of the mean, losing precision whenever |mean| >> std.
+void grad_input_row(const float* x, const float* gy, float* gx, int64_t n, float a, float k, float m, float d) {
+  const V av(a), kv(k), mv(m), dv(d);
   int64_t i = 0;
-  for (; i + kW <= n; i += kW) (V::load(gy + i) * av - V::load(x + i) * kv + dv).store(gx + i);
-  for (; i < n; ++i) gx[i] = gy[i] * a - x[i] * k + d;
+  for (; i + kW <= n; i += kW) (V::load(gy + i) * av - (V::load(x + i) - mv) * kv + dv).store(gx + i);
+  for (; i < n; ++i) gx[i] = gy[i] * a - (x[i] - m) * k + d;
 }
 
 void native_backward(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean, const Tensor& var,
@@ -204,10 +206,10 @@ void native_backward(const Tensor& x, const Tensor& gy, const Tensor& w, const T
       // gx = w * invstd * (gy - mean(gy) - (x - m) * invstd^2 * mean(gy * (x - m)))
       const double a = (wp ? wp[c] : 1.0) * invstd;
       const double k = a * invstd * invstd * sum_dot / count;
-      const double d = -a * sum_gy / count + k * m;
+      const double d = -a * sum_gy / count;
       for (int64_t n = 0; n < s.batch; ++n) {
         const int64_t off = s.offset(n, c);
-        grad_input_row(xp + off, gyp + off, gxp + off, s.plane, static_cast<float>(a), static_cast<float>(k),
+        grad_input_row(xp + off, gyp + off, gxp + off, s.plane, static_cast<float>(a), static_cast<float>(k), m,
                        static_cast<float>(d));
       }
     }
@@ -357,12 +359,12 @@ void rows_backward(const Tensor& x, const Tensor& gy, const Tensor& w, const Ten
     const double invstd = 1.0 / std::sqrt(static_cast<double>(vp[c]) + eps);
     if (gwp) gwp[c] = static_cast<float>(sum_dot * invstd);
     if (gbp) gbp[c] = static_cast<float>(sum_gy);
-    // gx = a * gy - k * x + d, as native_backward.
+    // gx = a * gy - k * (x - m) + d, as native_backward.
     const double ac = (wp ? wp[c] : 1.0) * invstd;
     const double kc = ac * invstd * invstd * sum_dot / count;
     a[c] = static_cast<float>(ac);
     kx[c] = static_cast<float>(kc);
-    d[c] = static_cast<float>(-ac * sum_gy / count + kc * mp[c]);
+    d[c] = static_cast<float>(-ac * sum_gy / count);
   }
   float* gxp = gx.data_ptr<float>();
   parallel_for(0, r.rows, r.row_grain(), [&](int64_t i0, int64_t i1) {
@@ -372,9 +374,10 @@ void rows_backward(const Tensor& x, const Tensor& gy, const Tensor& w, const Ten
       float* out = gxp + i * C;
       int64_t c = 0;
       for (; c + kW <= C; c += kW)
-        (V::load(gr + c) * V::load(a.data() + c) - V::load(xr + c) * V::load(kx.data() + c) + V::load(d.data() + c))
+        (V::load(gr + c) * V::load(a.data() + c) - (V::load(xr + c) - V::load(mp + c)) * V::load(kx.data() + c) +
+         V::load(d.data() + c))
             .store(out + c);
-      for (; c < C; ++c) out[c] = gr[c] * a[c] - xr[c] * kx[c] + d[c];
+      for (; c < C; ++c) out[c] = gr[c] * a[c] - (xr[c] - mp[c]) * kx[c] + d[c];
     }
   });
 }
