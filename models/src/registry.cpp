@@ -14,7 +14,12 @@ const std::map<std::string, detail::ModelBuilder>& builders() {
     const detail::AddModel add = [&t](const std::string& name, detail::ModelBuilder builder) {
       EMBER_CHECK(t.emplace(name, std::move(builder)).second, "models: '", name, "' registered twice");
     };
-    (void)add;  // the families register here
+    detail::register_mobilenet_v2_models(add);
+    detail::register_mobilenet_v3_models(add);
+    detail::register_shufflenet_v2_models(add);
+    detail::register_googlenet_models(add);
+    detail::register_inception_models(add);
+    detail::register_efficientnet_models(add);
     return t;
   }();
   return table;

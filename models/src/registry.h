@@ -11,4 +11,13 @@ namespace ember::models::detail {
 using ModelBuilder = std::function<ImageClassifier(const ModelOptions&)>;
 using AddModel = std::function<void(const std::string& name, ModelBuilder builder)>;
 
+// mobilenet_v2.cpp, mobilenet_v3.cpp, shufflenet_v2.cpp, googlenet.cpp,
+// inception.cpp, efficientnet.cpp.
+void register_mobilenet_v2_models(const AddModel& add);
+void register_mobilenet_v3_models(const AddModel& add);
+void register_shufflenet_v2_models(const AddModel& add);
+void register_googlenet_models(const AddModel& add);
+void register_inception_models(const AddModel& add);
+void register_efficientnet_models(const AddModel& add);
+
 }  // namespace ember::models::detail
