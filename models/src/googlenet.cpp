@@ -84,7 +84,8 @@ GoogLeNetImpl::GoogLeNetImpl(const GoogLeNetOptions& o) : ImageClassifierImpl("G
     aux1 = register_module("aux1", GoogLeNetInceptionAux(512, o.num_classes, o.dropout_aux));
     aux2 = register_module("aux2", GoogLeNetInceptionAux(528, o.num_classes, o.dropout_aux));
   }
-  avgpool = register_module("avgpool", nn::AdaptiveAvgPool2d(1));
+  // output_size (1, 1), as torchvision (prints so)
+  avgpool = register_module("avgpool", nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})));
   dropout = register_module("dropout", nn::Dropout(o.dropout));
   fc = register_module("fc", nn::Linear(1024, o.num_classes));
 

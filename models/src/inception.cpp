@@ -158,7 +158,8 @@ Inception3Impl::Inception3Impl(const Inception3Options& o) : ImageClassifierImpl
   Mixed_7a = register_module("Mixed_7a", InceptionD(768));
   Mixed_7b = register_module("Mixed_7b", InceptionE(1280));
   Mixed_7c = register_module("Mixed_7c", InceptionE(2048));
-  avgpool = register_module("avgpool", nn::AdaptiveAvgPool2d(1));
+  // output_size (1, 1), as torchvision (prints so)
+  avgpool = register_module("avgpool", nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})));
   dropout = register_module("dropout", nn::Dropout(o.dropout));
   fc = register_module("fc", nn::Linear(2048, o.num_classes));
 

@@ -28,8 +28,9 @@ ShuffleNetV2InvertedResidualImpl::ShuffleNetV2InvertedResidualImpl(int64_t inp, 
     : nn::Module("InvertedResidual"), stride(stride) {
   EMBER_CHECK(stride >= 1 && stride <= 3, "ShuffleNetV2 InvertedResidual: illegal stride value ", stride);
   const int64_t branch_features = oup / 2;
-  EMBER_CHECK(stride != 1 || inp == branch_features * 2, "ShuffleNetV2 InvertedResidual: Invalid combination of stride ",
-              stride, ", inp ", inp, " and oup ", oup, " values. If stride == 1 then inp should be equal to oup // 2 << 1.");
+  EMBER_CHECK(stride != 1 || inp == branch_features * 2,
+              "ShuffleNetV2 InvertedResidual: Invalid combination of stride ", stride, ", inp ", inp, " and oup ", oup,
+              " values. If stride == 1 then inp should be equal to oup // 2 << 1.");
   branch1 = nn::Sequential();
   if (stride > 1) {
     branch1->push_back(depthwise_conv(inp, stride));
@@ -75,7 +76,8 @@ ShuffleNetV2Impl::ShuffleNetV2Impl(const std::vector<int64_t>& stages_repeats,
   conv1 = register_module("conv1", nn::Sequential(conv(input_channels, output_channels, 3, 2, 1),
                                                   nn::BatchNorm2d(output_channels), nn::ReLU(true)));
   input_channels = output_channels;
-  maxpool = register_module("maxpool", nn::MaxPool2d(nn::MaxPool2dOptions{.kernel_size = 3, .stride = 2, .padding = 1}));
+  maxpool = register_module("maxpool",
+                            nn::MaxPool2d(nn::MaxPool2dOptions{.kernel_size = 3, .stride = 2, .padding = 1}));
   nn::Sequential* stages[] = {&stage2, &stage3, &stage4};
   for (size_t s = 0; s < 3; ++s) {
     output_channels = stages_out_channels[s + 1];
@@ -132,7 +134,9 @@ void register_shufflenet_v2_models(const AddModel& add) {
                                                       {"shufflenet_v2_x1_5", shufflenet_v2_x1_5},
                                                       {"shufflenet_v2_x2_0", shufflenet_v2_x2_0}};
   for (const auto& [name, build] : variants)
-    add(name, [build](const ModelOptions& o) -> ImageClassifier { return build({.num_classes = o.num_classes}).ptr(); });
+    add(name, [build](const ModelOptions& o) -> ImageClassifier {
+      return build({.num_classes = o.num_classes}).ptr();
+    });
 }
 
 }  // namespace ember::models::detail

@@ -85,7 +85,8 @@ struct TrainingRun {
 
 struct Case {
   std::string name;
-  // Dropout and stochastic depth off, so training mode is deterministic.
+  // Dropout and stochastic depth off, so training mode is deterministic
+  // (and no torchvision init where the weights are replaced anyway).
   std::function<ImageClassifier()> build;
   std::vector<int64_t> eval_shape;
   std::vector<TrainingRun> runs;
@@ -108,7 +109,7 @@ std::vector<Case> cases() {
       {"shufflenet_v2_x1_0", [] { return shufflenet_v2_x1_0({.num_classes = 10}).ptr(); }, k64, kTrain},
       {"shufflenet_v2_x0_5", [] { return shufflenet_v2_x0_5({.num_classes = 10}).ptr(); }, k64, {}},
       {"googlenet",
-       [] { return googlenet({.num_classes = 10, .dropout = 0, .dropout_aux = 0}).ptr(); },
+       [] { return googlenet({.num_classes = 10, .init_weights = false, .dropout = 0, .dropout_aux = 0}).ptr(); },
        k64,
        kTrain,
        [](const ImageClassifier& m, const Tensor& x, bool aux) -> std::vector<Tensor> {
@@ -117,7 +118,7 @@ std::vector<Case> cases() {
          return {out.logits, out.aux_logits2, out.aux_logits1};
        }},
       {"inception_v3",
-       [] { return inception_v3({.num_classes = 10, .dropout = 0}).ptr(); },
+       [] { return inception_v3({.num_classes = 10, .init_weights = false, .dropout = 0}).ptr(); },
        {2, 3, 75, 75},
        {{"train", {2, 3, 107, 107}, false}, {"train_aux", {2, 3, 299, 299}, true, false}},
        [](const ImageClassifier& m, const Tensor& x, bool aux) -> std::vector<Tensor> {
@@ -224,18 +225,6 @@ TEST_P(MobileModels, EvalMatchesTorchvision) {
   expect_close(m->forward(x_cl), expected, 1e-4, "channels-last input and weights");
 }
 
-TEST_P(MobileModels, TrainingStepMatchesTorchvision) {
-  const Case& c = GetParam();
-  if (c.runs.empty()) GTEST_SKIP() << "eval-only fixture";
-  for (const TrainingRun& run : c.runs) {
-    check_training_run(c, run, kFloat32, MemoryFormat::Contiguous);
-    if (run.float64) {
-      check_training_run(c, run, kFloat32, MemoryFormat::ChannelsLast);
-      check_training_run(c, run, kFloat64, MemoryFormat::Contiguous);
-    }
-  }
-}
-
 TEST_P(MobileModels, EmberCheckpointReloads) {
   const Case& c = GetParam();
   ImageClassifier m = load_case(c);
@@ -253,6 +242,35 @@ TEST_P(MobileModels, EmberCheckpointReloads) {
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, MobileModels, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
+
+// One training step per fixture run: float32 NCHW; then, where the run is
+// cheap enough, float32 channels-last and float64.
+struct CaseRun {
+  Case c;
+  TrainingRun run;
+};
+void PrintTo(const CaseRun& cr, std::ostream* os) { *os << cr.c.name << "_" << cr.run.tag; }
+
+std::vector<CaseRun> case_runs() {
+  std::vector<CaseRun> out;
+  for (const Case& c : cases())
+    for (const TrainingRun& run : c.runs) out.push_back({c, run});
+  return out;
+}
+
+class MobileModelsTraining : public ::testing::TestWithParam<CaseRun> {};
+
+TEST_P(MobileModelsTraining, StepMatchesTorchvision) {
+  const auto& [c, run] = GetParam();
+  check_training_run(c, run, kFloat32, MemoryFormat::Contiguous);
+  if (run.float64) {
+    check_training_run(c, run, kFloat32, MemoryFormat::ChannelsLast);
+    check_training_run(c, run, kFloat64, MemoryFormat::Contiguous);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Torchvision, MobileModelsTraining, ::testing::ValuesIn(case_runs()),
+                         [](const auto& info) { return info.param.c.name + "_" + info.param.run.tag; });
 
 }  // namespace
 }  // namespace ember

@@ -36,8 +36,8 @@ Tensor stochastic_depth(const Tensor& input, double p, const std::string& mode, 
   if (!training || p == 0.0) return input;
   EMBER_CHECK(is_floating_point(input.dtype()), "stochastic_depth: expected a floating point input, got ",
               input.dtype());
-  EMBER_CHECK(mode == "batch" || input.dim() >= 1, "stochastic_depth: mode 'row' needs an input with a batch dim, got a ",
-              input.dim(), "-d tensor");
+  EMBER_CHECK(mode == "batch" || input.dim() >= 1,
+              "stochastic_depth: mode 'row' needs an input with a batch dim, got a 0-d tensor");
   const double survival_rate = 1.0 - p;
   std::vector<int64_t> size(static_cast<size_t>(input.dim()), 1);
   if (mode == "row") size[0] = input.size(0);
@@ -54,6 +54,8 @@ StochasticDepthImpl::StochasticDepthImpl(double p, std::string mode)
 
 Tensor StochasticDepthImpl::forward(const Tensor& input) { return stochastic_depth(input, p, mode, is_training()); }
 
-void StochasticDepthImpl::pretty_print(std::ostream& os) const { os << "StochasticDepth(p=" << py_float(p) << ", mode=" << mode << ")"; }
+void StochasticDepthImpl::pretty_print(std::ostream& os) const {
+  os << "StochasticDepth(p=" << py_float(p) << ", mode=" << mode << ")";
+}
 
 }  // namespace ember::vision::ops

@@ -75,7 +75,8 @@ std::pair<std::vector<MobileNetV3BlockConfig>, int64_t> mobilenet_v3_conf(const 
 class MobileNetV3Impl : public ImageClassifierImpl {
  public:
   MobileNetV3Impl(const std::vector<MobileNetV3BlockConfig>& inverted_residual_setting, int64_t last_channel,
-                  int64_t num_classes = 1000, const vision::ops::NormLayer& norm_layer = vision::ops::batch_norm2d(0.001, 0.01),
+                  int64_t num_classes = 1000,
+                  const vision::ops::NormLayer& norm_layer = vision::ops::batch_norm2d(0.001, 0.01),
                   double dropout = 0.2);
   Tensor forward(const Tensor& images) override;
 
