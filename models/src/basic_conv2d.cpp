@@ -17,6 +17,8 @@ BasicConv2dImpl::BasicConv2dImpl(int64_t in_channels, int64_t out_channels, nn::
 }
 
 Tensor BasicConv2dImpl::forward(const Tensor& x) {
+  if (nn::utils::ConvBnFoldCache::applicable(*conv, *bn, x))
+    return fold_.forward(*conv, *bn, x, nn::functional::ConvActivation::ReLU);
   Tensor y = bn(conv(x));
   return nn::functional::relu_(y);
 }

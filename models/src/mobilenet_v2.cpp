@@ -42,8 +42,18 @@ MobileNetV2InvertedResidualImpl::MobileNetV2InvertedResidualImpl(int64_t inp, in
 }
 
 Tensor MobileNetV2InvertedResidualImpl::forward(const Tensor& x) {
-  if (use_res_connect) return x + conv(x);
-  return conv(x);
+  // Inference: the projection (Conv2d, BatchNorm2d: the last two layers)
+  // runs folded; the Conv2dNormActivation layers before it fuse themselves.
+  const size_t n = conv->size();
+  auto proj = std::dynamic_pointer_cast<nn::Conv2dImpl>((*conv)[n - 2]);
+  auto bn = std::dynamic_pointer_cast<nn::BatchNorm2dImpl>((*conv)[n - 1]);
+  const bool fused = proj && bn && conv->forward_pre_hooks().empty() && conv->forward_hooks().empty() &&
+                     !conv->has_forward_setup() && nn::utils::ConvBnFoldCache::applicable(*proj, *bn, x);
+  if (!fused) return use_res_connect ? x + conv(x) : conv(x);
+  Tensor h = x;
+  for (size_t i = 0; i + 2 < n; ++i) h = nn::detail::call_forward(*conv->ptr<ops::Conv2dNormActivationImpl>(i), h);
+  Tensor y = projection_fold_.forward(*proj, *bn, h, nn::functional::ConvActivation::None);
+  return use_res_connect ? y.add_(x) : y;
 }
 
 MobileNetV2Impl::MobileNetV2Impl(const MobileNetV2Options& o) : ImageClassifierImpl("MobileNetV2") {

@@ -172,6 +172,42 @@ TEST(Conv2dNormActivation, OptionalLayersPaddingAndBias) {
   EXPECT_EQ(dw->ptr<nn::HardswishImpl>(2)->options.inplace, true);
 }
 
+// Eval mode without autograd: one convolution with the BatchNorm folded in and
+// the activation as its post-op, equal to running the layers one by one.
+TEST(Conv2dNormActivation, InferenceFusionMatchesTheLayers) {
+  const std::vector<std::pair<ops::ActivationLayer, bool>> activations = {
+      {ops::activation<nn::ReLU>(), true},      {ops::activation<nn::ReLU6>(), true},
+      {ops::activation<nn::Hardswish>(), true}, {ops::activation<nn::SiLU>(), true},
+      {nullptr, true},                          {ops::activation<nn::Hardsigmoid>(), false}};
+  Generator gen(4);
+  for (const auto& [act, fusable] : activations) {
+    ops::Conv2dNormActivation block({.in_channels = 6, .out_channels = 6, .stride = 2, .groups = 3,
+                                     .activation_layer = act});
+    auto bn = block->ptr<nn::BatchNorm2dImpl>(1);
+    {
+      NoGradGuard no_grad;
+      bn->running_mean.normal_(0, 1, &gen);
+      bn->running_var.uniform_(0.5, 2, &gen);
+      bn->weight.normal_(0, 1, &gen);
+    }
+    const Tensor x = randn({2, 6, 13, 13}, {}, &gen);
+    EXPECT_FALSE(block->fused_for(x));  // training mode
+    block->eval();
+    EXPECT_FALSE(block->fused_for(x));  // parameters require grad under grad mode
+    NoGradGuard no_grad;
+    EXPECT_EQ(block->fused_for(x), fusable);
+    EXPECT_TRUE(allclose(block(x), block->nn::SequentialImpl::forward(x), 1e-5, 1e-5));
+    const Tensor x_cl = x.contiguous(MemoryFormat::ChannelsLast);
+    EXPECT_TRUE(allclose(block(x_cl), block->nn::SequentialImpl::forward(x_cl), 1e-5, 1e-5));
+    if (act) {  // a hook on the activation must see it run: no fusion
+      auto a = (*block)[2];
+      const auto h = a->register_forward_hook([](nn::Module&, const std::vector<Tensor>&, Tensor&) {});
+      EXPECT_FALSE(block->fused_for(x));
+      a->remove_hook(h);
+    }
+  }
+}
+
 TEST(SqueezeExcitation, MatchesItsDefinition) {
   ops::SqueezeExcitation se(6, 2);
   const auto keys = se->state_dict().keys();

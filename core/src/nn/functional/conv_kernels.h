@@ -3,6 +3,7 @@
 // oneDNN, float32). The op file (conv.cpp) resolves options, allocates outputs
 // and records the backward; float64 runs an im2col + matmul path in conv.cpp.
 #include "ember/core/tensor.h"
+#include "ember/nn/functional/conv.h"
 #include "ops/dispatch_stub.h"
 
 namespace ember::nn::functional {
@@ -16,10 +17,14 @@ struct ConvParams {
   // Activations (x, y, their gradients) are dense channels-last (nwc, nhwc,
   // ndhwc) rather than row-major; weights are always row-major.
   bool channels_last = false;
+  // Forward only: an activation applied to y in the same pass (inference;
+  // conv2d_activation sets it only when nothing is recorded).
+  ConvActivation activation = ConvActivation::None;
 };
 
-// y = conv(x, w) + b (b may be undefined). x [N, C, in...], w [O, C/groups,
-// k...], y [N, O, out...] allocated by the caller; all float32 and dense.
+// y = act(conv(x, w) + b) (b may be undefined; act = p.activation). x [N, C,
+// in...], w [O, C/groups, k...], y [N, O, out...] allocated by the caller;
+// all float32 and dense.
 using ConvForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
                            const ConvParams& p);
 extern DispatchStub<ConvForwardFn> conv_forward_stub;

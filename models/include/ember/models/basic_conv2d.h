@@ -1,10 +1,13 @@
 #pragma once
 // BasicConv2d of torchvision's GoogLeNet and Inception v3: a bias-free
-// convolution `conv`, BatchNorm2d(eps=0.001) `bn`, then ReLU.
+// convolution `conv`, BatchNorm2d(eps=0.001) `bn`, then ReLU. In inference
+// (see vision::ops::Conv2dNormActivation) one convolution with the BatchNorm
+// folded in and the ReLU as its post-op.
 #include <ember/nn/functional/expanding.h>
 #include <ember/nn/module.h>
 #include <ember/nn/modules/conv.h>
 #include <ember/nn/modules/normalization.h>
+#include <ember/nn/utils/fusion.h>
 
 namespace ember::models {
 
@@ -16,6 +19,9 @@ class BasicConv2dImpl : public nn::Module {
 
   nn::Conv2d conv{nullptr};
   nn::BatchNorm2d bn{nullptr};
+
+ private:
+  nn::utils::ConvBnFoldCache fold_;
 };
 EMBER_MODULE(BasicConv2d);
 

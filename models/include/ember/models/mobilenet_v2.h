@@ -11,6 +11,7 @@
 
 #include <ember/models/classifier.h>
 #include <ember/nn/container.h>
+#include <ember/nn/utils/fusion.h>
 #include <ember/vision/ops/misc.h>
 
 namespace ember::models {
@@ -18,7 +19,8 @@ namespace ember::models {
 // torchvision's mobilenetv2.InvertedResidual (printed under that name): an
 // optional 1x1 expansion (ReLU6), a 3x3 depthwise convolution (ReLU6) and a
 // linear 1x1 projection, in the Sequential `conv`; the input is added back when
-// stride == 1 and inp == oup.
+// stride == 1 and inp == oup. In inference (see Conv2dNormActivation) the
+// projection's BatchNorm is folded into its convolution too.
 class MobileNetV2InvertedResidualImpl : public nn::Module {
  public:
   MobileNetV2InvertedResidualImpl(int64_t inp, int64_t oup, int64_t stride, double expand_ratio,
@@ -28,6 +30,9 @@ class MobileNetV2InvertedResidualImpl : public nn::Module {
   int64_t stride, out_channels;
   bool use_res_connect;
   nn::Sequential conv{nullptr};
+
+ private:
+  nn::utils::ConvBnFoldCache projection_fold_;
 };
 EMBER_MODULE(MobileNetV2InvertedResidual);
 

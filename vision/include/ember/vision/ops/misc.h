@@ -15,7 +15,9 @@
 #include <ember/nn/functional/conv.h>
 #include <ember/nn/modules/activation.h>
 #include <ember/nn/modules/conv.h>
+#include <ember/nn/modules/normalization.h>
 #include <ember/nn/modules/pooling.h>
+#include <ember/nn/utils/fusion.h>
 
 namespace ember::vision::ops {
 
@@ -71,14 +73,30 @@ struct Conv2dNormActivationOptions {
 // A Sequential of Conv2d ("0"), the normalization ("1", unless norm_layer is
 // None) and the activation (next index, unless activation_layer is None), as
 // torchvision's Conv2dNormActivation (printed under that name).
+//
+// Inference fast path: with a BatchNorm2d in eval mode, no gradient to record
+// (NoGradGuard / InferenceMode, or no tensor requiring grad), float32 and no
+// hooks on the layers, forward runs one convolution with the BatchNorm folded
+// into its weights (cached, nn::utils::ConvBnFoldCache) and a ReLU, ReLU6,
+// Hardswish or SiLU activation as its post-op: one pass over the output
+// instead of three. The result equals the layer-by-layer one to rounding.
 class Conv2dNormActivationImpl : public nn::SequentialImpl {
  public:
   using Options = Conv2dNormActivationOptions;
   explicit Conv2dNormActivationImpl(const Conv2dNormActivationOptions& options);
+  Tensor forward(const Tensor& x);
   // The convolution (element 0).
   std::shared_ptr<nn::Conv2dImpl> conv() const { return ptr<nn::Conv2dImpl>(0); }
+  // Whether forward(x) takes the fused inference path.
+  bool fused_for(const Tensor& x) const;
 
   int64_t out_channels;
+
+ private:
+  std::shared_ptr<nn::BatchNorm2dImpl> bn_;     // element 1 when a BatchNorm2d
+  std::shared_ptr<nn::Module> activation_;      // the activation module, if any
+  std::optional<nn::functional::ConvActivation> fused_activation_;  // nullopt: not fusable
+  std::shared_ptr<nn::utils::ConvBnFoldCache> fold_ = std::make_shared<nn::utils::ConvBnFoldCache>();
 };
 EMBER_MODULE(Conv2dNormActivation);
 
