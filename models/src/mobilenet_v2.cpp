@@ -42,18 +42,11 @@ MobileNetV2InvertedResidualImpl::MobileNetV2InvertedResidualImpl(int64_t inp, in
 }
 
 Tensor MobileNetV2InvertedResidualImpl::forward(const Tensor& x) {
-  // Inference: the projection (Conv2d, BatchNorm2d: the last two layers)
-  // runs folded; the Conv2dNormActivation layers before it fuse themselves.
-  const size_t n = conv->size();
-  auto proj = std::dynamic_pointer_cast<nn::Conv2dImpl>((*conv)[n - 2]);
-  auto bn = std::dynamic_pointer_cast<nn::BatchNorm2dImpl>((*conv)[n - 1]);
-  const bool fused = proj && bn && conv->forward_pre_hooks().empty() && conv->forward_hooks().empty() &&
-                     !conv->has_forward_setup() && nn::utils::ConvBnFoldCache::applicable(*proj, *bn, x);
-  if (!fused) return use_res_connect ? x + conv(x) : conv(x);
-  Tensor h = x;
-  for (size_t i = 0; i + 2 < n; ++i) h = nn::detail::call_forward(*conv->ptr<ops::Conv2dNormActivationImpl>(i), h);
-  Tensor y = projection_fold_.forward(*proj, *bn, h, nn::functional::ConvActivation::None);
-  return use_res_connect ? y.add_(x) : y;
+  // The projection (Conv2d, BatchNorm2d) runs folded in inference
+  // (SequentialFusion); hooks on `conv` itself need its own forward.
+  const bool plain = conv->forward_pre_hooks().empty() && conv->forward_hooks().empty() && !conv->has_forward_setup();
+  Tensor y = plain ? fusion_.forward(*conv, x) : conv(x);
+  return use_res_connect ? x + y : y;
 }
 
 MobileNetV2Impl::MobileNetV2Impl(const MobileNetV2Options& o) : ImageClassifierImpl("MobileNetV2") {

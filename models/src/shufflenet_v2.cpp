@@ -47,13 +47,24 @@ ShuffleNetV2InvertedResidualImpl::ShuffleNetV2InvertedResidualImpl(int64_t inp, 
   register_module("branch2", branch2);
 }
 
+namespace {
+
+// seq(x), with SequentialFusion unless hooks on seq itself must run.
+Tensor run(const nn::Sequential& seq, nn::utils::SequentialFusion& fusion, const Tensor& x) {
+  if (seq->forward_pre_hooks().empty() && seq->forward_hooks().empty() && !seq->has_forward_setup())
+    return fusion.forward(*seq, x);
+  return seq(x);
+}
+
+}  // namespace
+
 Tensor ShuffleNetV2InvertedResidualImpl::forward(const Tensor& x) {
   Tensor out;
   if (stride == 1) {
     const auto halves = x.chunk(2, 1);
-    out = cat({halves[0], branch2(halves[1])}, 1);
+    out = cat({halves[0], run(branch2, fusion2_, halves[1])}, 1);
   } else {
-    out = cat({branch1(x), branch2(x)}, 1);
+    out = cat({run(branch1, fusion1_, x), run(branch2, fusion2_, x)}, 1);
   }
   return nn::functional::channel_shuffle(out, 2);
 }
@@ -96,12 +107,12 @@ ShuffleNetV2Impl::ShuffleNetV2Impl(const std::vector<int64_t>& stages_repeats,
 
 Tensor ShuffleNetV2Impl::forward(const Tensor& images) {
   detail::check_images(images, "ShuffleNetV2");
-  Tensor x = conv1(images);
+  Tensor x = run(conv1, fusion1_, images);
   x = maxpool(x);
   x = stage2(x);
   x = stage3(x);
   x = stage4(x);
-  x = conv5(x);
+  x = run(conv5, fusion5_, x);
   x = x.mean({2, 3});  // global pooling
   return fc(x);
 }

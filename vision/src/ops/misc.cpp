@@ -40,34 +40,15 @@ Conv2dNormActivationImpl::Conv2dNormActivationImpl(const Conv2dNormActivationOpt
   if (o.norm_layer) push_back(o.norm_layer(o.out_channels));
   if (o.activation_layer) push_back(o.activation_layer(o.inplace.value_or(false)));
 
-  // The structure the fused inference path handles: Conv2d, BatchNorm2d, and
-  // no activation or one oneDNN applies as a post-op.
-  using nn::functional::ConvActivation;
-  if (size() >= 2) bn_ = std::dynamic_pointer_cast<nn::BatchNorm2dImpl>((*this)[1]);
-  if (!bn_) return;
-  if (size() == 2) {
-    fused_activation_ = ConvActivation::None;
-    return;
-  }
-  activation_ = (*this)[2];
-  if (std::dynamic_pointer_cast<nn::ReLUImpl>(activation_)) fused_activation_ = ConvActivation::ReLU;
-  if (std::dynamic_pointer_cast<nn::ReLU6Impl>(activation_)) fused_activation_ = ConvActivation::ReLU6;
-  if (std::dynamic_pointer_cast<nn::HardswishImpl>(activation_)) fused_activation_ = ConvActivation::Hardswish;
-  if (std::dynamic_pointer_cast<nn::SiLUImpl>(activation_)) fused_activation_ = ConvActivation::SiLU;
 }
 
 bool Conv2dNormActivationImpl::fused_for(const Tensor& x) const {
-  if (!fused_activation_) return false;
-  if (activation_ && (!activation_->forward_pre_hooks().empty() || !activation_->forward_hooks().empty() ||
-                      activation_->has_forward_setup()))
-    return false;
-  return nn::utils::ConvBnFoldCache::applicable(*conv(), *bn_, x);
+  auto bn = size() >= 2 ? std::dynamic_pointer_cast<nn::BatchNorm2dImpl>((*this)[1]) : nullptr;
+  if (!bn || !nn::utils::ConvBnFoldCache::applicable(*conv(), *bn, x)) return false;
+  return size() == 2 || nn::utils::fusable_activation(*(*this)[2]).has_value();
 }
 
-Tensor Conv2dNormActivationImpl::forward(const Tensor& x) {
-  if (fused_for(x)) return fold_->forward(*conv(), *bn_, x, *fused_activation_);
-  return nn::SequentialImpl::forward(x);
-}
+Tensor Conv2dNormActivationImpl::forward(const Tensor& x) { return fusion_.forward(*this, x); }
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(const SqueezeExcitationOptions& o) : nn::Module("SqueezeExcitation") {
   EMBER_CHECK(o.input_channels > 0 && o.squeeze_channels > 0,

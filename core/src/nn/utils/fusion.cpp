@@ -3,6 +3,7 @@
 
 #include "autograd/record.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/nn/modules/activation.h"
 #include "ember/ops/factories.h"
 
 namespace ember::nn::utils {
@@ -102,6 +103,45 @@ Tensor ConvBnFoldCache::forward(const Conv2dImpl& conv, const BatchNorm2dImpl& b
                                        {.bias = b, .stride = conv.stride, .padding = conv.options.padding,
                                         .dilation = conv.dilation, .groups = conv.options.groups},
                                        activation);
+}
+
+std::optional<functional::ConvActivation> fusable_activation(const Module& m) {
+  using functional::ConvActivation;
+  if (!plain_module(m)) return std::nullopt;
+  if (dynamic_cast<const ReLUImpl*>(&m)) return ConvActivation::ReLU;
+  if (dynamic_cast<const ReLU6Impl*>(&m)) return ConvActivation::ReLU6;
+  if (dynamic_cast<const HardswishImpl*>(&m)) return ConvActivation::Hardswish;
+  if (dynamic_cast<const SiLUImpl*>(&m)) return ConvActivation::SiLU;
+  return std::nullopt;
+}
+
+Tensor SequentialFusion::forward(const SequentialImpl& seq, const Tensor& input) {
+  std::vector<const AnyModule*> layers;
+  for (const AnyModule& m : seq) layers.push_back(&m);
+  Tensor x = input;
+  int64_t fused = 0;
+  for (size_t i = 0; i < layers.size();) {
+    auto* conv = dynamic_cast<Conv2dImpl*>(layers[i]->ptr().get());
+    auto* bn = i + 1 < layers.size() ? dynamic_cast<BatchNorm2dImpl*>(layers[i + 1]->ptr().get()) : nullptr;
+    if (conv && bn && ConvBnFoldCache::applicable(*conv, *bn, x)) {
+      auto act = i + 2 < layers.size() ? fusable_activation(*layers[i + 2]->ptr()) : std::nullopt;
+      ConvBnFoldCache* cache = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (caches_.size() < layers.size()) caches_.resize(layers.size());
+        if (!caches_[i]) caches_[i] = std::make_unique<ConvBnFoldCache>();
+        cache = caches_[i].get();
+      }
+      x = cache->forward(*conv, *bn, x, act.value_or(functional::ConvActivation::None));
+      i += act ? 3 : 2;
+      ++fused;
+    } else {
+      x = layers[i]->forward(x);
+      ++i;
+    }
+  }
+  last_fused_ = fused;
+  return x;
 }
 
 }  // namespace ember::nn::utils

@@ -32,7 +32,7 @@ class MobileNetV2InvertedResidualImpl : public nn::Module {
   nn::Sequential conv{nullptr};
 
  private:
-  nn::utils::ConvBnFoldCache projection_fold_;
+  nn::utils::SequentialFusion fusion_;
 };
 EMBER_MODULE(MobileNetV2InvertedResidual);
 

@@ -11,13 +11,16 @@
 #include <ember/nn/container.h>
 #include <ember/nn/modules/linear.h>
 #include <ember/nn/modules/pooling.h>
+#include <ember/nn/utils/fusion.h>
 
 namespace ember::models {
 
 // torchvision's shufflenetv2.InvertedResidual: with stride 1 the input's
 // channels are split in two halves, one passed through `branch2`; with
 // stride > 1 both `branch1` and `branch2` see the whole input. The two results
-// are concatenated and their channels shuffled (2 groups).
+// are concatenated and their channels shuffled (2 groups). In inference the
+// branches' Conv2d -> BatchNorm2d (-> ReLU) runs are folded convolutions
+// (nn::utils::SequentialFusion), as in ShuffleNetV2's conv1 and conv5.
 class ShuffleNetV2InvertedResidualImpl : public nn::Module {
  public:
   ShuffleNetV2InvertedResidualImpl(int64_t inp, int64_t oup, int64_t stride);
@@ -25,6 +28,9 @@ class ShuffleNetV2InvertedResidualImpl : public nn::Module {
 
   int64_t stride;
   nn::Sequential branch1{nullptr}, branch2{nullptr};
+
+ private:
+  nn::utils::SequentialFusion fusion1_, fusion2_;
 };
 EMBER_MODULE(ShuffleNetV2InvertedResidual);
 
@@ -44,6 +50,9 @@ class ShuffleNetV2Impl : public ImageClassifierImpl {
   nn::Sequential conv1{nullptr}, stage2{nullptr}, stage3{nullptr}, stage4{nullptr}, conv5{nullptr};
   nn::MaxPool2d maxpool{nullptr};
   nn::Linear fc{nullptr};
+
+ private:
+  nn::utils::SequentialFusion fusion1_, fusion5_;
 };
 EMBER_MODULE(ShuffleNetV2);
 

@@ -14,7 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include <memory>
+#include <optional>
+
 #include "ember/core/tensor.h"
+#include "ember/nn/container.h"
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/normalization.h"
@@ -57,6 +61,27 @@ class ConvBnFoldCache {
   std::vector<Tensor> sources_;    // aliases of the folded tensors (undefined where absent)
   std::vector<uint64_t> versions_;  // their version counters when folded
   Tensor weight_, bias_;
+};
+
+// The post-op conv2d_activation applies for an activation module: ReLU, ReLU6,
+// Hardswish or SiLU without hooks or forward setups; nullopt otherwise.
+std::optional<functional::ConvActivation> fusable_activation(const Module& activation);
+
+// Runs a Sequential's layers with every Conv2d -> BatchNorm2d (-> activation
+// that fusable_activation accepts) run among them as one folded convolution
+// (ConvBnFoldCache, one cache per run) where ConvBnFoldCache::applicable; the
+// other layers run as usual, through their hooks. The Sequential's own hooks
+// are the caller's business (forward is what its forward would compute).
+class SequentialFusion {
+ public:
+  Tensor forward(const SequentialImpl& seq, const Tensor& input);
+  // The number of fused convolutions the last forward ran (tests).
+  int64_t last_fused() const { return last_fused_; }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<ConvBnFoldCache>> caches_;  // by element index
+  int64_t last_fused_ = 0;
 };
 
 }  // namespace ember::nn::utils

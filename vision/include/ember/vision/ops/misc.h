@@ -93,10 +93,7 @@ class Conv2dNormActivationImpl : public nn::SequentialImpl {
   int64_t out_channels;
 
  private:
-  std::shared_ptr<nn::BatchNorm2dImpl> bn_;     // element 1 when a BatchNorm2d
-  std::shared_ptr<nn::Module> activation_;      // the activation module, if any
-  std::optional<nn::functional::ConvActivation> fused_activation_;  // nullopt: not fusable
-  std::shared_ptr<nn::utils::ConvBnFoldCache> fold_ = std::make_shared<nn::utils::ConvBnFoldCache>();
+  nn::utils::SequentialFusion fusion_;
 };
 EMBER_MODULE(Conv2dNormActivation);
 
