@@ -17,6 +17,12 @@ const std::map<std::string, detail::ModelBuilder>& builders() {
     detail::register_resnet_models(add);
     detail::register_vgg_models(add);
     detail::register_densenet_models(add);
+    detail::register_mobilenet_v2_models(add);
+    detail::register_mobilenet_v3_models(add);
+    detail::register_shufflenet_v2_models(add);
+    detail::register_googlenet_models(add);
+    detail::register_inception_models(add);
+    detail::register_efficientnet_models(add);
     return t;
   }();
   return table;

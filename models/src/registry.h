@@ -15,5 +15,13 @@ using AddModel = std::function<void(const std::string& name, ModelBuilder builde
 void register_resnet_models(const AddModel& add);    // resnet.cpp
 void register_vgg_models(const AddModel& add);       // vgg.cpp
 void register_densenet_models(const AddModel& add);  // densenet.cpp
+// mobilenet_v2.cpp, mobilenet_v3.cpp, shufflenet_v2.cpp, googlenet.cpp,
+// inception.cpp, efficientnet.cpp:
+void register_mobilenet_v2_models(const AddModel& add);
+void register_mobilenet_v3_models(const AddModel& add);
+void register_shufflenet_v2_models(const AddModel& add);
+void register_googlenet_models(const AddModel& add);
+void register_inception_models(const AddModel& add);
+void register_efficientnet_models(const AddModel& add);
 
 }  // namespace ember::models::detail

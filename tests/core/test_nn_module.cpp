@@ -204,6 +204,15 @@ TEST(NnInit, GainsFansAndDistributions) {
   auto phi = [](double z) { return std::exp(-z * z / 2) / std::sqrt(2 * M_PI); };
   auto Phi = [](double z) { return (1 + std::erf(z / std::sqrt(2.0))) / 2; };
   EXPECT_NEAR(big.mean().item<double>(), 0.5 + (phi(-1) - phi(0.5)) / (Phi(0.5) - Phi(-1)), 0.01);
+  // float32 tensors take erfinv without the Newton refinement: same distribution.
+  Tensor big32 = empty({400, 300});
+  nn::init::trunc_normal_(big32, 0.5, 1, -0.5, 1.0, &g);
+  EXPECT_GE(big32.min().item<double>(), -0.5);
+  EXPECT_LE(big32.max().item<double>(), 1.0);
+  EXPECT_NEAR(big32.mean().item<double>(), 0.5 + (phi(-1) - phi(0.5)) / (Phi(0.5) - Phi(-1)), 0.01);
+  Tensor normal32 = empty({400, 300});
+  nn::init::trunc_normal_(normal32, 0, 0.1, -2, 2, &g);  // untruncated in effect: N(0, 0.1)
+  EXPECT_NEAR(normal32.std().item<double>(), 0.1, 0.001);
   Tensor q = empty({6, 10}, kFloat64);
   nn::init::orthogonal_(q, 2.0, &g);
   expect_tensor_near(q.matmul(q.t()), eye(6, kFloat64) * 4, 1e-10, 1e-10);

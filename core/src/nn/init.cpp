@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/random.h"
 
@@ -12,9 +13,12 @@ namespace ember::nn::init {
 namespace {
 void check_defined(const Tensor& t, const char* op) { EMBER_CHECK(t.defined(), "init.", op, ": tensor is undefined"); }
 
-// Inverse of the error function (Giles' single-precision-accurate
-// approximation, refined by two Newton steps in double).
-double erfinv(double x) {
+// Inverse of the error function: Giles' single-precision-accurate
+// approximation, refined by one Newton step in double when `refine` (the
+// error goes from ~1e-7 to ~1e-14 relative, as Newton's method squares it).
+// Float32 tensors skip the step (~4x faster): their values are rounded to
+// float anyway, as PyTorch's float32 erfinv_ computes them.
+double erfinv(double x, bool refine) {
   if (x <= -1) return -INFINITY;
   if (x >= 1) return INFINITY;
   double w = -std::log((1.0 - x) * (1.0 + x)), p;
@@ -32,8 +36,8 @@ double erfinv(double x) {
       p = c + p * w;
   }
   double y = p * x;
-  for (int i = 0; i < 2; ++i) y -= (std::erf(y) - x) / (2.0 / std::sqrt(M_PI) * std::exp(-y * y));
-  return y;
+  if (!refine) return y;
+  return y - (std::erf(y) - x) / (2.0 / std::sqrt(M_PI) * std::exp(-y * y));
 }
 }  // namespace
 
@@ -89,8 +93,13 @@ Tensor& trunc_normal_(Tensor& t, double mean, double std, double a, double b, Ge
   const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
   Tensor v = empty(t.sizes(), kFloat64).uniform_(2 * l - 1, 2 * u - 1, g).contiguous();
   double* p = v.data_ptr<double>();
-  for (int64_t i = 0; i < v.numel(); ++i)
-    p[i] = std::clamp(erfinv(p[i]) * std * std::sqrt(2.0) + mean, a, b);
+  // erfinv costs ~40 ns an element: models with millions of parameters
+  // (Inception v3: 24M) initialise on every thread.
+  const bool refine = t.dtype() == kFloat64;
+  parallel_for(0, v.numel(), 4096, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      p[i] = std::clamp(erfinv(p[i], refine) * std * std::sqrt(2.0) + mean, a, b);
+  });
   t.copy_(v);
   return t;
 }

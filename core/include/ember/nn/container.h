@@ -53,6 +53,9 @@ class SequentialImpl : public Module {
   }
   size_t size() const { return modules_.size(); }
   bool is_empty() const { return modules_.empty(); }
+  // The elements, callable (libtorch's Sequential iterates AnyModules too).
+  std::vector<AnyModule>::const_iterator begin() const { return modules_.begin(); }
+  std::vector<AnyModule>::const_iterator end() const { return modules_.end(); }
   std::shared_ptr<Module> operator[](size_t i) const { return at_index(i).ptr(); }
   template <class Impl>
   std::shared_ptr<Impl> ptr(size_t i) const {

@@ -12,6 +12,7 @@
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/utils/clip_grad.h"
+#include "ember/nn/utils/fusion.h"
 #include "ember/nn/utils/parametrize.h"
 #include "ember/nn/utils/parametrizations.h"
 #include "ember/nn/modules/rnn.h"

@@ -41,8 +41,24 @@ memory::desc act_desc(IntArrayRef sizes, const ConvParams& p, bool any) {
 CacheKey conv_key(const char* op, IntArrayRef x, IntArrayRef w, IntArrayRef y, const ConvParams& p, bool bias) {
   CacheKey k(op);
   k.add(x).add(w).add(y).add(p.stride).add(p.padding_l).add(p.padding_r).add(p.dilation);
-  k.add(p.groups).add(p.channels_last ? 1 : 0).add(bias ? 1 : 0);
+  k.add(p.groups).add(p.channels_last ? 1 : 0).add(bias ? 1 : 0).add(static_cast<int64_t>(p.activation));
   return k;
+}
+
+// The activation as oneDNN post-ops on the convolution's output: ReLU6 is
+// clip(0, 6), SiLU is swish with alpha 1.
+dnnl::primitive_attr activation_attr(ConvActivation act) {
+  dnnl::post_ops ops;
+  switch (act) {
+    case ConvActivation::None: break;
+    case ConvActivation::ReLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
+    case ConvActivation::ReLU6: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f); break;
+    case ConvActivation::Hardswish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
+    case ConvActivation::SiLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f); break;
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  return attr;
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(IntArrayRef x, const Tensor& w, IntArrayRef y,
@@ -52,11 +68,12 @@ dnnl::convolution_forward::primitive_desc forward_pd(IntArrayRef x, const Tensor
   const auto prop = dnnl::prop_kind::forward_training;
   const auto alg = dnnl::algorithm::convolution_direct;
   const memory::dims st = to_dims(p.stride), pl = to_dims(p.padding_l), pr = to_dims(p.padding_r);
+  const dnnl::primitive_attr attr = activation_attr(p.activation);
   if (bias) {
     const memory::desc bd({w.size(0)}, dt::f32, tag::a);
-    return {dnnl::convolution_forward::desc(prop, alg, src, wd, bd, dst, st, dilates(p), pl, pr), engine()};
+    return {dnnl::convolution_forward::desc(prop, alg, src, wd, bd, dst, st, dilates(p), pl, pr), attr, engine()};
   }
-  return {dnnl::convolution_forward::desc(prop, alg, src, wd, dst, st, dilates(p), pl, pr), engine()};
+  return {dnnl::convolution_forward::desc(prop, alg, src, wd, dst, st, dilates(p), pl, pr), attr, engine()};
 }
 
 struct Forward {

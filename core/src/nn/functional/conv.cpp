@@ -14,11 +14,15 @@
 // conv_transposeNd(x, w) is conv_input_grad_op(x, w) with the output size
 // that output_padding selects. float32 runs the oneDNN kernels of the three
 // slots; float64 (which oneDNN lacks) runs im2col + matmul below.
+// conv2d_activation, an inference fusion, calls the forward kernel with an
+// activation post-op (ConvParams::activation) only when nothing is recorded;
+// with autograd it is conv_op followed by the recorded activation op.
 #include "ember/nn/functional/conv.h"
 
 #include <algorithm>
 
 #include "autograd/record.h"
+#include "ember/nn/functional/activation.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
@@ -334,7 +338,19 @@ ConvParams base_params(const char* op, int64_t nd, const ExpandingInts& stride, 
   return p;
 }
 
-Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& weight, const ConvFuncOptions& o) {
+Tensor apply_activation(const Tensor& y, ConvActivation act) {
+  switch (act) {
+    case ConvActivation::None: return y;
+    case ConvActivation::ReLU: return relu(y);
+    case ConvActivation::ReLU6: return relu6(y);
+    case ConvActivation::Hardswish: return hardswish(y);
+    case ConvActivation::SiLU: return silu(y);
+  }
+  return y;
+}
+
+Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& weight, const ConvFuncOptions& o,
+               ConvActivation act = ConvActivation::None) {
   bool unbatched = false;
   Tensor x = check_common(op, nd, input, weight, o.bias, o.groups, unbatched);
   ConvParams p = base_params(op, nd, o.stride, o.dilation, o.groups);
@@ -396,7 +412,17 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
   p.channels_last = wants_channels_last(x, weight);
   p.weight_channels_last = (weight.dim() == 4 || weight.dim() == 5) && !weight.is_contiguous() &&
                            weight.is_contiguous(cl_format(weight.dim()));
-  Tensor y = conv_op(x, weight, o.bias, p);
+  // The activation fuses into the oneDNN convolution when nothing is recorded
+  // (Note [Convolutions]: the fused op has no backward formula of its own).
+  const bool records = autograd::is_recording() && (x.requires_grad() || weight.requires_grad() ||
+                                                    (o.bias.defined() && o.bias.requires_grad()));
+  Tensor y;
+  if (act != ConvActivation::None && x.dtype() == kFloat32 && x.numel() > 0 && !records) {
+    p.activation = act;
+    y = raw_forward(x, weight, o.bias, p);
+  } else {
+    y = apply_activation(conv_op(x, weight, o.bias, p), act);
+  }
   return unbatched ? y.squeeze(0) : y;
 }
 
@@ -445,6 +471,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& 
 }
 Tensor conv3d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options) {
   return conv_nd("conv3d", 3, input, weight, options);
+}
+Tensor conv2d_activation(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options,
+                         ConvActivation activation) {
+  return conv_nd("conv2d_activation", 2, input, weight, options, activation);
 }
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTransposeFuncOptions& options) {
   return conv_transpose_nd("conv_transpose1d", 1, input, weight, options);

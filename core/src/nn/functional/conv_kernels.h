@@ -3,6 +3,7 @@
 // oneDNN, float32). The op file (conv.cpp) resolves options, allocates outputs
 // and records the backward; float64 runs an im2col + matmul path in conv.cpp.
 #include "ember/core/tensor.h"
+#include "ember/nn/functional/conv.h"
 #include "ops/dispatch_stub.h"
 
 namespace ember::nn::functional {
@@ -20,10 +21,14 @@ struct ConvParams {
   // to(ChannelsLast)); its gradient is made in the same layout. Kernels read
   // weights of either layout through their strides.
   bool weight_channels_last = false;
+  // Forward only: an activation applied to y in the same pass (inference;
+  // conv2d_activation sets it only when nothing is recorded).
+  ConvActivation activation = ConvActivation::None;
 };
 
-// y = conv(x, w) + b (b may be undefined). x [N, C, in...], w [O, C/groups,
-// k...], y [N, O, out...] allocated by the caller; all float32 and dense.
+// y = act(conv(x, w) + b) (b may be undefined; act = p.activation). x [N, C,
+// in...], w [O, C/groups, k...], y [N, O, out...] allocated by the caller;
+// all float32 and dense.
 using ConvForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
                            const ConvParams& p);
 extern DispatchStub<ConvForwardFn> conv_forward_stub;

@@ -62,6 +62,20 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options = {});
 Tensor conv3d(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options = {});
 
+// The elementwise activations conv2d_activation can apply in the
+// convolution's own pass over its output (oneDNN post-ops).
+enum class ConvActivation { None, ReLU, ReLU6, Hardswish, SiLU };
+
+// activation(conv2d(input, weight, options)), an inference fusion (PyTorch
+// has it only behind torch.jit.freeze / fx fusion passes): on the float32
+// oneDNN path with nothing to record for autograd, the activation runs as a
+// post-op of the convolution, saving a pass over the output. Otherwise
+// (float64, or inputs that need a gradient) it is conv2d followed by relu /
+// relu6 / hardswish / silu, recorded as those ops. Results agree with the
+// unfused ops to rounding (oneDNN's SiLU uses its own exp).
+Tensor conv2d_activation(const Tensor& input, const Tensor& weight, const ConvFuncOptions& options,
+                         ConvActivation activation);
+
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTransposeFuncOptions& options = {});
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const ConvTransposeFuncOptions& options = {});
 Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const ConvTransposeFuncOptions& options = {});
