@@ -1,10 +1,12 @@
-// Suite models: ResNet-18 / ResNet-50 inference (224x224, batch 1 and 8, NCHW
-// and channels-last, eval mode) and a ResNet-18 training step (16x3x64x64,
-// cross-entropy, SGD with momentum), Ember::models vs libtorch.
+// Suite models: ResNet-18 / ResNet-50 / MobileNetV2 inference (224x224, batch
+// 1 and 8, NCHW and channels-last, eval mode) and a ResNet-18 training step
+// (16x3x64x64, cross-entropy, SGD with momentum), Ember::models vs libtorch.
+// (The ember-train epoch against a PyTorch script is apps_train_epoch.cpp.)
 //
-// The peer: libtorch's C++ API has no torchvision models, so the same ResNet
-// is built here with torch::nn modules, following torchvision 0.14's
-// resnet.py line by line (in-place ReLU, `out += identity`), and run eagerly,
+// The peer: libtorch's C++ API has no torchvision models, so the same
+// networks are built here with torch::nn modules, following torchvision
+// 0.14's resnet.py and mobilenetv2.py line by line (in-place ReLU / ReLU6,
+// `out += identity`), and run eagerly,
 // as torchvision runs in Python minus the interpreter. (A TorchScript module
 // from torch.jit.save would run through the JIT's graph executor, which
 // applies its own fusions: a different product from eager torchvision.)
@@ -13,6 +15,7 @@
 #include <torch/torch.h>
 
 #include "bench.h"
+#include "ember/models/mobilenet_v2.h"
 #include "ember/models/resnet.h"
 
 namespace {
@@ -105,8 +108,87 @@ struct TResNetImpl : tnn::Module {
 };
 TORCH_MODULE(TResNet);
 
-// Both models of one architecture with the same weights. BN statistics are
-// perturbed so that eval mode does not run an identity normalization.
+// ---- torchvision's MobileNetV2 with torch::nn ----
+
+// Conv2dNormActivation: Conv2d (no bias), BatchNorm2d, ReLU6 (in place).
+tnn::Sequential conv_bn_relu6(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t groups) {
+  return tnn::Sequential(
+      tnn::Conv2d(tnn::Conv2dOptions(in, out, k).stride(stride).padding((k - 1) / 2).groups(groups).bias(false)),
+      tnn::BatchNorm2d(out), tnn::ReLU6(tnn::ReLU6Options(true)));
+}
+
+struct TInvertedResidualImpl : tnn::Module {
+  TInvertedResidualImpl(int64_t inp, int64_t oup, int64_t stride, int64_t expand_ratio)
+      : use_res_connect(stride == 1 && inp == oup) {
+    const int64_t hidden = inp * expand_ratio;
+    tnn::Sequential layers;
+    if (expand_ratio != 1) layers->push_back(conv_bn_relu6(inp, hidden, 1, 1, 1));
+    layers->push_back(conv_bn_relu6(hidden, hidden, 3, stride, hidden));
+    layers->push_back(tnn::Conv2d(tnn::Conv2dOptions(hidden, oup, 1).bias(false)));
+    layers->push_back(tnn::BatchNorm2d(oup));
+    conv = register_module("conv", layers);
+  }
+  torch::Tensor forward(torch::Tensor x) { return use_res_connect ? x + conv->forward(x) : conv->forward(x); }
+  bool use_res_connect;
+  tnn::Sequential conv{nullptr};
+};
+TORCH_MODULE(TInvertedResidual);
+
+struct TMobileNetV2Impl : tnn::Module {
+  explicit TMobileNetV2Impl(int64_t num_classes) {
+    tnn::Sequential f;
+    f->push_back(conv_bn_relu6(3, 32, 3, 2, 1));
+    int64_t in = 32;
+    const int64_t settings[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+                                    {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+    for (const auto& [t, c, n, s] : settings) {
+      for (int64_t i = 0; i < n; ++i) {
+        f->push_back(TInvertedResidual(in, c, i == 0 ? s : 1, t));
+        in = c;
+      }
+    }
+    f->push_back(conv_bn_relu6(in, 1280, 1, 1, 1));
+    features = register_module("features", f);
+    classifier = register_module("classifier", tnn::Sequential(tnn::Dropout(0.2), tnn::Linear(1280, num_classes)));
+    for (auto& m : modules(/*include_self=*/false)) {
+      if (auto* c = m->as<tnn::Conv2d>()) tnn::init::kaiming_normal_(c->weight, 0, torch::kFanOut);
+    }
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::adaptive_avg_pool2d(features->forward(x), {1, 1});
+    return classifier->forward(torch::flatten(x, 1));
+  }
+  tnn::Sequential features{nullptr}, classifier{nullptr};
+};
+TORCH_MODULE(TMobileNetV2);
+
+// Gives Ember's model the peer's weights, by state_dict name. BN statistics
+// and scales are perturbed first so that eval mode does not run an identity
+// normalization.
+void copy_peer_weights(ember::nn::Module& ours, tnn::Module& peer) {
+  torch::NoGradGuard no_grad;
+  ember::NoGradGuard ember_no_grad;
+  std::map<std::string, at::Tensor> peer_state;
+  for (const auto& kv : peer.named_parameters()) peer_state[kv.key()] = kv.value();
+  for (const auto& kv : peer.named_buffers()) peer_state[kv.key()] = kv.value();
+  for (auto& [name, t] : peer_state) {
+    if (name.find("running_var") != std::string::npos) t.uniform_(0.5, 1.5);
+    if (name.find("running_mean") != std::string::npos) t.uniform_(-0.2, 0.2);
+    if (t.dim() == 1 && name.ends_with("weight")) t.uniform_(0.5, 1.0);  // BatchNorm scales
+  }
+  const auto ours_state = ours.state_dict();
+  if (ours_state.size() != peer_state.size())
+    throw std::runtime_error("models bench: state_dict sizes differ: " + std::to_string(ours_state.size()) + " vs " +
+                             std::to_string(peer_state.size()));
+  for (const auto& [name, t] : ours_state) {
+    auto it = peer_state.find(name);
+    if (it == peer_state.end()) throw std::runtime_error("models bench: libtorch model has no " + name);
+    ember::Tensor dst = t;
+    dst.copy_(ember_bench::to_ember(it->second));
+  }
+}
+
+// Both models of one architecture with the same weights.
 struct Pair {
   ember::models::ResNet ours{nullptr};
   TResNet peer{nullptr};
@@ -118,55 +200,56 @@ Pair make_pair(bool resnet50, int64_t num_classes) {
                     : ember::models::resnet18({.num_classes = num_classes});
   p.peer = resnet50 ? TResNet(true, std::vector<int64_t>{3, 4, 6, 3}, num_classes)
                     : TResNet(false, std::vector<int64_t>{2, 2, 2, 2}, num_classes);
-  torch::NoGradGuard no_grad;
-  ember::NoGradGuard ember_no_grad;
-  std::map<std::string, at::Tensor> peer_state;
-  for (const auto& kv : p.peer->named_parameters()) peer_state[kv.key()] = kv.value();
-  for (const auto& kv : p.peer->named_buffers()) peer_state[kv.key()] = kv.value();
-  for (auto& [name, t] : peer_state) {
-    if (name.find("running_var") != std::string::npos) t.uniform_(0.5, 1.5);
-    if (name.find("running_mean") != std::string::npos) t.uniform_(-0.2, 0.2);
-    if (name.find("bn") != std::string::npos && name.ends_with("weight")) t.uniform_(0.5, 1.0);
-  }
-  const auto ours_state = p.ours->state_dict();
-  if (ours_state.size() != peer_state.size())
-    throw std::runtime_error("models bench: state_dict sizes differ: " + std::to_string(ours_state.size()) + " vs " +
-                             std::to_string(peer_state.size()));
-  for (const auto& [name, t] : ours_state) {
-    auto it = peer_state.find(name);
-    if (it == peer_state.end()) throw std::runtime_error("models bench: libtorch model has no " + name);
-    ember::Tensor dst = t;
-    dst.copy_(ember_bench::to_ember(it->second));
-  }
+  copy_peer_weights(*p.ours, *p.peer);
   return p;
 }
 
-void to_channels_last(TResNet& net) {
+void to_channels_last(tnn::Module& net) {
   torch::NoGradGuard no_grad;
-  for (auto& p : net->parameters())
+  for (auto& p : net.parameters())
     if (p.dim() == 4) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
 }
 
+// Eval-mode forward of one model pair at 224x224, both sides under their
+// InferenceMode (the harness runs libtorch under it). In inference Ember runs
+// MobileNetV2's Conv -> BatchNorm (-> ReLU6) as folded convolutions
+// (nn::utils::SequentialFusion); libtorch's eager modules run each layer.
+template <class Ours, class Peer>
+Case inference_case(Ours ours_net, Peer peer_net, int64_t batch, bool cl) {
+  ours_net->eval();
+  peer_net->eval();
+  at::Tensor input = at::randn({batch, 3, 224, 224});
+  if (cl) {
+    ours_net->to(ember::MemoryFormat::ChannelsLast);
+    to_channels_last(*peer_net);
+    input = input.contiguous(at::MemoryFormat::ChannelsLast);
+  }
+  auto x = twin(input);
+  auto ours = [net = ours_net, x = x.e]() mutable {
+    ember::InferenceMode guard;
+    return net(x);
+  };
+  auto peer = [net = peer_net, x = x.t]() mutable { return net->forward(x); };
+  return Case{.ember = ours, .peer = peer, .rtol = 1e-3, .atol = 1e-3};
+}
+
+std::string infer_name(const std::string& model, int64_t batch, bool cl) {
+  return model + "_infer_b" + std::to_string(batch) + (cl ? "_cl" : "_nchw");
+}
+
 ember_bench::Workload inference(bool resnet50, int64_t batch, bool cl) {
-  const std::string name = std::string(resnet50 ? "resnet50" : "resnet18") + "_infer_b" + std::to_string(batch) +
-                           (cl ? "_cl" : "_nchw");
-  return {"models", name, [resnet50, batch, cl] {
+  return {"models", infer_name(resnet50 ? "resnet50" : "resnet18", batch, cl), [resnet50, batch, cl] {
             Pair p = make_pair(resnet50, 1000);
-            p.ours->eval();
-            p.peer->eval();
-            at::Tensor input = at::randn({batch, 3, 224, 224});
-            if (cl) {
-              p.ours->to(ember::MemoryFormat::ChannelsLast);
-              to_channels_last(p.peer);
-              input = input.contiguous(at::MemoryFormat::ChannelsLast);
-            }
-            auto x = twin(input);
-            auto ours = [net = p.ours, x = x.e]() mutable {
-              ember::InferenceMode guard;
-              return net(x);
-            };
-            auto peer = [net = p.peer, x = x.t]() mutable { return net->forward(x); };
-            return Case{.ember = ours, .peer = peer, .rtol = 1e-3, .atol = 1e-3};
+            return inference_case(p.ours, p.peer, batch, cl);
+          }};
+}
+
+ember_bench::Workload mobilenet_v2_inference(int64_t batch, bool cl) {
+  return {"models", infer_name("mobilenet_v2", batch, cl), [batch, cl] {
+            auto ours = ember::models::mobilenet_v2({.num_classes = 1000});
+            TMobileNetV2 peer(1000);
+            copy_peer_weights(*ours, *peer);
+            return inference_case(ours, peer, batch, cl);
           }};
 }
 
@@ -179,7 +262,7 @@ ember_bench::Workload train_step(bool cl) {
             at::Tensor input = at::randn({16, 3, 64, 64});
             if (cl) {
               p.ours->to(ember::MemoryFormat::ChannelsLast);
-              to_channels_last(p.peer);
+              to_channels_last(*p.peer);
               input = input.contiguous(at::MemoryFormat::ChannelsLast);
             }
             auto x = twin(input);
@@ -212,6 +295,8 @@ std::vector<ember_bench::Workload> all() {
   for (bool resnet50 : {false, true})
     for (int64_t batch : {1, 8})
       for (bool cl : {false, true}) v.push_back(inference(resnet50, batch, cl));
+  for (int64_t batch : {1, 8})
+    for (bool cl : {false, true}) v.push_back(mobilenet_v2_inference(batch, cl));
   for (bool cl : {false, true}) v.push_back(train_step(cl));
   return v;
 }

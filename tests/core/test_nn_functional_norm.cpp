@@ -143,6 +143,7 @@ TEST(NnFunctionalNorm, BatchNormFloat32ChannelsLastKernelMatchesFloat64) {
     const int64_t ch = c.shape[1];
     Tensor w64 = c.affine ? randn({ch}, kFloat64) : Tensor(), b64 = c.affine ? randn({ch}, kFloat64) : Tensor();
     for (bool training : {true, false}) {
+      SCOPED_TRACE(training ? "training" : "eval");
       auto run = [&](DType dt) {
         Tensor x = x64.to(dt).detach().requires_grad_();
         Tensor w = c.affine ? w64.to(dt).detach().requires_grad_() : Tensor();
