@@ -14,7 +14,9 @@ const std::map<std::string, detail::ModelBuilder>& builders() {
     const detail::AddModel add = [&t](const std::string& name, detail::ModelBuilder builder) {
       EMBER_CHECK(t.emplace(name, std::move(builder)).second, "models: '", name, "' registered twice");
     };
-    (void)add;  // the families register here
+    detail::register_resnet_models(add);
+    detail::register_vgg_models(add);
+    detail::register_densenet_models(add);
     return t;
   }();
   return table;

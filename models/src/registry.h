@@ -11,4 +11,9 @@ namespace ember::models::detail {
 using ModelBuilder = std::function<ImageClassifier(const ModelOptions&)>;
 using AddModel = std::function<void(const std::string& name, ModelBuilder builder)>;
 
+// The families (each in its own source file).
+void register_resnet_models(const AddModel& add);    // resnet.cpp
+void register_vgg_models(const AddModel& add);       // vgg.cpp
+void register_densenet_models(const AddModel& add);  // densenet.cpp
+
 }  // namespace ember::models::detail
