@@ -91,13 +91,20 @@ T::TransformPtr make_train_transform(const std::string& format, int64_t image_si
   if (is_cifar(format))
     return normalize_tail({T::Resize(image_size), T::RandomCrop({.size = {image_size}, .padding = {4}}),
                            T::RandomHorizontalFlip()});
-  return normalize_tail({T::RandomResizedCrop({.size = {image_size}, .scale = {0.6, 1.0}, .antialias = true}),
+  // Small images (up to 64 px, e.g. the generated shapes): CIFAR-style
+  // augmentation; cropping away 40% of a 32 px image loses the object.
+  if (image_size <= 64)
+    return normalize_tail({T::Resize({.size = {image_size, image_size}, .antialias = true}),
+                           T::RandomCrop({.size = {image_size}, .padding = {image_size / 8}, .padding_mode = "edge"}),
+                           T::RandomHorizontalFlip()});
+  return normalize_tail({T::RandomResizedCrop({.size = {image_size}, .scale = {0.35, 1.0}, .antialias = true}),
                          T::RandomHorizontalFlip()});
 }
 
 T::TransformPtr make_eval_transform(const std::string& format, int64_t image_size) {
   if (is_mnist_family(format)) return normalize_tail({T::Grayscale(3), T::Resize(image_size)});
   if (is_cifar(format)) return normalize_tail({T::Resize(image_size)});
+  if (image_size <= 64) return normalize_tail({T::Resize({.size = {image_size, image_size}, .antialias = true})});
   return normalize_tail({T::Resize({.size = {image_size * 8 / 7}, .antialias = true}), T::CenterCrop(image_size)});
 }
 
