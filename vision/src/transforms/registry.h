@@ -13,5 +13,6 @@ using AddTransform = std::function<void(const std::string& type, TransformFactor
 void register_container_transforms(const AddTransform& add);
 void register_color_transforms(const AddTransform& add);
 void register_geometry_transforms(const AddTransform& add);
+void register_augment_transforms(const AddTransform& add);
 
 }  // namespace ember::vision::transforms::detail

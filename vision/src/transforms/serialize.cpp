@@ -41,6 +41,7 @@ Registry& registry() {
     detail::register_container_transforms(add);
     detail::register_color_transforms(add);
     detail::register_geometry_transforms(add);
+    detail::register_augment_transforms(add);
     return built;
   }();
   return r;

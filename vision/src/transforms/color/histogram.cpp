@@ -38,10 +38,12 @@ Tensor autocontrast(const Tensor& img) {
           lo = std::min(lo, x[i]);
           hi = std::max(hi, x[i]);
         }
-        // torchvision: scale = bound / (max - min); a constant plane (infinite
-        // scale) keeps its values (min 0, scale 1).
+        // torchvision: scale = bound / (max - min), where Python's
+        // `float / tensor` is `tensor.reciprocal() * float`: two roundings (a
+        // single division differs by one unit on some uint8 values). A constant
+        // plane (infinite scale) keeps its values (min 0, scale 1).
         C minimum = C(lo);
-        C scale = detail::image_bound<T>() / (C(hi) - minimum);
+        C scale = (C(1) / (C(hi) - minimum)) * detail::image_bound<T>();
         if (!std::isfinite(scale)) {
           minimum = C(0);
           scale = C(1);
