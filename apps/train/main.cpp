@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
   flags.add("--data", &c.data, "DIR", "dataset root (ImageFolder: DIR/train and DIR/val, or one tree split)");
   flags.add("--format", &c.format, "NAME", "imagefolder, mnist, fashion-mnist, kmnist, cifar10, cifar100");
   flags.add("--model", &c.model, "NAME", "a model name of ember::models (resnet18, mobilenet_v2, ...)");
-  flags.add("--image-size", &c.image_size, "PX", "model input side; 0: 28 MNIST, 32 CIFAR, 64 ImageFolder");
+  flags.add("--image-size", &c.image_size, "PX", "model input side; 0: 28 MNIST, 32 CIFAR/shapes, 224 ImageFolder");
+  flags.add("--shapes-per-class", &c.shapes_per_class, "N", "training images per class of the generated dataset");
   flags.add("--epochs", &c.epochs, "N", "passes over the training set");
   flags.add("--batch-size", &c.batch_size, "N", "images per step");
   flags.add("--optimizer", &c.optimizer, "NAME", "sgd (momentum 0.9, Nesterov) or adamw");

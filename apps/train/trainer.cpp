@@ -28,6 +28,8 @@ namespace fs = std::filesystem;
 namespace F = nn::functional;
 using Clock = std::chrono::steady_clock;
 
+constexpr int64_t kShapesImageSize = 32;
+
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The dataset root: the given one, or the shapes dataset generated (once)
@@ -37,7 +39,9 @@ std::string prepare_data(const TrainConfig& config) {
   const std::string root = (fs::path(config.output) / "data").string();
   if (!fs::exists(fs::path(root) / "train")) {
     const auto t0 = Clock::now();
-    const int64_t files = write_shapes_dataset(root, {.seed = static_cast<uint64_t>(config.seed)});
+    const int64_t files = write_shapes_dataset(
+        root, {.train_per_class = config.shapes_per_class, .image_size = kShapesImageSize,
+               .seed = static_cast<uint64_t>(config.seed)});
     std::printf("data: generated %lld images of %zu shapes (JPEG and PNG, ImageFolder layout) in %s in %.1f s\n",
                 static_cast<long long>(files), shape_classes().size(), root.c_str(), seconds_since(t0));
   }
@@ -130,8 +134,9 @@ TrainResult train(const TrainConfig& c) {
   fs::create_directories(c.output);
 
   const std::string format = c.data.empty() ? "imagefolder" : c.format;
-  const int64_t natural = natural_image_size(format);
-  const int64_t image_size = c.image_size > 0 ? c.image_size : natural > 0 ? natural : 64;
+  // Generated shapes are drawn at 32 px; a user's ImageFolder gets ImageNet's 224.
+  const int64_t natural = c.data.empty() ? kShapesImageSize : natural_image_size(format);
+  const int64_t image_size = c.image_size > 0 ? c.image_size : natural > 0 ? natural : 224;
   const auto train_t = make_train_transform(format, image_size);
   const auto eval_t = make_eval_transform(format, image_size);
   const TrainingData data = load_training_data(

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/shapes_data.h"
+#include "train/trainer.h"
 
 namespace ember::apps::testing {
 
@@ -38,6 +39,40 @@ inline std::string shapes_data(int64_t per_class) {
     write_shapes_dataset(root.string(), {.train_per_class = per_class, .val_per_class = 25, .test_per_class = 3,
                                          .image_size = 32, .seed = 7});
   return root.string();
+}
+
+// The configuration of the tests' training runs: ResNet-18 on 32x32 shapes,
+// AdamW (the fastest start of the optimizers tried on short runs), 2 workers.
+inline TrainConfig small_run(const std::string& data, const std::string& output) {
+  TrainConfig c;
+  c.data = data;
+  c.model = "resnet18";
+  c.image_size = 32;
+  c.batch_size = 32;
+  c.optimizer = "adamw";
+  c.lr = 2e-3;
+  c.weight_decay = 0.05;
+  c.workers = 2;
+  c.output = output;
+  c.progress = false;
+  return c;
+}
+
+// The short run, trained once per test process: 4 epochs over 1,800 images
+// (224 steps).
+struct ShortRun {
+  TrainConfig config;
+  TrainResult result;
+};
+inline const ShortRun& short_run() {
+  static const ShortRun run = [] {
+    ShortRun r;
+    r.config = small_run(shapes_data(300), fresh_dir("short_run"));
+    r.config.epochs = 4;
+    r.result = train(r.config);
+    return r;
+  }();
+  return run;
 }
 
 struct RunResult {

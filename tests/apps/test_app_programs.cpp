@@ -23,21 +23,33 @@ void expect_one_error_line(const RunResult& r, const std::string& what) {
   EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
 }
 
-// A checkpoint trained once for the tests below (2 epochs on 32x32 shapes).
+// A checkpoint made once per test process by the program itself: 2 epochs
+// over 120 images (a few seconds; its accuracy is TrainApp's subject, not
+// these tests').
 const std::string& trained_checkpoint() {
   static const std::string path = [] {
-    const std::string out = fresh_dir("program_run");
-    const RunResult r = run(kTrain + " --data " + shapes_data(60) +
-                            " --image-size 32 --epochs 2 --batch-size 32 --lr 0.05 --no-progress --output " + out);
+    const std::string out = fresh_dir("program_checkpoint");
+    const RunResult r = run(kTrain + " --data " + shapes_data(20) +
+                            " --image-size 32 --epochs 2 --batch-size 16 --no-progress --output " + out);
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    EXPECT_NE(r.out.find("epoch 2/2"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("done:"), std::string::npos) << r.out;
     return out + "/best.safetensors";
   }();
   return path;
 }
 
 }  // namespace
+
+TEST(AppPrograms, TrainRunPrintsProgressAndWritesFiles) {
+  const std::string out = fresh_dir("program_run");
+  const RunResult r = run(kTrain + " --data " + shapes_data(20) +
+                          " --image-size 32 --epochs 2 --batch-size 16 --no-progress --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* line : {"data: ImageFolder", "model: resnet18", "epoch 1/2: train loss", "epoch 2/2: train loss",
+                           "done: 2/2 epochs", "files: "})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  for (const char* file : {"checkpoint.safetensors", "best.safetensors", "metrics.json"})
+    EXPECT_TRUE(fs::exists(fs::path(out) / file)) << file;
+}
 
 TEST(AppPrograms, HelpListsTheOptions) {
   const RunResult t = run(kTrain + " --help");
@@ -53,7 +65,7 @@ TEST(AppPrograms, HelpListsTheOptions) {
 TEST(AppPrograms, ClassifyHeldOutFiles) {
   const std::string ckpt = trained_checkpoint();
   std::vector<std::string> files;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(shapes_data(60)) / "test"))
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(shapes_data(20)) / "test"))
     if (entry.is_regular_file()) files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   ASSERT_EQ(files.size(), 18u);
@@ -61,25 +73,33 @@ TEST(AppPrograms, ClassifyHeldOutFiles) {
   for (const auto& f : files) command += " " + f;
   const RunResult r = run(command);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // One line per file: "<path>: <class> <p>%, <class> <p>%"; count the top-1 hits.
+  // One line per file: "<path>: <class> <p>%, <class> <p>%", classes among the
+  // six, probabilities in decreasing order.
+  const std::vector<std::string> classes = {"circle", "cross", "ring", "square", "star", "triangle"};
   std::istringstream lines(r.out);
   std::string line;
-  int count = 0, correct = 0;
+  int count = 0;
   while (std::getline(lines, line)) {
     const std::string path = files[static_cast<size_t>(count++)];
-    ASSERT_EQ(line.rfind(path + ":", 0), 0u) << line;
-    const std::string truth = fs::path(path).parent_path().filename().string();
-    correct += line.find(": " + truth + " ") != std::string::npos;
-    EXPECT_NE(line.find("%,"), std::string::npos) << line;
+    ASSERT_EQ(line.rfind(path + ": ", 0), 0u) << line;
+    std::istringstream fields(line.substr(path.size() + 2));
+    std::string first, second;
+    double p1 = 0, p2 = 0;
+    char percent = 0, comma = 0;
+    fields >> first >> p1 >> percent >> comma >> second >> p2;
+    EXPECT_NE(std::find(classes.begin(), classes.end(), first), classes.end()) << line;
+    EXPECT_NE(std::find(classes.begin(), classes.end(), second), classes.end()) << line;
+    EXPECT_NE(first, second) << line;
+    EXPECT_GE(p1, p2) << line;
+    EXPECT_LE(p1 + p2, 100.05) << line;
   }
   EXPECT_EQ(count, 18);
-  EXPECT_GE(correct, 12) << r.out;  // a 2-epoch model: most, not all
 }
 
 TEST(AppPrograms, BadConfigurationsGiveOneErrorLine) {
   const std::string out = fresh_dir("bad_programs");
   expect_one_error_line(run(kTrain + " --data /nonexistent/root --output " + out), "does not exist");
-  expect_one_error_line(run(kTrain + " --data " + shapes_data(60) + " --model resnet9000 --output " + out),
+  expect_one_error_line(run(kTrain + " --data " + shapes_data(20) + " --model resnet9000 --output " + out),
                         "unknown model 'resnet9000'");
   const RunResult flag = run(kTrain + " --epochz 3");
   EXPECT_EQ(flag.exit_code, 2);
@@ -89,7 +109,7 @@ TEST(AppPrograms, BadConfigurationsGiveOneErrorLine) {
   // A checkpoint for other classes (2 of the 6 shape folders) cannot be resumed.
   const std::string two = fresh_dir("two_classes");
   for (const char* cls : {"circle", "square"})
-    fs::copy(fs::path(shapes_data(60)) / "train" / cls, fs::path(two) / cls, fs::copy_options::recursive);
+    fs::copy(fs::path(shapes_data(20)) / "train" / cls, fs::path(two) / cls, fs::copy_options::recursive);
   expect_one_error_line(run(kTrain + " --data " + two + " --image-size 32 --epochs 2 --output " + out + " --resume " +
                             trained_checkpoint()),
                         "is for resnet18 with 6 classes");
