@@ -1,4 +1,4 @@
-// Ember's end-to-end training example (the README's main job): generate a
+// A training loop on Ember::core alone (the README's main job is apps/ember-train): generate a
 // shapes dataset, train a small CNN with AdamW and a one-cycle schedule,
 // evaluate, save a checkpoint (model + optimizer + scheduler) as safetensors,
 // load it into a fresh model and check the reloaded model scores the same.

@@ -1,0 +1,256 @@
+#include "trainer.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <ember/autograd/grad_mode.h>
+#include <ember/core/parallel.h>
+#include <ember/datasets/data_loader.h>
+#include <ember/datasets/progress.h>
+#include <ember/models/classifier.h>
+#include <ember/nn/functional/loss.h>
+#include <ember/optim/adam.h>
+#include <ember/optim/lr_scheduler.h>
+#include <ember/optim/sgd.h>
+#include <ember/serialize/json.h>
+
+#include "common/checkpoint.h"
+#include "common/shapes_data.h"
+#include "training_data.h"
+
+namespace ember::apps {
+namespace {
+
+namespace fs = std::filesystem;
+namespace F = nn::functional;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kShapesImageSize = 32;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The dataset root: the given one, or the shapes dataset generated (once)
+// under the output folder.
+std::string prepare_data(const TrainConfig& config) {
+  if (!config.data.empty()) return config.data;
+  const std::string root = (fs::path(config.output) / "data").string();
+  if (!fs::exists(fs::path(root) / "train")) {
+    const auto t0 = Clock::now();
+    const int64_t files = write_shapes_dataset(
+        root, {.train_per_class = config.shapes_per_class, .image_size = kShapesImageSize,
+               .seed = static_cast<uint64_t>(config.seed)});
+    std::printf("data: generated %lld images of %zu shapes (JPEG and PNG, ImageFolder layout) in %s in %.1f s\n",
+                static_cast<long long>(files), shape_classes().size(), root.c_str(), seconds_since(t0));
+  }
+  return root;
+}
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const TrainConfig& c, std::vector<Tensor> params) {
+  if (c.optimizer == "sgd")
+    return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions{.lr = c.lr, .momentum = 0.9,
+                                                                               .weight_decay = c.weight_decay,
+                                                                               .nesterov = true});
+  if (c.optimizer == "adamw")
+    return std::make_unique<optim::AdamW>(std::move(params),
+                                          optim::AdamWOptions{.lr = c.lr, .weight_decay = c.weight_decay});
+  EMBER_FAIL("unknown optimizer '", c.optimizer, "' (expected sgd or adamw)");
+}
+
+// Schedules step once per batch.
+std::unique_ptr<optim::LRScheduler> make_scheduler(const TrainConfig& c, optim::Optimizer& opt, int64_t steps) {
+  const int64_t total = c.epochs * steps;
+  if (c.scheduler == "onecycle")
+    return std::make_unique<optim::OneCycleLR>(
+        opt, optim::OneCycleLROptions{.max_lr = {c.lr}, .epochs = c.epochs, .steps_per_epoch = steps});
+  if (c.scheduler == "cosine") return std::make_unique<optim::CosineAnnealingLR>(opt, total);
+  if (c.scheduler == "step") return std::make_unique<optim::StepLR>(opt, std::max<int64_t>(1, total / 3), 0.1);
+  if (c.scheduler == "none") return nullptr;
+  EMBER_FAIL("unknown scheduler '", c.scheduler, "' (expected onecycle, cosine, step or none)");
+}
+
+struct EpochStats {
+  double loss = 0, accuracy = 0, images_per_s = 0, seconds = 0;
+};
+
+template <class Loader>
+double evaluate(models::ImageClassifierImpl& model, Loader& loader, bool channels_last) {
+  model.eval();
+  NoGradGuard no_grad;
+  int64_t correct = 0, total = 0;
+  for (auto& [images, labels] : loader) {
+    const Tensor x = channels_last ? images.contiguous(MemoryFormat::ChannelsLast) : images;
+    correct += model.forward(x).argmax(1).eq(labels).sum().template item<int64_t>();
+    total += labels.size(0);
+  }
+  return total == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(total);
+}
+
+struct EpochRecord {
+  int64_t epoch;
+  EpochStats train;
+  double val_accuracy;
+  double lr;
+};
+
+void write_metrics(const std::string& path, const TrainConfig& c, const std::vector<std::string>& classes,
+                   const std::vector<EpochRecord>& epochs, double best, const std::string& checkpoint,
+                   double total_s) {
+  namespace json = serialize::json;
+  std::string s = "{\n  \"model\": " + json::quote(c.model) + ",\n  \"classes\": [";
+  for (size_t i = 0; i < classes.size(); ++i) s += (i ? ", " : "") + json::quote(classes[i]);
+  s += "],\n  \"epochs\": [\n";
+  for (size_t i = 0; i < epochs.size(); ++i) {
+    const EpochRecord& e = epochs[i];
+    char line[320];
+    std::snprintf(line, sizeof(line),
+                  "    {\"epoch\": %lld, \"train_loss\": %.6f, \"train_accuracy\": %.6f, \"val_accuracy\": %.6f, "
+                  "\"lr\": %.6g, \"images_per_s\": %.1f, \"seconds\": %.2f}%s\n",
+                  static_cast<long long>(e.epoch), e.train.loss, e.train.accuracy, e.val_accuracy, e.lr,
+                  e.train.images_per_s, e.train.seconds, i + 1 < epochs.size() ? "," : "");
+    s += line;
+  }
+  char tail[256];
+  std::snprintf(tail, sizeof(tail), "  ],\n  \"final_val_accuracy\": %.6f,\n  \"best_val_accuracy\": %.6f,\n",
+                epochs.empty() ? 0.0 : epochs.back().val_accuracy, best);
+  s += tail;
+  std::snprintf(tail, sizeof(tail), "  \"total_seconds\": %.2f,\n", total_s);
+  s += tail;
+  s += "  \"checkpoint\": " + json::quote(checkpoint) + "\n}\n";
+  std::ofstream f(path);
+  f << s;
+  EMBER_CHECK(f.good(), "cannot write '", path, "'");
+}
+
+}  // namespace
+
+TrainResult train(const TrainConfig& c) {
+  const auto t_start = Clock::now();
+  EMBER_CHECK(c.epochs >= 1 && c.batch_size >= 2, "--epochs must be >= 1 and --batch-size >= 2");
+  if (c.threads > 0) set_num_threads(static_cast<int>(c.threads));
+  manual_seed(static_cast<uint64_t>(c.seed));
+  fs::create_directories(c.output);
+
+  const std::string format = c.data.empty() ? "imagefolder" : c.format;
+  // Generated shapes are drawn at 32 px; a user's ImageFolder gets ImageNet's 224.
+  const int64_t natural = c.data.empty() ? kShapesImageSize : natural_image_size(format);
+  const int64_t image_size = c.image_size > 0 ? c.image_size : natural > 0 ? natural : 224;
+  const auto train_t = make_train_transform(format, image_size);
+  const auto eval_t = make_eval_transform(format, image_size);
+  const TrainingData data = load_training_data(
+      {.root = prepare_data(c), .format = format, .val_fraction = c.val_fraction, .seed = static_cast<uint64_t>(c.seed)},
+      train_t, eval_t);
+  std::printf("data: %s; %zu classes; %lldx%lld inputs\n", data.description.c_str(), data.classes.size(),
+              static_cast<long long>(image_size), static_cast<long long>(image_size));
+
+  const int64_t num_classes = static_cast<int64_t>(data.classes.size());
+  models::ImageClassifier model = models::create(c.model, {.num_classes = num_classes});
+  if (c.channels_last) model->to(MemoryFormat::ChannelsLast);
+  int64_t num_params = 0;
+  for (const Tensor& p : model->parameters()) num_params += p.numel();
+
+  datasets::DataLoader train_loader(data.train, {.batch_size = c.batch_size, .shuffle = true, .num_workers = c.workers,
+                                                 .drop_last = true, .seed = static_cast<uint64_t>(c.seed)});
+  datasets::DataLoader val_loader(data.val, {.batch_size = 2 * c.batch_size, .num_workers = c.workers,
+                                             .seed = static_cast<uint64_t>(c.seed)});
+  const int64_t steps = train_loader.size();
+  EMBER_CHECK(steps >= 1, "the training set (", data.train->size(), " images) is smaller than one batch of ",
+              c.batch_size);
+  auto optimizer = make_optimizer(c, model->parameters());
+  auto scheduler = make_scheduler(c, *optimizer, steps);
+
+  CheckpointInfo info{.model = c.model, .num_classes = num_classes, .classes = data.classes, .image_size = image_size,
+                      .seed = static_cast<uint64_t>(c.seed)};
+  if (!c.resume.empty()) {
+    const Checkpoint ckpt = load_checkpoint(c.resume);
+    EMBER_CHECK(ckpt.info.model == c.model && ckpt.info.num_classes == num_classes &&
+                    ckpt.info.image_size == image_size,
+                "checkpoint '", c.resume, "' is for ", ckpt.info.model, " with ", ckpt.info.num_classes, " classes at ",
+                ckpt.info.image_size, " px, but this run trains ", c.model, " with ", num_classes, " classes at ",
+                image_size, " px");
+    EMBER_CHECK(ckpt.info.classes == data.classes, "checkpoint '", c.resume,
+                "' was trained on other class names than the data's");
+    model->load_state_dict(ckpt.model_state, /*strict=*/true);
+    restore_training_state(ckpt, *optimizer, scheduler.get());
+    info.epochs_done = ckpt.info.epochs_done;
+    info.best_accuracy = ckpt.info.best_accuracy;
+    std::printf("resume: %s after epoch %lld (best validation accuracy %.2f%%)\n", c.resume.c_str(),
+                static_cast<long long>(info.epochs_done), 100 * info.best_accuracy);
+  }
+  std::printf("model: %s, %.2f M parameters%s; %s lr %g, %s schedule, batch %lld, %lld workers\n", c.model.c_str(),
+              static_cast<double>(num_params) / 1e6, c.channels_last ? ", channels-last" : "", c.optimizer.c_str(),
+              c.lr, c.scheduler.c_str(), static_cast<long long>(c.batch_size), static_cast<long long>(c.workers));
+
+  const std::string last_path = (fs::path(c.output) / "checkpoint.safetensors").string();
+  const std::string best_path = (fs::path(c.output) / "best.safetensors").string();
+  const std::string metrics_path = (fs::path(c.output) / "metrics.json").string();
+  std::vector<EpochRecord> records;
+  TrainResult result;
+  result.best_accuracy = info.best_accuracy;
+  result.epochs_done = info.epochs_done;
+  int64_t run_epochs = 0;
+  for (int64_t epoch = info.epochs_done; epoch < c.epochs; ++epoch) {
+    if (c.stop_after > 0 && run_epochs == c.stop_after) break;
+    model->train();
+    train_loader.set_epoch(epoch);
+    const auto te = Clock::now();
+    double loss_sum = 0;
+    int64_t correct = 0, seen = 0;
+    ProgressBar bar({.total = steps, .desc = "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(c.epochs),
+                     .plain = c.progress ? std::nullopt : std::optional<bool>(true), .unit = "batch"});
+    for (auto& [images, labels] : train_loader) {
+      const Tensor x = c.channels_last ? images.contiguous(MemoryFormat::ChannelsLast) : images;
+      optimizer->zero_grad();
+      const Tensor logits = model->forward(x);
+      const Tensor loss = F::cross_entropy(logits, labels, {.label_smoothing = c.label_smoothing});
+      loss.backward();
+      optimizer->step();
+      if (scheduler) scheduler->step();
+      loss_sum += loss.item<double>() * static_cast<double>(labels.size(0));
+      correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
+      seen += labels.size(0);
+      bar.set_postfix({{"loss", loss_sum / static_cast<double>(seen)},
+                       {"acc", static_cast<double>(correct) / static_cast<double>(seen)},
+                       {"img/s", static_cast<double>(seen) / seconds_since(te)}});
+      bar.update();
+    }
+    bar.close();
+    EpochRecord rec{.epoch = epoch + 1,
+                    .train = {.loss = loss_sum / static_cast<double>(seen),
+                              .accuracy = static_cast<double>(correct) / static_cast<double>(seen),
+                              .images_per_s = static_cast<double>(seen) / seconds_since(te),
+                              .seconds = seconds_since(te)},
+                    .val_accuracy = evaluate(*model, val_loader, c.channels_last),
+                    .lr = optimizer->param_groups()[0].options.at("lr").to_double()};
+    records.push_back(rec);
+    info.epochs_done = epoch + 1;
+    const bool best = rec.val_accuracy > info.best_accuracy || info.epochs_done == 1;
+    if (best) info.best_accuracy = rec.val_accuracy;
+    save_checkpoint(last_path, *model, optimizer.get(), scheduler.get(), *eval_t, info);
+    if (best) fs::copy_file(last_path, best_path, fs::copy_options::overwrite_existing);
+    std::printf("epoch %lld/%lld: train loss %.4f, train acc %.2f%%, val acc %.2f%%%s, %.0f img/s, %.1f s\n",
+                static_cast<long long>(epoch + 1), static_cast<long long>(c.epochs), rec.train.loss,
+                100 * rec.train.accuracy, 100 * rec.val_accuracy, best ? " (best)" : "", rec.train.images_per_s,
+                rec.train.seconds);
+    std::fflush(stdout);
+    ++run_epochs;
+    result.final_accuracy = rec.val_accuracy;
+    result.last_epoch_steps = steps;
+    result.last_epoch_images = seen;
+    result.val_images = static_cast<int64_t>(data.val->size());
+    write_metrics(metrics_path, c, data.classes, records, info.best_accuracy, last_path, seconds_since(t_start));
+  }
+  result.best_accuracy = info.best_accuracy;
+  result.epochs_done = info.epochs_done;
+  result.checkpoint = last_path;
+  if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c.channels_last);
+  std::printf("done: %lld/%lld epochs, validation accuracy %.2f%% (best %.2f%%) in %.1f s\n",
+              static_cast<long long>(info.epochs_done), static_cast<long long>(c.epochs), 100 * result.final_accuracy,
+              100 * result.best_accuracy, seconds_since(t_start));
+  std::printf("files: %s (last), %s (best), %s\n", last_path.c_str(), best_path.c_str(), metrics_path.c_str());
+  return result;
+}
+
+}  // namespace ember::apps
