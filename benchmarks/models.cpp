@@ -110,9 +110,17 @@ TORCH_MODULE(TResNet);
 
 // ---- torchvision's MobileNetV2 with torch::nn ----
 
+// A Sequential that can sit inside another (torch::nn's AnyModule needs a
+// forward with concrete types; torchvision's C++ models do the same).
+struct TSeqImpl : tnn::SequentialImpl {
+  using SequentialImpl::SequentialImpl;
+  torch::Tensor forward(torch::Tensor x) { return SequentialImpl::forward(x); }
+};
+TORCH_MODULE(TSeq);
+
 // Conv2dNormActivation: Conv2d (no bias), BatchNorm2d, ReLU6 (in place).
-tnn::Sequential conv_bn_relu6(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t groups) {
-  return tnn::Sequential(
+TSeq conv_bn_relu6(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t groups) {
+  return TSeq(
       tnn::Conv2d(tnn::Conv2dOptions(in, out, k).stride(stride).padding((k - 1) / 2).groups(groups).bias(false)),
       tnn::BatchNorm2d(out), tnn::ReLU6(tnn::ReLU6Options(true)));
 }
@@ -121,7 +129,7 @@ struct TInvertedResidualImpl : tnn::Module {
   TInvertedResidualImpl(int64_t inp, int64_t oup, int64_t stride, int64_t expand_ratio)
       : use_res_connect(stride == 1 && inp == oup) {
     const int64_t hidden = inp * expand_ratio;
-    tnn::Sequential layers;
+    TSeq layers;
     if (expand_ratio != 1) layers->push_back(conv_bn_relu6(inp, hidden, 1, 1, 1));
     layers->push_back(conv_bn_relu6(hidden, hidden, 3, stride, hidden));
     layers->push_back(tnn::Conv2d(tnn::Conv2dOptions(hidden, oup, 1).bias(false)));
@@ -130,7 +138,7 @@ struct TInvertedResidualImpl : tnn::Module {
   }
   torch::Tensor forward(torch::Tensor x) { return use_res_connect ? x + conv->forward(x) : conv->forward(x); }
   bool use_res_connect;
-  tnn::Sequential conv{nullptr};
+  TSeq conv{nullptr};
 };
 TORCH_MODULE(TInvertedResidual);
 
