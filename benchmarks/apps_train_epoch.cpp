@@ -43,6 +43,7 @@ const std::string& shapes_root() {
 ember::Tensor ember_epoch() {
   ember::apps::TrainConfig config;
   config.data = shapes_root();
+  config.image_size = 32;  // a given ImageFolder defaults to 224
   config.epochs = 1;
   config.batch_size = kBatch;
   config.workers = kWorkers;
