@@ -12,7 +12,7 @@ struct TrainConfig {
   std::string model = "resnet18";
   int64_t image_size = 0;              // 0: 28 MNIST, 32 CIFAR and generated shapes, 224 ImageFolder
   int64_t shapes_per_class = 1000;     // training images per class of the generated dataset
-  int64_t epochs = 6;
+  int64_t epochs = 8;
   int64_t batch_size = 32;
   std::string optimizer = "sgd";       // sgd (momentum 0.9, Nesterov) or adamw
   double lr = 0.05;

@@ -18,7 +18,7 @@ using namespace ember::apps::testing;
 
 // The stated accuracy of a short run: >= 45% (chance: 17%) on the 150
 // held-out images after 4 epochs over 1,800 generated 32x32 images (6 classes,
-// 224 steps; about 60% measured). scripts/train.sh's full run (6 epochs over
+// 224 steps; about 60% measured). scripts/train.sh's full run (8 epochs over
 // 6,000 images) requires 95%.
 TEST(TrainApp, ShortRunReachesStatedAccuracy) {
   const ShortRun& run = short_run();
