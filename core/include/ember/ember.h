@@ -37,6 +37,7 @@
 #include "ember/nn/nn.h"
 #include "ember/optim/optim.h"
 #include "ember/serialize/ivalue.h"
+#include "ember/serialize/json.h"
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
