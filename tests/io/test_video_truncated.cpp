@@ -167,6 +167,14 @@ TEST_P(VideoTruncated, VideoReaderReturnsWhatDecodesAndWarnsOrRaises) {
       // A seek starts over and reaches the damage again.
       r.seek(0);
       EXPECT_THROW(read_frames(r), Error);
+      if (fraction <= 0.5) {
+        // A seek past the damage: nothing decodes there, and it says so.
+        io::VideoReader past(cut->str(), stream);
+        past.seek(1.5);
+        EXPECT_FALSE(past.next());
+        ASSERT_EQ(warnings.messages().size(), 2u);
+        EXPECT_TRUE(contains(warnings.messages()[1], cut->str())) << warnings.messages()[1];
+      }
     }
   }
 }
