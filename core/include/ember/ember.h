@@ -14,6 +14,7 @@
 #include "ember/core/parallel.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
+#include "ember/core/warning.h"
 #include "ember/fft.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/nn/functional/conv.h"
