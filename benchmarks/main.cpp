@@ -189,6 +189,8 @@ int main(int argc, char** argv) {
     }
   }
   const int problems = report.summary();
+  // How Ember's loops ran (quiet or shared cores: Note [Two ways to run a loop]).
+  std::printf("%s", ember::parallel_info().c_str());
   // Measured again so that a reader sees whether other load moved the machine
   // during the run (the bandwidth column uses the first measurement).
   const auto bw_end = ember_bench::measure_copy_bandwidth(size_t(256) << 20, args.threads);

@@ -12,10 +12,13 @@
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "ember/core/determinism.h"
 #include "ember/core/error.h"
+#include "ember/ember.h"
 #include "ember/core/parallel.h"
 #include "runtime/contention.h"
 #include "runtime/openmp_calls.h"
@@ -204,6 +207,22 @@ TEST(ThreadPool, LoopsWorkInAForkedChild) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+TEST(ThreadCounts, ParallelInfoTellsHowLoopsRan) {
+  {
+    ForcedCores cores(true, 2);
+    parallel_for(0, 64, 1, [](int64_t, int64_t) {});
+  }
+  {
+    ForcedCores cores(false, 2);
+    parallel_for(0, 64, 1, [](int64_t, int64_t) {});
+    const std::string info = parallel_info();
+    EXPECT_NE(info.find("threads: 2"), std::string::npos) << info;
+    EXPECT_NE(info.find("cores shared now: no"), std::string::npos) << info;
+    EXPECT_NE(info.find("as OpenMP regions"), std::string::npos) << info;
+    EXPECT_NE(info.find("on Ember's pool ("), std::string::npos) << info;
+  }
+}
+
 TEST(ThreadCounts, AThreadMayHaveItsOwnCount) {
   ForcedCores cores(false, 2);
   int inside = 0, after_reset = 0;
@@ -238,6 +257,36 @@ TEST(OpenMPLibraries, ThreadCountFollowsTheCores) {
     EXPECT_EQ(runtime::prepare_openmp_library_call(), 1);
     EXPECT_EQ(omp_get_max_threads(), 1);
   }
+}
+
+// Ember's own loops give the same bits on either path; with deterministic
+// algorithms on, OpenBLAS and oneDNN keep their thread count on shared cores,
+// so a whole training step is bitwise the same under any load.
+TEST(SharedCores, DeterministicResultsDoNotDependOnTheLoad) {
+  auto train_steps = [](bool shared) {
+    ForcedCores cores(shared, 2);
+    manual_seed(7);
+    nn::Sequential net(nn::Conv2d({.in_channels = 3, .out_channels = 16, .kernel_size = 3, .padding = 1}),
+                       nn::BatchNorm2d(16), nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(), nn::Linear(16 * 16 * 16, 10));
+    optim::SGD opt(net->parameters(), {.lr = 0.1, .momentum = 0.9});
+    Tensor x = randn({8, 3, 32, 32}), y = randint(0, 10, {8});
+    Tensor loss;
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      loss = nn::functional::cross_entropy(net(x), y);
+      loss.backward();
+      opt.step();
+    }
+    std::vector<Tensor> state{loss.detach()};
+    for (const Tensor& p : net->parameters()) state.push_back(p.detach().clone());
+    return state;
+  };
+  const bool saved = are_deterministic_algorithms_enabled();
+  use_deterministic_algorithms(true);
+  const std::vector<Tensor> quiet = train_steps(false), shared = train_steps(true);
+  use_deterministic_algorithms(saved);
+  ASSERT_EQ(quiet.size(), shared.size());
+  for (size_t i = 0; i < quiet.size(); ++i) EXPECT_TRUE(quiet[i].equal(shared[i])) << "tensor " << i;
 }
 
 // The verdict from pooled scheduler samples: windows of 20 ms, a moving

@@ -47,6 +47,7 @@ std::atomic<int64_t> g_window_ran_ns{0};
 std::atomic<int64_t> g_window_waited_ns{0};
 std::atomic<bool> g_shared{false};
 std::atomic<double> g_average_wait{0.0};  // updated by the thread closing a window
+std::atomic<int64_t> g_windows{0}, g_shared_windows{0};  // judged windows, for parallel_info()
 std::atomic<int> g_forced{-1};
 
 // A thread's reader of its own schedstat: "<ran ns> <waited ns> <slices>".
@@ -97,6 +98,8 @@ void close_window_if_due(int64_t now) {
   const bool shared = g_shared.load(std::memory_order_relaxed);
   if (!shared && average > kEnterShared) g_shared.store(true, std::memory_order_relaxed);
   if (shared && average < kLeaveShared) g_shared.store(false, std::memory_order_relaxed);
+  g_windows.fetch_add(1, std::memory_order_relaxed);
+  if (g_shared.load(std::memory_order_relaxed)) g_shared_windows.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -136,6 +139,15 @@ bool cores_contended() {
   const int forced = g_forced.load(std::memory_order_relaxed);
   if (forced >= 0) return forced == 1;
   return g_shared.load(std::memory_order_relaxed);
+}
+
+ContentionStats contention_stats() {
+  ContentionStats s;
+  s.windows = g_windows.load(std::memory_order_relaxed);
+  s.shared_windows = g_shared_windows.load(std::memory_order_relaxed);
+  s.average_wait = g_average_wait.load(std::memory_order_relaxed);
+  s.measured = !t_reader.unavailable;
+  return s;
 }
 
 void force_contention_for_testing(int state) { g_forced.store(state, std::memory_order_relaxed); }

@@ -18,6 +18,15 @@ void sample_scheduler_wait();
 // one's DataLoader workers) hold the cores.
 bool cores_contended();
 
+// What the verdict has seen so far (parallel_info()).
+struct ContentionStats {
+  int64_t windows = 0;         // windows judged
+  int64_t shared_windows = 0;  // ... that ended with the cores counted as shared
+  double average_wait = 0;     // the moving average of the waiting share now
+  bool measured = true;        // false where schedstat cannot be read
+};
+ContentionStats contention_stats();
+
 // Adds one thread's scheduler statistics since its previous sample (what
 // sample_scheduler_wait feeds; public for tests): ran_ns on a core, waited_ns
 // runnable without one, at time now_ns.

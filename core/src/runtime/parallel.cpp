@@ -21,7 +21,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
+#include <sstream>
 
 #include "ember/core/error.h"
 #include "runtime/contention.h"
@@ -38,6 +40,7 @@ namespace {
 constexpr int64_t kChunksPerThread = 4;
 
 std::atomic<int> g_num_threads{0};  // 0 until first read
+std::atomic<int64_t> g_openmp_loops{0};  // loops run as OpenMP regions (parallel_info)
 thread_local int t_num_threads = 0;  // 0: the process's count
 
 int process_num_threads() {
@@ -70,6 +73,28 @@ int get_num_threads() {
 
 bool in_parallel_region() { return runtime::inside_parallel_loop() || omp_in_parallel() != 0; }
 
+std::string parallel_info() {
+  const runtime::PoolStats pool = runtime::pool_stats();
+  const runtime::ContentionStats cores = runtime::contention_stats();
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  std::ostringstream s;
+  s << "threads: " << get_num_threads() << " (process " << process_num_threads() << ")\n"
+    << "cores shared now: " << (runtime::cores_contended() ? "yes" : "no");
+  if (cores.measured) {
+    s << " (average waiting share " << cores.average_wait << "; " << cores.shared_windows << " of " << cores.windows
+      << " windows shared)\n";
+  } else {
+    s << " (not measured: no /proc/thread-self/schedstat)\n";
+  }
+  s << "loops: " << g_openmp_loops.load() << " as OpenMP regions, " << pool.loops << " on Ember's pool ("
+    << pool.helpers << " helpers, " << pool.helper_joins << " helper joins, " << pool.caller_alone
+    << " run by the caller alone)\n"
+    << "OpenMP: GOMP_SPINCOUNT=" << (spin ? spin : "(default)") << ", OMP_WAIT_POLICY=" << (policy ? policy : "(default)")
+    << "\n";
+  return s.str();
+}
+
 namespace detail {
 
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, ChunkFn fn, const void* ctx) {
@@ -80,6 +105,7 @@ void parallel_for_impl(int64_t begin, int64_t end, int64_t grain, ChunkFn fn, co
   if (!runtime::cores_contended()) {
     // Quiet cores: one OpenMP region, one contiguous share per thread (Note
     // [Two ways to run a loop]).
+    g_openmp_loops.fetch_add(1, std::memory_order_relaxed);
     const int team = static_cast<int>(std::min<int64_t>(threads, std::max<int64_t>(1, range / grain)));
     std::exception_ptr error;
 #pragma omp parallel num_threads(team)

@@ -5,6 +5,7 @@
 // and oneDNN run on OpenMP with the thread count Ember gives each call (Note
 // [OpenMP libraries] in core/src/runtime/openmp_calls.cpp).
 #include <cstdint>
+#include <string>
 
 namespace ember {
 
@@ -21,6 +22,12 @@ void set_thread_local_num_threads(int n);
 // True inside a chunk of a parallel loop (or an OpenMP region): ops then run
 // on the calling thread alone.
 bool in_parallel_region();
+
+// A description of the threading setup and of what it has done so far:
+// thread counts, whether the cores count as shared now, how many loops ran on
+// each path (Note [Two ways to run a loop]), the OpenMP settings seen. For
+// diagnosing speed, like PyTorch's at::get_parallel_info().
+std::string parallel_info();
 
 // Default grain: below this many elements an elementwise loop runs serially.
 inline constexpr int64_t kGrainSize = 32768;
