@@ -184,6 +184,15 @@ int main(int argc, char** argv) {
     }
     const Timed quiet = time_workload(w->name, *c, timing, args, report, nullptr);
     if (c->under_load && quiet.ok) {
+      // A fresh case: a training step's first result (the one checked) must
+      // come from the same starting point on both sides again.
+      c.reset();
+      try {
+        c = w->make();
+      } catch (const std::exception& e) {
+        report.failed(w->name + "@busy_core", "", e.what());
+        continue;
+      }
       ember_bench::BusyCore busy;
       time_workload(w->name + "@busy_core", *c, timing, args, report, &quiet);
     }
