@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include <ember/core/checked_size.h>
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 
@@ -80,9 +81,9 @@ CIFAR10::CIFAR10(const std::string& root, CIFAROptions options, const detail::Ci
                 layout.label_bytes == 1 ? "1 label byte" : "2 label bytes",
                 " + 3072 pixels): truncated or not a CIFAR file");
     counts.push_back(static_cast<int64_t>(n) / record);
-    total += counts.back();
+    total = checked_add(total, counts.back(), name_);
   }
-
+  checked_nbytes({total, 3, 32, 32}, 1, name_);  // Note [Checked sizes]
   data_ = empty({total, 3, 32, 32}, kUInt8);
   std::vector<Tensor> label_tensors;
   for (int64_t k = 0; k < layout.label_bytes; ++k) label_tensors.push_back(empty({total}, kInt64));

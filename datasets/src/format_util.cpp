@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <memory>
 
+#include <ember/core/checked_size.h>
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 
@@ -109,6 +110,10 @@ MappedFile::~MappedFile() {
 }
 
 Tensor tensor_from_bytes(std::vector<uint8_t>&& bytes, std::vector<int64_t> sizes) {
+  // Checked (Note [Checked sizes]): the tensor must not reach past the bytes.
+  const int64_t numel = checked_numel(sizes, "tensor_from_bytes");
+  EMBER_CHECK(static_cast<uint64_t>(numel) == bytes.size(), "tensor_from_bytes: sizes ", IntArrayRef(sizes),
+              " hold ", numel, " bytes but ", bytes.size(), " were given");
   auto* owned = new std::vector<uint8_t>(std::move(bytes));
   if (owned->empty()) {
     delete owned;

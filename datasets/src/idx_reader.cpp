@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include <ember/core/checked_size.h>
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 
@@ -136,22 +137,21 @@ Tensor read_idx_ubyte(const std::string& path, int64_t ndim, std::string_view da
               " is truncated inside its IDX header (", 4 + got_dims, " of ", 4 + dims_raw.size(),
               " bytes)");
   std::vector<int64_t> sizes(static_cast<size_t>(ndim));
-  // Each size is below 2^32 and there are at most 3 (checked against the
-  // data's real length before allocating), so the product fits in 2^62 when
-  // checked per step.
-  uint64_t count = 1;
-  bool overflow = false;
   std::string shape;
   for (int64_t d = 0; d < ndim; ++d) {
     const uint8_t* b = dims_raw.data() + 4 * d;
     const uint64_t n =
         (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
     sizes[static_cast<size_t>(d)] = static_cast<int64_t>(n);
-    if (n != 0 && count > (uint64_t{1} << 62) / n) overflow = true;
-    count *= n;
     shape += (d ? " x " : "") + std::to_string(n);
   }
-  EMBER_CHECK(!overflow, dataset, ": ", path, " has IDX sizes ", shape, " too large to be real");
+  // Each size is below 2^32, but three of them can multiply past int64: the
+  // count is checked (Note [Checked sizes]) before it is compared with the
+  // data's real length and anything is allocated.
+  const std::optional<int64_t> numel = try_numel(sizes);
+  EMBER_CHECK(numel.has_value(), dataset, ": ", path, " has IDX sizes ", shape,
+              " whose product overflows int64: too large to be real");
+  const uint64_t count = static_cast<uint64_t>(*numel);
   const uint64_t header = 4 + 4 * static_cast<uint64_t>(ndim);
 
   if (!gzip) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include <ember/core/checked_size.h>
 #include <ember/core/error.h>
 
 namespace ember::io {
@@ -57,13 +58,18 @@ Tensor check_image_to_encode(std::string_view op, const Tensor& image, int64_t m
 }
 
 void check_decoded_size(std::string_view op, uint64_t width, uint64_t height, uint64_t channels) {
-  // width and height are below 2^32, so pixels cannot overflow; dividing the
-  // limit instead of multiplying pixels by channels keeps that true for any limit.
+  // Headers give width and height below 2^32, but the product is checked all
+  // the same (Note [Checked sizes]), before it is compared with the limit.
   const uint64_t limit = image_decode_limit();
-  const uint64_t pixels = width * height;
   EMBER_CHECK(width > 0 && height > 0, op, ": the image declares an empty size ", width, "x",
               height);
-  EMBER_CHECK(channels > 0 && pixels <= limit / channels, op, ": the image declares ", width, "x",
+  EMBER_CHECK(width <= INT64_MAX && height <= INT64_MAX && channels > 0 && channels <= INT64_MAX, op,
+              ": the image declares an invalid size ", width, "x", height, "x", channels);
+  int64_t samples = 0;
+  const bool overflow =
+      mul_overflows(static_cast<int64_t>(width), static_cast<int64_t>(height), &samples) ||
+      mul_overflows(samples, static_cast<int64_t>(channels), &samples);
+  EMBER_CHECK(!overflow && static_cast<uint64_t>(samples) <= limit, op, ": the image declares ", width, "x",
               height, "x", channels, " samples, more than the decode limit of ", limit,
               " bytes (ember::io::set_image_decode_limit changes it)");
 }

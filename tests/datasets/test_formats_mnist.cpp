@@ -4,6 +4,7 @@
 #include <ember/ops/factories.h>
 #include <ember/ops/shape.h>
 
+#include "format_util.h"
 #include "formats_test_util.h"
 
 namespace ember::datasets {
@@ -153,7 +154,7 @@ TEST(FormatsMNIST, CorruptFilesRaise) {
              {"truncated", "4294967295 x 28 x 28"});
   expect_has(
       mnist_error("t10k-images-idx3-ubyte", idx(0x803, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 10)),
-      {"too large to be real"});
+      {"4294967295 x 4294967295 x 4294967295", "overflows int64", "too large to be real"});
   expect_has(
       mnist_error("t10k-images-idx3-ubyte.gz", gzip_stored(idx(0x803, {0xFFFFFFFF, 28, 28}, 100))),
       {"t10k-images-idx3-ubyte.gz", "truncated", "decompressed file holds 100"});
@@ -176,6 +177,16 @@ TEST(FormatsMNIST, CorruptFilesRaise) {
   expect_has(
       mnist_error("t10k-images-idx3-ubyte.gz", gzip_stored(idx(0x803, {3, 28, 28}, 3 * 784 + 1))),
       {"has data after the 3 x 28 x 28 elements"});
+}
+
+// The helper that wraps decoded bytes refuses sizes that do not match them
+// (or overflow: Note [Checked sizes]) instead of making a tensor past its bytes.
+TEST(FormatsMNIST, TensorFromBytesChecksTheSizes) {
+  EXPECT_EQ(detail::tensor_from_bytes(std::vector<uint8_t>(6, 1), {2, 3}).sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(detail::tensor_from_bytes({}, {0, 5}).numel(), 0);
+  EXPECT_THROW(detail::tensor_from_bytes(std::vector<uint8_t>(5, 1), {2, 3}), Error);
+  EXPECT_THROW(detail::tensor_from_bytes(std::vector<uint8_t>(1, 1), {int64_t{1} << 32, int64_t{1} << 32}), Error);
+  EXPECT_THROW(detail::tensor_from_bytes(std::vector<uint8_t>(1, 1), {-1}), Error);
 }
 
 TEST(FormatsMNIST, MissingFilesNameTheLayout) {

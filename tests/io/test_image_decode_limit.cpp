@@ -2,6 +2,7 @@
 // whose width * height * channels exceeds it, before allocating.
 #include <gtest/gtest.h>
 
+#include "image_common.h"
 #include "io/io_test_util.h"
 
 using namespace ember;
@@ -68,4 +69,25 @@ TEST(IoImageDecodeLimit, ZeroRestoresTheDefault) {
   // A limit near 2^64 cannot overflow the check.
   io::set_image_decode_limit(~uint64_t{0});
   EXPECT_NO_THROW(io::decode_image(io::read_file(io_image("pngsuite_basn0g01.png"))));
+}
+
+// width x height x channels is checked for overflow before the comparison
+// with the limit (Note [Checked sizes]): even under the largest limit, sizes
+// whose product wraps are refused, and every message names the op.
+TEST(IoImageDecodeLimit, DeclaredSizesNeverWrap) {
+  LimitGuard guard;
+  io::set_image_decode_limit(~uint64_t{0});
+  EXPECT_NO_THROW(io::detail::check_decoded_size("decode_png", 1u << 20, 1u << 20, 4));
+  for (auto [w, h, c] : {std::tuple<uint64_t, uint64_t, uint64_t>{0xFFFFFFFFu, 0xFFFFFFFFu, 4},
+                         {uint64_t{1} << 32, uint64_t{1} << 31, 1},
+                         {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu},
+                         {~uint64_t{0}, 1, 1}}) {
+    try {
+      io::detail::check_decoded_size("decode_png", w, h, c);
+      ADD_FAILURE() << w << "x" << h << "x" << c << " passed";
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), "decode_png")) << e.what();
+    }
+  }
+  EXPECT_THROW(io::detail::check_decoded_size("decode_png", 0, 5, 3), Error);
 }

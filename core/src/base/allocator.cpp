@@ -1,6 +1,7 @@
 #include "ember/core/allocator.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -11,11 +12,25 @@ namespace ember {
 namespace {
 constexpr size_t kAlignment = 64;  // a cache line; enough for AVX-512 loads
 
+[[noreturn]] void fail_out_of_memory(size_t nbytes) {
+  // PyTorch's words, so that users recognize the error.
+  EMBER_FAIL("CPU allocator: not enough memory: you tried to allocate ", nbytes, " bytes (",
+             static_cast<double>(nbytes) / double(1 << 30), " GiB)");
+}
+
+// nullptr when the system refuses (callers decide whether to retry).
+void* try_aligned_malloc(size_t nbytes) {
+  // Storages never exceed 2^63 - 1 bytes (Note [Checked sizes]); refusing
+  // larger requests here also keeps the rounding below from wrapping.
+  if (nbytes > static_cast<size_t>(INT64_MAX)) return nullptr;
+  const size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  return std::aligned_alloc(kAlignment, rounded);
+}
+
 void* aligned_malloc(size_t nbytes) {
   if (nbytes == 0) return nullptr;
-  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded);
-  EMBER_CHECK(p != nullptr, "allocate: out of memory trying to allocate ", nbytes, " bytes");
+  void* p = try_aligned_malloc(nbytes);
+  if (p == nullptr) fail_out_of_memory(nbytes);
   return p;
 }
 }  // namespace
@@ -30,12 +45,14 @@ CachingAllocator::~CachingAllocator() { empty_cache(); }
 
 size_t CachingAllocator::round_size(size_t nbytes) const {
   // Page granularity: outputs of one shape always land in the same bucket.
+  // (Requests past 2^63 are refused before they get here, so this cannot wrap.)
   constexpr size_t kPage = 4096;
   return (nbytes + kPage - 1) / kPage * kPage;
 }
 
 void* CachingAllocator::allocate(size_t nbytes) {
   if (nbytes < min_cached_bytes_) return aligned_malloc(nbytes);
+  if (nbytes > static_cast<size_t>(INT64_MAX)) fail_out_of_memory(nbytes);
   const size_t size = round_size(nbytes);
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -49,7 +66,11 @@ void* CachingAllocator::allocate(size_t nbytes) {
     }
     ++misses_;
   }
-  return aligned_malloc(size);
+  if (void* p = try_aligned_malloc(size)) return p;
+  // The system refused: the blocks this cache holds may be what it lacks.
+  empty_cache();
+  if (void* p = try_aligned_malloc(size)) return p;
+  fail_out_of_memory(nbytes);
 }
 
 void CachingAllocator::deallocate(void* ptr, size_t nbytes) {

@@ -2,6 +2,7 @@
 
 #include "autograd/autograd_meta.h"
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/checked_size.h"
 
 namespace ember {
 
@@ -19,16 +20,31 @@ autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
 }
 
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  // The backstop of Note [Checked sizes]: ops check the geometries they make
+  // (naming themselves); this catches any that slipped through before a
+  // kernel could address memory outside the storage.
+  const int64_t numel = checked_numel(sizes, "tensor geometry");
+  if (numel > 0) {
+    const int64_t need = storage_nbytes(sizes, strides, storage_offset, element_size(dtype_), "tensor geometry");
+    EMBER_CHECK(storage_ && static_cast<uint64_t>(need) <= storage_->nbytes(), "tensor geometry: sizes=", sizes,
+                ", strides=", strides, " and storage offset ", storage_offset, " of ", dtype_, " need ", need,
+                " bytes of storage but it holds ", storage_ ? storage_->nbytes() : 0);
+  }
   sizes_ = sizes;
   strides_ = strides;
   storage_offset_ = storage_offset;
-  numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  numel_ = numel;
   refresh_contiguity();
 }
 
 void TensorImpl::refresh_contiguity() {
   is_contiguous_ = is_contiguous_as(sizes_, strides_, MemoryFormat::Contiguous);
+}
+
+size_t Tensor::nbytes() const {
+  // Logical bytes: numel * itemsize, which overflows only for views repeating
+  // elements (Note [Checked sizes]).
+  return static_cast<size_t>(checked_nbytes(sizes(), element_size(), "nbytes"));
 }
 
 namespace detail {

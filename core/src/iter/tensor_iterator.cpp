@@ -215,8 +215,9 @@ void TensorIterator::compute_shape() {
     op.original = op.tensor;
     op.will_allocate = true;
   }
-  numel_ = 1;
-  for (int64_t s : shape_) numel_ *= s;
+  // Broadcasting two valid (expanded) operands can give more elements than
+  // int64 counts (Note [Checked sizes]).
+  numel_ = checked_numel(shape_, op_name_);
 }
 
 void TensorIterator::compute_types() {
@@ -313,9 +314,11 @@ void TensorIterator::allocate_outputs() {
     int64_t s = 1;
     for (int i = 0; i < nd; ++i) {
       strides[perm_[i]] = s;
-      s *= std::max<int64_t>(shape_[perm_[i]], 1);
+      // Only an empty output's strides can overflow (its other sizes multiply past int64).
+      EMBER_CHECK(i + 1 == nd || !mul_overflows(s, std::max<int64_t>(shape_[perm_[i]], 1), &s), op_name_,
+                  ": the strides of an output of sizes=", shape_, " overflow int64");
     }
-    op.tensor = empty_strided(shape_, strides, TensorOptions(op.dtype).device(device_));
+    op.tensor = empty_strided_for(op_name_, shape_, strides, TensorOptions(op.dtype).device(device_));
   }
 }
 
@@ -327,8 +330,11 @@ void TensorIterator::compute_strides() {
     op.stride_bytes.resize(nd);
     for (int i = 0; i < nd; ++i) {
       const int64_t d = perm_[i];
-      if (d < offset || op.tensor.size(d - offset) == 1) op.stride_bytes[i] = 0;
-      else op.stride_bytes[i] = op.tensor.stride(d - offset) * es;
+      // Byte strides of non-empty tensors fit in int64 (Note [Checked sizes]);
+      // an empty operand makes the iteration empty, so its strides never step.
+      if (d < offset || op.tensor.size(d - offset) == 1 ||
+          mul_overflows(op.tensor.stride(d - offset), es, &op.stride_bytes[i]))
+        op.stride_bytes[i] = 0;
     }
   }
   DimVector permuted(nd);
@@ -338,10 +344,14 @@ void TensorIterator::compute_strides() {
 
 void TensorIterator::coalesce_dimensions() {
   if (shape_.size() <= 1) return;
+  // Merged sizes and strides are checked: they only overflow where a dim is
+  // empty (or an extent near 2^63 bytes), and those dims stay apart.
   auto can_merge = [&](size_t d0, size_t d1) {
+    int64_t merged, step;
+    if (mul_overflows(shape_[d0], shape_[d1], &merged)) return false;
     if (shape_[d0] == 1 || shape_[d1] == 1) return true;
     for (const auto& op : operands_)
-      if (op.stride_bytes[d0] * shape_[d0] != op.stride_bytes[d1]) return false;
+      if (mul_overflows(op.stride_bytes[d0], shape_[d0], &step) || step != op.stride_bytes[d1]) return false;
     return true;
   };
   size_t prev = 0;

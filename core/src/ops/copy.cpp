@@ -69,17 +69,24 @@ Tensor Tensor::fill_(const Tensor& value) {
 
 Tensor Tensor::zero_() { return fill_(0); }
 
+namespace {
+Tensor clone_impl(const Tensor& self, MemoryFormat format, const char* op);
+template <class F>
+Tensor recorded_copy(const char* op, const Tensor& self, const F& compute);
+}  // namespace
+
 Tensor Tensor::contiguous(MemoryFormat format) const {
   if (is_contiguous(format)) return *this;
-  return clone(format);
+  // clone, whose errors (a huge expanded view: Note [Checked sizes]) name contiguous.
+  return recorded_copy("clone", *this, [&] { return clone_impl(*this, format, "contiguous"); });
 }
 
 namespace {
 // A dense copy of a non-dense tensor in `dtype`, allocated by the elementwise
 // engine: it keeps the order of t's strides (a transposed slice stays
 // transposed), as PyTorch's empty_like does for non-dense inputs.
-Tensor dense_copy_keeping_order(const Tensor& t, DType dtype) {
-  TensorIterator iter("clone");
+Tensor dense_copy_keeping_order(const Tensor& t, DType dtype, const char* op) {
+  TensorIterator iter(op);
   // A conjugate/negative view is read as its values (the kernel applies the bits).
   iter.add_output(Tensor()).add_input(t.impl()->has_lazy_bits() ? physical_alias(t) : t)
       .promote_inputs_to_common_dtype(false).output_dtype(dtype);
@@ -90,15 +97,15 @@ Tensor dense_copy_keeping_order(const Tensor& t, DType dtype) {
 }  // namespace
 
 namespace {
-Tensor clone_impl(const Tensor& self, MemoryFormat format) {
+Tensor clone_impl(const Tensor& self, MemoryFormat format, const char* op) {
   Tensor out;
   if (format == MemoryFormat::Preserve && self.is_non_overlapping_and_dense()) {
-    out = empty_strided(self.sizes(), self.strides(), self.options());
+    out = empty_strided_for(op, self.sizes(), self.strides(), self.options());
   } else if (format == MemoryFormat::Preserve && self.suggest_memory_format() == MemoryFormat::Contiguous) {
-    return dense_copy_keeping_order(self, self.dtype());
+    return dense_copy_keeping_order(self, self.dtype(), op);
   } else {
     MemoryFormat f = format == MemoryFormat::Preserve ? self.suggest_memory_format() : format;
-    out = empty(self.sizes(), self.options().memory_format(f));
+    out = empty_for(op, self.sizes(), self.options().memory_format(f));
   }
   out.copy_(self);
   return out;
@@ -109,12 +116,12 @@ Tensor to_impl(const Tensor& self, const TensorOptions& options, bool copy) {
   if (!copy && target == self.dtype() && options.device() == self.device()) return self;
   if (options.device() == self.device() && !self.is_non_overlapping_and_dense() &&
       self.suggest_memory_format() == MemoryFormat::Contiguous)
-    return dense_copy_keeping_order(self, target);
+    return dense_copy_keeping_order(self, target, "to");
   Tensor out = self.is_non_overlapping_and_dense()
-                   ? empty_strided(self.sizes(), self.strides(), TensorOptions(target).device(options.device()))
-                   : empty(self.sizes(), TensorOptions(target)
-                                        .device(options.device())
-                                        .memory_format(self.suggest_memory_format()));
+                   ? empty_strided_for("to", self.sizes(), self.strides(), TensorOptions(target).device(options.device()))
+                   : empty_for("to", self.sizes(), TensorOptions(target)
+                                                  .device(options.device())
+                                                  .memory_format(self.suggest_memory_format()));
   out.copy_(self);
   return out;
 }
@@ -135,7 +142,7 @@ Tensor recorded_copy(const char* op, const Tensor& self, const F& compute) {
 }  // namespace
 
 Tensor Tensor::clone(MemoryFormat format) const {
-  return recorded_copy("clone", *this, [&] { return clone_impl(*this, format); });
+  return recorded_copy("clone", *this, [&] { return clone_impl(*this, format, "clone"); });
 }
 
 Tensor Tensor::to(const TensorOptions& options, bool copy) const {

@@ -1,40 +1,50 @@
 #include "ember/ops/factories.h"
 
 #include <cmath>
+#include <new>
 
 #include "ember/ops/elementwise.h"
 #include "ops/op_utils.h"
 
 namespace ember {
 
-Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
-  check_sizes_nonnegative(sizes, "empty_strided");
-  EMBER_CHECK(sizes.size() == strides.size(), "empty_strided: got ", sizes.size(), " sizes but ",
-              strides.size(), " strides");
+Tensor empty_strided_for(const char* op, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  EMBER_CHECK(sizes.size() == strides.size(), op, ": got ", sizes.size(), " sizes but ", strides.size(),
+              " strides");
   const DType dtype = options.dtype();
-  // Bytes needed: one past the farthest element.
-  int64_t extent = 1;
-  bool empty = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) empty = true;
-    EMBER_CHECK(strides[i] >= 0, "empty_strided: negative stride ", strides[i]);
-    extent += (sizes[i] - 1) * strides[i];
+  // Note [Checked sizes]: the byte count is checked before anything is
+  // allocated, and an allocation the system refuses names the op.
+  checked_numel(sizes, op);
+  const int64_t nbytes = storage_nbytes(sizes, strides, 0, element_size(dtype), op);
+  Allocator* allocator = get_allocator(options.device());
+  Storage storage;
+  try {
+    storage = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), allocator);
+  } catch (const Error& e) {
+    EMBER_FAIL(op, ": sizes=", sizes, " of ", dtype, ": ", e.what());
+  } catch (const std::bad_alloc&) {
+    EMBER_FAIL(op, ": sizes=", sizes, " of ", dtype, ": not enough memory: you tried to allocate ", nbytes,
+               " bytes");
   }
-  const size_t nbytes = empty ? 0 : static_cast<size_t>(extent) * element_size(dtype);
-  Storage storage = make_intrusive<StorageImpl>(nbytes, get_allocator(options.device()));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
-Tensor empty(IntArrayRef sizes, const TensorOptions& options) {
-  check_sizes_nonnegative(sizes, "empty");
-  return empty_strided(sizes, strides_for(sizes, options.memory_format(), "empty"), options);
+Tensor empty_for(const char* op, IntArrayRef sizes, const TensorOptions& options) {
+  checked_numel(sizes, op);
+  return empty_strided_for(op, sizes, strides_for(sizes, options.memory_format(), op), options);
 }
 
-Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return empty(sizes, options).zero_(); }
-Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return empty(sizes, options).fill_(1); }
+Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  return empty_strided_for("empty_strided", sizes, strides, options);
+}
+
+Tensor empty(IntArrayRef sizes, const TensorOptions& options) { return empty_for("empty", sizes, options); }
+
+Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return empty_for("zeros", sizes, options).zero_(); }
+Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return empty_for("ones", sizes, options).fill_(1); }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options) {
-  return empty(sizes, options.merged_with(value.dtype())).fill_(value);
+  return empty_for("full", sizes, options.merged_with(value.dtype())).fill_(value);
 }
 
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
@@ -44,10 +54,10 @@ Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   TensorOptions o = options.merged_with(t.dtype());
   if (options.memory_format() == MemoryFormat::Contiguous && t.is_non_overlapping_and_dense())
-    return empty_strided(t.sizes(), t.strides(), o);  // preserve the layout exactly
+    return empty_strided_for("empty_like", t.sizes(), t.strides(), o);  // preserve the layout exactly
   if (options.memory_format() == MemoryFormat::Contiguous)
-    return empty(t.sizes(), o.memory_format(t.suggest_memory_format()));
-  return empty(t.sizes(), o);
+    return empty_for("empty_like", t.sizes(), o.memory_format(t.suggest_memory_format()));
+  return empty_for("empty_like", t.sizes(), o);
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).zero_(); }
 Tensor ones_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).fill_(1); }
@@ -78,20 +88,31 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   EMBER_CHECK(st != 0, "arange: step must be nonzero");
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "arange: upper bound and larger bound inconsistent with step sign (start ",
               start, ", end ", end, ", step ", step, ")");
+  // The length in 128-bit (integers) or checked against 2^63 (floats), so
+  // that extreme bounds raise instead of wrapping (Note [Checked sizes]).
   int64_t n;
   if (all_int) {
-    const int64_t a = start.toLong(), b = end.toLong(), c = step.toLong();
-    n = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / (-c);
+    const __int128 a = start.toLong(), b = end.toLong(), c = step.toLong();
+    const __int128 len = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / (-c);
+    EMBER_CHECK(len <= INT64_MAX, "arange: invalid size, possible overflow: the range ", start, " -> ", end,
+                " with step ", step, " has more than 2^63 - 1 elements");
+    n = static_cast<int64_t>(len);
   } else {
-    n = static_cast<int64_t>(std::ceil((e - s) / st));
+    const double len = std::ceil((e - s) / st);
+    EMBER_CHECK(len >= 0 && len < 0x1p63, "arange: invalid size, possible overflow: the range ", start, " -> ", end,
+                " with step ", step, " has ", len, " elements");
+    n = static_cast<int64_t>(len);
   }
-  Tensor out = empty({n}, TensorOptions(dtype).device(kCPU));
+  Tensor out = empty_for("arange", {n}, TensorOptions(dtype).device(kCPU));
   if (all_int && is_integral(dtype)) {
     dispatch<kMaskIntegral>(dtype, "arange", [&](auto tag) {
       using T = decltype(tag);
       T* p = out.data_ptr<T>();
-      const int64_t a = start.toLong(), c = step.toLong();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(a + c * i);
+      // a + c * i lies in [start, end), but c * i alone may not fit int64
+      // (arange(INT64_MIN, 2^62, 2^62)): computed modulo 2^64, which gives
+      // the exact value.
+      const auto a = static_cast<uint64_t>(start.toLong()), c = static_cast<uint64_t>(step.toLong());
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(static_cast<int64_t>(a + c * static_cast<uint64_t>(i)));
     });
   } else {
     dispatch<kMaskReal>(dtype, "arange", [&](auto tag) { fill_sequence<decltype(tag)>(out, s, st); });
@@ -102,7 +123,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, const TensorOptions& options) {
   EMBER_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   const DType dtype = options.has_dtype() ? options.dtype() : default_dtype();
-  Tensor out = empty({steps}, TensorOptions(dtype));
+  Tensor out = empty_for("linspace", {steps}, TensorOptions(dtype));
   const double a = start.toDouble(), b = end.toDouble();
   const double step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
   // Symmetric evaluation as PyTorch: the second half counts back from `end`,
@@ -125,8 +146,8 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
                 const TensorOptions& options) {
   EMBER_CHECK(steps >= 0, "logspace: number of steps must be non-negative, got ", steps);
   const DType dtype = options.has_dtype() ? options.dtype() : default_dtype();
+  Tensor out = empty_for("logspace", {steps}, TensorOptions(kFloat64));
   Tensor exponents = linspace(start, end, steps, TensorOptions(kFloat64));
-  Tensor out = empty({steps}, TensorOptions(kFloat64));
   const double* e = exponents.data_ptr<double>();
   double* p = out.data_ptr<double>();
   for (int64_t i = 0; i < steps; ++i) p[i] = std::pow(base, e[i]);
@@ -136,34 +157,28 @@ Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double ba
 Tensor eye(int64_t n, const TensorOptions& options) { return eye(n, n, options); }
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   EMBER_CHECK(n >= 0 && m >= 0, "eye: n and m must be non-negative, got n=", n, " m=", m);
-  Tensor out = zeros({n, m}, options);
+  Tensor out = empty_for("eye", {n, m}, options).zero_();
   if (n && m) out.diagonal().fill_(1);
   return out;
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
-  check_sizes_nonnegative(sizes, "from_blob");
-  EMBER_CHECK(sizes.size() == strides.size(), "from_blob: got ", sizes.size(), " sizes but ",
-              strides.size(), " strides");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
-  Storage storage = make_intrusive<StorageImpl>(
-      data, static_cast<size_t>(extent) * element_size(options.dtype()), options.device(), nullptr);
+  checked_numel(sizes, "from_blob");
+  const int64_t nbytes = storage_nbytes(sizes, strides, 0, element_size(options.dtype()), "from_blob");
+  Storage storage = make_intrusive<StorageImpl>(data, static_cast<size_t>(nbytes), options.device(), nullptr);
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), options.dtype(), sizes, strides, 0));
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
-  return from_blob(data, sizes, strides_for(sizes, MemoryFormat::Contiguous), options);
+  return from_blob(data, sizes, strides_for(sizes, MemoryFormat::Contiguous, "from_blob"), options);
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter,
                  const TensorOptions& options) {
-  check_sizes_nonnegative(sizes, "from_blob");
-  Storage storage = make_intrusive<StorageImpl>(
-      data, static_cast<size_t>(numel_of(sizes)) * element_size(options.dtype()), options.device(),
-      std::move(deleter));
+  const int64_t nbytes = checked_nbytes(sizes, element_size(options.dtype()), "from_blob");
+  Storage storage = make_intrusive<StorageImpl>(data, static_cast<size_t>(nbytes), options.device(), std::move(deleter));
   return Tensor(make_intrusive<TensorImpl>(std::move(storage), options.dtype(), sizes,
-                                           strides_for(sizes, MemoryFormat::Contiguous), 0));
+                                           strides_for(sizes, MemoryFormat::Contiguous, "from_blob"), 0));
 }
 
 namespace detail {

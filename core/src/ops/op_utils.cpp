@@ -14,6 +14,9 @@ DimVector infer_broadcast_size(IntArrayRef a, IntArrayRef b, const char* op) {
                 " are not broadcastable (size ", da, " vs ", db, " at dim ", i, ")");
     out[i] = da == 1 ? db : da;
   }
+  // Two valid (expanded) shapes can broadcast to more elements than int64
+  // counts (Note [Checked sizes]).
+  checked_numel(out, op);
   return out;
 }
 

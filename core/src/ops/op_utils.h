@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by op implementations: dim wrapping, broadcasting,
 // wrapped scalars.
+#include "ember/core/checked_size.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -23,11 +24,14 @@ uint64_t dims_to_mask(IntArrayRef dims, int64_t ndim, const char* op);
 // A 0-d tensor marked as a wrapped number, for Tensor-Scalar ops.
 Tensor scalar_to_tensor(const Scalar& s, Device device = kCPU);
 
-inline int64_t numel_of(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
+// The number of elements of `sizes`, checked (Note [Checked sizes]).
+inline int64_t numel_of(IntArrayRef sizes, const char* op = "numel") { return checked_numel(sizes, op); }
+
+// empty / empty_strided whose size and out-of-memory errors name `op`
+// (Note [Checked sizes]): ops that allocate outputs from computed sizes use
+// these, so a user sees "repeat: ..." rather than "empty: ...".
+Tensor empty_for(const char* op, IntArrayRef sizes, const TensorOptions& options);
+Tensor empty_strided_for(const char* op, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options);
 
 // True if some element of `t` is stored in the same place as another
 // (expanded tensors): writing through it would race and lose writes.

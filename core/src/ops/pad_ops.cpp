@@ -36,7 +36,11 @@ int64_t source_index(PadMode mode, int64_t j, int64_t n, int64_t left, int64_t r
       const int64_t p = j - left;
       return p < 0 ? -p : p >= n ? 2 * (n - 1) - p : p;
     }
-    case PadMode::Replicate: return std::clamp<int64_t>(j - left, 0, n - 1);
+    case PadMode::Replicate: {
+      // A left pad far below -n can put j - left past int64: that is past the end.
+      int64_t p;
+      return __builtin_sub_overflow(j, left, &p) ? n - 1 : std::clamp<int64_t>(p, 0, n - 1);
+    }
     case PadMode::Circular: {
       // Negative pads crop first; positive pads then wrap around the cropped range.
       const int64_t lo = std::max<int64_t>(-left, 0);
@@ -54,12 +58,6 @@ Tensor pad_by_index(const Tensor& self, IntArrayRef pad, PadMode mode, const std
               "' pads the last 1 to 3 dims of a batched or unbatched input: padding ", npad,
               " dims needs a ", npad + 1, "-d or ", npad + 2, "-d input, got sizes ", self.sizes());
   DimVector shape(self.sizes());
-  std::vector<std::vector<int64_t>> maps(static_cast<size_t>(self.dim()));
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    const int64_t n = self.size(d);
-    maps[d].resize(static_cast<size_t>(n));
-    for (int64_t j = 0; j < n; ++j) maps[d][j] = j;
-  }
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const int64_t d = padded_dim(self, i);
     const int64_t n = self.size(d), left = pad[2 * i], right = pad[2 * i + 1];
@@ -73,23 +71,38 @@ Tensor pad_by_index(const Tensor& self, IntArrayRef pad, PadMode mode, const std
       EMBER_CHECK(left <= n && right <= n, "pad: Padding value causes wrapping around more than once "
                   "for mode 'circular': padding (", left, ", ", right, ") at dimension ", d, " of input ",
                   self.sizes());
+    // Sizes plus pads in 128 bits: pads near the int64 limits must not wrap
+    // into a plausible size (Note [Checked sizes]).
     if (mode == PadMode::Circular)
-      EMBER_CHECK(n + std::min<int64_t>(left, 0) + std::min<int64_t>(right, 0) >= 1,
+      EMBER_CHECK(__int128(n) + std::min<int64_t>(left, 0) + std::min<int64_t>(right, 0) >= 1,
                   "pad: Negative padding value (", left, ", ", right, ") is resulting in an empty dimension ", d,
                   " of input ", self.sizes(), " for mode 'circular'");
-    const int64_t out = n + left + right;
+    const __int128 out = __int128(n) + left + right;
     EMBER_CHECK(out >= 1, "pad: input size ", n, " of dim ", d, " (input ", self.sizes(), ") is too small for ",
-                "padding (", left, ", ", right, "): calculated output size ", out);
-    shape[d] = out;
-    maps[d].resize(static_cast<size_t>(out));
-    for (int64_t j = 0; j < out; ++j) maps[d][j] = source_index(mode, j, n, left, right);
+                "padding (", left, ", ", right, "): calculated output size ", static_cast<double>(out));
+    EMBER_CHECK(out <= INT64_MAX, "pad: input size ", n, " of dim ", d, " plus padding (", left, ", ", right,
+                ") overflows int64");
+    shape[d] = static_cast<int64_t>(out);
   }
-  autograd::OpRecorder rec(mode == PadMode::Reflect     ? "reflection_pad"
-                           : mode == PadMode::Replicate ? "replication_pad"
-                                                        : "circular_pad",
-                           {self});
-  Tensor result = empty(shape, self.options().memory_format(self.suggest_memory_format()));
-  remap_copy_stub(self.device())(self, result, maps);
+  const char* op = mode == PadMode::Reflect     ? "reflection_pad"
+                   : mode == PadMode::Replicate ? "replication_pad"
+                                                : "circular_pad";
+  autograd::OpRecorder rec(op, {self});
+  // The output first, then its index maps (build_index_maps).
+  Tensor result = empty_for(op, shape, self.options().memory_format(self.suggest_memory_format()));
+  const auto maps = build_index_maps(op, [&] {
+    std::vector<std::vector<int64_t>> m(static_cast<size_t>(self.dim()));
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      m[d].resize(static_cast<size_t>(shape[d]));
+      for (int64_t j = 0; j < shape[d]; ++j) m[d][j] = j;
+    }
+    for (size_t i = 0; i < pad.size() / 2; ++i) {
+      const int64_t d = padded_dim(self, i);
+      for (int64_t j = 0; j < shape[d]; ++j) m[d][j] = source_index(mode, j, self.size(d), pad[2 * i], pad[2 * i + 1]);
+    }
+    return m;
+  });
+  if (result.numel() > 0) remap_copy_stub(self.device())(self, result, maps);
   if (rec) {
     // Backward: each gradient element added to the input element it was read from.
     std::vector<Tensor> index_maps(static_cast<size_t>(self.dim()));
@@ -131,21 +144,27 @@ Tensor constant_pad_impl(const Tensor& self, IntArrayRef pad, const Scalar& valu
   DimVector shape(self.sizes());
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const int64_t d = padded_dim(self, i);
-    const int64_t out = self.size(d) + pad[2 * i] + pad[2 * i + 1];
+    // In 128 bits (Note [Checked sizes]): pads near the int64 limits must not wrap.
+    const __int128 out = __int128(self.size(d)) + pad[2 * i] + pad[2 * i + 1];
     EMBER_CHECK(out >= 0, "constant_pad_nd: The input size ", self.size(d), ", plus negative padding ",
                 pad[2 * i], " and ", pad[2 * i + 1], " resulted in a negative output size, which is invalid. "
                 "Check dimension ", d, " of your input (sizes ", self.sizes(), ").");
-    shape[d] = out;
+    EMBER_CHECK(out <= INT64_MAX, "constant_pad_nd: the input size ", self.size(d), " plus padding ", pad[2 * i],
+                " and ", pad[2 * i + 1], " overflows int64 (dimension ", d, " of sizes ", self.sizes(), ")");
+    shape[d] = static_cast<int64_t>(out);
   }
-  Tensor result = empty(shape, self.options().memory_format(self.suggest_memory_format()));
+  Tensor result = empty_for("constant_pad_nd", shape, self.options().memory_format(self.suggest_memory_format()));
   if (result.numel() == 0) return result;
   result.fill_(value);
   // Negative pads crop the input; positive pads leave a border in the output.
   Tensor src = self, dst = result;
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const int64_t d = padded_dim(self, i);
-    const int64_t crop_lo = std::max<int64_t>(-pad[2 * i], 0), crop_hi = std::max<int64_t>(-pad[2 * i + 1], 0);
-    const int64_t len = self.size(d) - crop_lo - crop_hi;
+    // Crops past the whole dim count as the whole dim (and -INT64_MIN is not an int64).
+    const int64_t n = self.size(d);
+    auto crop = [n](int64_t p) { return p >= 0 ? 0 : p < -n ? n : -p; };
+    const int64_t crop_lo = crop(pad[2 * i]), crop_hi = crop(pad[2 * i + 1]);
+    const int64_t len = n - crop_lo - crop_hi;
     if (len <= 0) return result;  // everything cropped away: only padding remains
     src = src.narrow(d, crop_lo, len);
     dst = dst.narrow(d, std::max<int64_t>(pad[2 * i], 0), len);

@@ -39,14 +39,14 @@ Tensor& fill_random(Tensor& self, RandomDist dist, const RandomParams& params, G
   EMBER_CHECK(self.defined(), op, ": tensor is undefined");
   if (self.numel() == 0) return self;
   const int64_t per_block = 4 / random_words_per_element(dist, self.dtype());
-  const uint64_t blocks = static_cast<uint64_t>((self.numel() + per_block - 1) / per_block);
+  const uint64_t blocks = static_cast<uint64_t>(self.numel() / per_block + (self.numel() % per_block != 0));
   const auto [seed, offset] = generator_or_default(g).reserve(blocks);
   if (self.is_contiguous()) {
     random_stub(self.device())(self, dist, params, seed, offset);
     self.bump_version();
   } else {
     // Generate in logical order, so values don't depend on self's strides.
-    Tensor tmp = empty(self.sizes(), self.options());
+    Tensor tmp = empty_for(op, self.sizes(), self.options());
     random_stub(self.device())(tmp, dist, params, seed, offset);
     self.copy_(tmp);
   }
@@ -103,6 +103,9 @@ DType int_dtype_or_long(const TensorOptions& options) { return options.has_dtype
 // Complex tensors (PyTorch): the real and imaginary parts are sampled
 // independently, through a real [..., 2] buffer copied in.
 static Tensor& fill_complex(Tensor& self, const std::function<void(Tensor&)>& fill_parts) {
+  // Nothing to fill; an empty tensor's other sizes may not even have strides
+  // as a [..., 2] buffer (Note [Checked sizes]).
+  if (self.numel() == 0) return self;
   DimVector sizes(self.sizes());
   sizes.push_back(2);
   Tensor parts = empty(sizes, TensorOptions(to_real_dtype(self.dtype())).device(self.device()));
@@ -215,21 +218,21 @@ Tensor Tensor::multinomial(int64_t num_samples, bool replacement, Generator* gen
 Tensor rand(IntArrayRef size, const TensorOptions& options, Generator* generator) {
   EMBER_CHECK(is_floating_point(options.dtype()) || is_complex(options.dtype()),
               "rand: expected a floating point or complex dtype, got ", options.dtype());
-  Tensor t = empty(size, options);
+  Tensor t = empty_for("rand", size, options);
   return t.uniform_(0, 1, generator);
 }
 
 Tensor randn(IntArrayRef size, const TensorOptions& options, Generator* generator) {
   EMBER_CHECK(is_floating_point(options.dtype()) || is_complex(options.dtype()),
               "randn: expected a floating point or complex dtype, got ", options.dtype());
-  Tensor t = empty(size, options);
+  Tensor t = empty_for("randn", size, options);
   return t.normal_(0, 1, generator);
 }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, const TensorOptions& options,
                Generator* generator) {
   EMBER_CHECK(low < high, "randint: expected low < high, but got low=", low, " and high=", high);
-  Tensor t = empty(size, options.dtype(int_dtype_or_long(options)));
+  Tensor t = empty_for("randint", size, options.dtype(int_dtype_or_long(options)));
   return random_range(t, low, high, generator, "randint");
 }
 
@@ -247,7 +250,7 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* generator) {
     integer_bounds(dtype, lo, hi);
     EMBER_CHECK(n - 1 <= hi, "randperm: n=", n, " is too large for ", dtype, " (at most ", hi + 1, ")");
   }
-  Tensor perm = empty({n}, TensorOptions(kInt64).device(options.device()));
+  Tensor perm = empty_for("randperm", {n}, TensorOptions(kInt64).device(options.device()));
   if (n > 0) {
     const auto [seed, offset] = generator_or_default(generator).reserve(static_cast<uint64_t>(n));
     randperm_stub(perm.device())(perm, seed, offset);
@@ -322,7 +325,7 @@ Tensor normal(double mean, double std, IntArrayRef size, const TensorOptions& op
               Generator* generator) {
   EMBER_CHECK(is_floating_point(options.dtype()), "normal: expected a floating point dtype, got ",
               options.dtype());
-  Tensor t = empty(size, options);
+  Tensor t = empty_for("normal", size, options);
   return t.normal_(mean, std, generator);
 }
 
@@ -340,7 +343,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
               num_samples, " > ", ncat, ")");
   Tensor p2 = (probs.dim() == 1 ? probs.unsqueeze(0) : probs).to(kFloat64).contiguous();
   const int64_t rows = p2.size(0);
-  Tensor out = empty({rows, num_samples}, TensorOptions(kInt64).device(probs.device()));
+  Tensor out = empty_for(op, {rows, num_samples}, TensorOptions(kInt64).device(probs.device()));
   if (rows > 0) {
     EMBER_CHECK(logical_and(isfinite(p2), ge(p2, 0)).all().item<bool>(), op,
                 ": probability tensor contains either inf, nan or element < 0");

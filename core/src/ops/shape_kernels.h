@@ -3,6 +3,8 @@
 // element picked independently along each dim (flip, roll, non-constant pad,
 // repeat_interleave) describe the pick as one index map per dim; the kernel
 // only moves bytes.
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "ember/core/tensor.h"
@@ -14,6 +16,22 @@ namespace ember {
 // same dim and dtype; maps[d] has out.size(d) entries, each in [0, src.size(d)).
 using RemapCopyFn = void(const Tensor& src, Tensor& out, const std::vector<std::vector<int64_t>>& maps);
 extern DispatchStub<RemapCopyFn> remap_copy_stub;
+
+// Runs `build` (which returns the maps). Maps cost 8 bytes per index of each
+// dim, more than a byte-sized output along a long dim, so their allocation can
+// fail after the output's succeeded: that is an error naming the op (Note
+// [Checked sizes]). Ops allocate their output first, so that a shape too large
+// fails there, before any map is built.
+template <class F>
+std::vector<std::vector<int64_t>> build_index_maps(const char* op, F&& build) {
+  try {
+    return build();
+  } catch (const std::bad_alloc&) {
+    EMBER_FAIL(op, ": not enough memory for the index maps of the copy");
+  } catch (const std::length_error&) {
+    EMBER_FAIL(op, ": not enough memory for the index maps of the copy");
+  }
+}
 
 // tril (lower) / triu of the last two dims: src and out contiguous, same shape
 // and dtype; out gets src where col - row <= diagonal (lower) or >= diagonal

@@ -74,7 +74,8 @@ CatPlan plan_cat(TensorList tensors, int64_t dim, const char* op) {
                   "(): Sizes of tensors must match except in dimension ", plan.dim, ". Expected size ",
                   first.size(d), " but got size ", t.size(d), " for tensor number ", i,
                   " in the list (sizes ", first.sizes(), " vs ", t.sizes(), ")");
-    cat_size += t.size(plan.dim);
+    EMBER_CHECK(!add_overflows(cat_size, t.size(plan.dim), &cat_size), op, "(): the sizes of dim ", plan.dim,
+                " of the inputs sum past int64 (at tensor ", i, ", sizes ", t.sizes(), ")");
   }
   plan.shape[plan.dim] = cat_size;
   return plan;
@@ -120,14 +121,14 @@ std::vector<int64_t> identity_map(int64_t n) {
   return m;
 }
 
-// Output of `self`'s dtype and the given shape, filled by the index-map kernel.
-Tensor remap(const Tensor& self, IntArrayRef out_shape, const std::vector<std::vector<int64_t>>& maps) {
-  // Same shape (flip, roll): keep the input's layout, as PyTorch does.
-  Tensor out = out_shape == self.sizes() && self.is_non_overlapping_and_dense()
-                   ? empty_strided(self.sizes(), self.strides(), self.options())
-                   : empty(out_shape, self.options());
-  if (out.numel() > 0) remap_copy_stub(self.device())(self, out, maps);
-  return out;
+// Output of `self`'s dtype and the given shape for the index-map kernel. Same
+// shape (flip, roll): it keeps the input's layout, as PyTorch does. Allocated
+// before the maps are built, so that a shape too large fails with the op's
+// name before any map is (Note [Checked sizes]).
+Tensor remap_output(const Tensor& self, IntArrayRef out_shape, const char* op) {
+  return out_shape == self.sizes() && self.is_non_overlapping_and_dense()
+             ? empty_strided_for(op, self.sizes(), self.strides(), self.options())
+             : empty_for(op, out_shape, self.options());
 }
 
 std::vector<std::vector<int64_t>> identity_maps(const Tensor& t) {
@@ -140,7 +141,7 @@ Tensor triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op
   EMBER_CHECK(self.defined(), op, ": input tensor is undefined");
   EMBER_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got sizes ", self.sizes());
   const Tensor src = self.contiguous();
-  Tensor out = empty(self.sizes(), self.options());
+  Tensor out = empty_for(op, self.sizes(), self.options());
   if (out.numel() > 0) triangle_stub(self.device())(src, out, diagonal, lower);
   return out;
 }
@@ -153,7 +154,7 @@ Tensor triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op
 Tensor cat(TensorList tensors, int64_t dim) {
   CatPlan plan = plan_cat(tensors, dim, "cat");
   autograd::OpRecorder rec("cat", recorder_inputs(tensors));
-  Tensor out = empty(plan.shape, TensorOptions(plan.dtype).device(tensors[0].device()).memory_format(plan.format));
+  Tensor out = empty_for("cat", plan.shape, TensorOptions(plan.dtype).device(tensors[0].device()).memory_format(plan.format));
   cat_into(out, tensors, plan, "cat");
   if (rec) {
     // (offset, length) along the cat dim per input; length -1: skipped.
@@ -236,10 +237,16 @@ namespace {
 Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
   const uint64_t mask = dims.empty() ? 0 : dims_to_mask(dims, self.dim(), "flip");
   if (mask == 0 || self.dim() == 0) return self.clone(MemoryFormat::Contiguous);
-  auto maps = identity_maps(self);
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (mask >> d & 1) std::reverse(maps[d].begin(), maps[d].end());
-  return remap(self, self.sizes(), maps);
+  Tensor out = remap_output(self, self.sizes(), "flip");
+  if (out.numel() == 0) return out;
+  const auto maps = build_index_maps("flip", [&] {
+    auto m = identity_maps(self);
+    for (int64_t d = 0; d < self.dim(); ++d)
+      if (mask >> d & 1) std::reverse(m[d].begin(), m[d].end());
+    return m;
+  });
+  remap_copy_stub(self.device())(self, out, maps);
+  return out;
 }
 }  // namespace
 
@@ -294,17 +301,30 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   EMBER_CHECK(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
   if (self.dim() == 0) return self.clone();
-  // Rolling one dim twice adds the shifts, as PyTorch's repeated rolls do.
+  // Rolling one dim twice adds the shifts, as PyTorch's repeated rolls do,
+  // modulo the size (kept in [0, n) at every step, so extreme shifts and
+  // sizes cannot overflow).
   std::vector<int64_t> total(static_cast<size_t>(self.dim()), 0);
-  for (size_t i = 0; i < dims.size(); ++i) total[wrap_dim(dims[i], self.dim(), "roll")] += shifts[i];
-  auto maps = identity_maps(self);
-  for (int64_t d = 0; d < self.dim(); ++d) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = wrap_dim(dims[i], self.dim(), "roll");
     const int64_t n = self.size(d);
     if (n == 0) continue;
-    const int64_t s = ((total[d] % n) + n) % n;
-    for (int64_t j = 0; j < n; ++j) maps[d][j] = (j - s + n) % n;
+    int64_t r = shifts[i] % n;
+    if (r < 0) r += n;
+    total[d] = total[d] >= n - r ? total[d] - (n - r) : total[d] + r;
   }
-  return remap(self, self.sizes(), maps);
+  Tensor out = remap_output(self, self.sizes(), "roll");
+  if (out.numel() == 0) return out;
+  const auto maps = build_index_maps("roll", [&] {
+    auto m = identity_maps(self);
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      const int64_t n = self.size(d), s = total[d];
+      for (int64_t j = 0; j < n; ++j) m[d][j] = j >= s ? j - s : j - s + n;
+    }
+    return m;
+  });
+  remap_copy_stub(self.device())(self, out, maps);
+  return out;
 }
 }  // namespace
 
@@ -320,7 +340,9 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   for (size_t d = 0; d < nd; ++d) {
     EMBER_CHECK(repeats[d] >= 0, "repeat: repeats can not be negative, got ", repeats);
     if (d >= lead) padded[d] = self.size(static_cast<int64_t>(d - lead));
-    out_shape[d] = padded[d] * repeats[d];
+    EMBER_CHECK(!mul_overflows(padded[d], repeats[d], &out_shape[d]), "repeat: repeating size ", padded[d],
+                " of dim ", d, " ", repeats[d], " times overflows int64 (repeats ", repeats, ", tensor sizes ",
+                self.sizes(), ")");
     // Each dim becomes a (repeat, size) pair: the input broadcasts along the repeat.
     pair_shape.push_back(1);
     pair_shape.push_back(padded[d]);
@@ -328,7 +350,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     expanded_shape.push_back(padded[d]);
   }
   autograd::OpRecorder rec("repeat", {self});
-  Tensor out = empty(out_shape, self.options());
+  Tensor out = empty_for("repeat", out_shape, self.options());
   if (out.numel() > 0) out.view(expanded_shape).copy_(self.reshape(pair_shape).expand(expanded_shape));
   if (rec) {
     // Backward: the gradient viewed as (repeat, size) pairs, summed over the repeats.
@@ -366,23 +388,41 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
               "repeat_interleave: repeats must have the same size as input along dim, but got repeats.size(0) = ",
               reps.numel(), " and input.size(", d, ") = ", n);
   const int64_t* r = reps.data_ptr<int64_t>();
-  std::vector<int64_t> map;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t count = reps.numel() == 1 ? r[0] : r[i];
-    EMBER_CHECK(count >= 0, "repeat_interleave: repeats can not be negative, got ", count, " at index ", i);
-    map.insert(map.end(), static_cast<size_t>(count), i);
+  // The output's length along d, checked, and the output allocated before
+  // the index map of that length is built (Note [Checked sizes]).
+  // One repeat for all: a product, not a loop over a dim that may be a huge
+  // stride-0 view's.
+  int64_t total = 0;
+  if (reps.numel() == 1) {
+    EMBER_CHECK(r[0] >= 0, "repeat_interleave: repeats can not be negative, got ", r[0]);
+    EMBER_CHECK(!mul_overflows(n, r[0], &total), "repeat_interleave: repeating ", n, " elements ", r[0],
+                " times each overflows int64");
+  } else {
+    for (int64_t i = 0; i < reps.numel(); ++i) {
+      EMBER_CHECK(r[i] >= 0, "repeat_interleave: repeats can not be negative, got ", r[i], " at index ", i);
+      EMBER_CHECK(!add_overflows(total, r[i], &total), "repeat_interleave: the repeats sum past int64 (at index ",
+                  i, ", repeat ", r[i], ")");
+    }
   }
-  const int64_t total = static_cast<int64_t>(map.size());
   EMBER_CHECK(!output_size || *output_size == total, "repeat_interleave: output_size ", *output_size,
               " doesn't match the sum of repeats ", total);
-  autograd::OpRecorder rec("repeat_interleave", {self});
-  Tensor index;
-  if (rec) index = tensor(map, kInt64);
-  auto maps = identity_maps(input);
-  maps[d] = std::move(map);
   DimVector shape(input.sizes());
   shape[d] = total;
-  Tensor out = remap(input, shape, maps);
+  Tensor out = remap_output(input, shape, "repeat_interleave");
+  autograd::OpRecorder rec("repeat_interleave", {self});
+  Tensor index;
+  if (out.numel() > 0 || rec) {
+    auto maps = build_index_maps("repeat_interleave", [&] {
+      auto m = identity_maps(input);
+      std::vector<int64_t> map;
+      map.reserve(static_cast<size_t>(total));
+      for (int64_t i = 0; i < n; ++i) map.insert(map.end(), static_cast<size_t>(reps.numel() == 1 ? r[0] : r[i]), i);
+      m[d] = std::move(map);
+      return m;
+    });
+    if (rec) index = tensor(maps[d], kInt64);
+    if (out.numel() > 0) remap_copy_stub(input.device())(input, out, maps);
+  }
   if (rec) {
     // Backward: each gradient element added to the element it repeats.
     std::vector<Tensor> index_maps(static_cast<size_t>(input.dim()));

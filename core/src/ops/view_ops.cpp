@@ -185,10 +185,20 @@ Tensor recorded_reshape_view(const char* op, const Tensor& self, Tensor view) {
   });
 }
 
+// The stride of a size-1 dim made from (size, stride), e.g. a new dim outside
+// one of that size: their product, as PyTorch's, or `stride` where the
+// product (in bytes) overflows. A size-1 dim is never stepped along, so any
+// stride is right, and the byte strides must fit (Note [Checked sizes]).
+int64_t stride_outside(int64_t size, int64_t stride, size_t itemsize) {
+  int64_t st, bytes;
+  if (mul_overflows(size, stride, &st) || mul_overflows(st, static_cast<int64_t>(itemsize), &bytes)) return stride;
+  return st;
+}
+
 // Replaces a single -1 in `shape` so that it holds numel elements.
 DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
   DimVector out(shape);
-  int64_t known = 1;
+  DimVector known_dims;
   std::optional<size_t> infer;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -196,9 +206,14 @@ DimVector infer_size(IntArrayRef shape, int64_t numel, const char* op) {
       infer = i;
     } else {
       EMBER_CHECK(shape[i] >= 0, op, ": invalid shape dimension ", shape[i], " in ", shape);
-      known *= shape[i];
+      known_dims.push_back(shape[i]);
     }
   }
+  // A product past int64 cannot equal any tensor's numel (Note [Checked sizes]).
+  const std::optional<int64_t> known_numel = try_numel(known_dims);
+  EMBER_CHECK(known_numel.has_value(), op, ": shape ", shape, " is invalid for input of size ", numel,
+              " (its number of elements overflows int64)");
+  const int64_t known = *known_numel;
   if (infer) {
     EMBER_CHECK(known != 0 && numel % known == 0, op, ": shape ", shape,
                 " is invalid for input of size ", numel);
@@ -313,17 +328,16 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
   check_sizes_nonnegative(sizes, "as_strided");
   const int64_t offset = storage_offset.value_or(this->storage_offset());
   EMBER_CHECK(offset >= 0, "as_strided: negative storage offset ", offset);
-  int64_t max_index = offset;
-  bool empty = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i)
     EMBER_CHECK(strides[i] >= 0, "as_strided: negative strides are not supported, got ", strides);
-    if (sizes[i] == 0) empty = true;
-    max_index += (sizes[i] - 1) * strides[i];
-  }
-  if (!empty) {
+  checked_numel(sizes, "as_strided");
+  // Checked extent (Note [Checked sizes]): a huge stride-0 view of a small
+  // storage is fine, an extent past int64 or past the storage is not.
+  const int64_t need = storage_nbytes(sizes, strides, offset, element_size(), "as_strided");
+  if (need > 0) {
     const int64_t capacity = static_cast<int64_t>(storage()->nbytes() / element_size());
-    EMBER_CHECK(max_index < capacity, "as_strided: sizes ", sizes, ", strides ", strides,
-                " and offset ", offset, " need ", max_index + 1,
+    EMBER_CHECK(need <= static_cast<int64_t>(storage()->nbytes()), "as_strided: sizes ", sizes, ", strides ",
+                strides, " and offset ", offset, " need ", need / static_cast<int64_t>(element_size()),
                 " elements but the storage holds only ", capacity);
   }
   StridedGeometry in{DimVector(this->sizes()), DimVector(this->strides()), this->storage_offset()};
@@ -364,8 +378,9 @@ Tensor Tensor::view_dtype(DType t) const {
     return make_view(*this, sizes, strides, storage_offset() / ratio, t);
   }
   const int64_t ratio = old_es / new_es;
-  for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] *= ratio;
+  for (size_t i = 0; i + 1 < strides.size(); ++i) strides[i] *= ratio;  // byte strides fit: no overflow
   sizes.back() *= ratio;
+  checked_numel(sizes, "view(dtype)");  // more elements: an expanded view may overflow
   return make_view(*this, sizes, strides, storage_offset() * ratio, t);
 }
 
@@ -388,9 +403,10 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (start_dim == end_dim) return *this;
   DimVector shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(size(d));
-  int64_t merged = 1;
-  for (int64_t d = start_dim; d <= end_dim; ++d) merged *= size(d);
-  shape.push_back(merged);
+  const std::optional<int64_t> merged = try_numel(sizes().slice(start_dim, end_dim - start_dim + 1));
+  EMBER_CHECK(merged.has_value(), "flatten: merging dims ", start_dim, " to ", end_dim, " of sizes ", sizes(),
+              " gives a size that overflows int64");
+  shape.push_back(*merged);
   for (int64_t d = end_dim + 1; d < dim(); ++d) shape.push_back(size(d));
   return reshape(shape);
 }
@@ -488,9 +504,11 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
   DimVector sizes(this->sizes()), strides(this->strides());
-  const int64_t offset = storage_offset() + start * strides[d];
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = (end - start) / step + ((end - start) % step != 0);
+  // Offset and stride inside the extent of a non-empty result; checked for
+  // empty ones, whose strides were never checked (Note [Checked sizes]).
+  const int64_t offset = checked_add(storage_offset(), checked_mul(start, strides[d], "slice"), "slice");
+  strides[d] = sizes[d] <= 1 ? stride_outside(step, strides[d], element_size()) : checked_mul(strides[d], step, "slice");
   return recorded_view("slice", *this, make_view(*this, sizes, strides, offset),
                        [self_sizes = DimVector(this->sizes()), d, start, end, step](const Tensor& g) {
                          return autograd::slice_backward(g, self_sizes, d, start, end, step);
@@ -507,7 +525,7 @@ Tensor Tensor::expand(IntArrayRef target) const {
     const int64_t offset = nd - 1 - i;
     const int64_t d = dim() - 1 - offset;
     const int64_t s = d >= 0 ? size(d) : 1;
-    const int64_t st = d >= 0 ? stride(d) : (i + 1 < nd ? sizes[i + 1] * strides[i + 1] : 1);
+    const int64_t st = d >= 0 ? stride(d) : (i + 1 < nd ? stride_outside(sizes[i + 1], strides[i + 1], element_size()) : 1);
     int64_t want = target[i];
     if (want == -1) {
       EMBER_CHECK(d >= 0, "expand: -1 is not allowed in a leading, non-existing dimension (sizes ",
@@ -526,6 +544,7 @@ Tensor Tensor::expand(IntArrayRef target) const {
       strides[i] = 0;
     }
   }
+  checked_numel(sizes, "expand");
   return recorded_view("expand", *this, make_view(*this, sizes, strides, storage_offset()),
                        [self_sizes = DimVector(this->sizes())](const Tensor& g) {
                          return autograd::sum_to(g, self_sizes);
@@ -560,7 +579,7 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
 Tensor Tensor::unsqueeze(int64_t d) const {
   d = wrap_dim(d, dim() + 1, "unsqueeze");
   DimVector sizes(this->sizes()), strides(this->strides());
-  const int64_t st = d >= dim() ? 1 : sizes[d] * strides[d];
+  const int64_t st = d >= dim() ? 1 : stride_outside(sizes[d], strides[d], element_size());
   sizes.insert(d, 1);
   strides.insert(d, st);
   return recorded_reshape_view("unsqueeze", *this, make_view(*this, sizes, strides, storage_offset()));
@@ -576,10 +595,12 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   const int64_t st = dim() == 0 ? 1 : strides[d];
   if (dim() > 0) {
     sizes[d] = (n - size) / step + 1;
-    strides[d] = st * step;
+    // Windows lie inside the dim, so st * step only overflows when there is one window.
+    strides[d] = sizes[d] == 1 ? stride_outside(step, st, element_size()) : checked_mul(st, step, "unfold");
   }
   sizes.push_back(size);
   strides.push_back(st);
+  checked_numel(sizes, "unfold");  // overlapping windows: more elements than the input
   return recorded_view("unfold", *this, make_view(*this, sizes, strides, storage_offset()),
                        [self_sizes = DimVector(this->sizes()), d, size, step](const Tensor& g) {
                          return unfold_backward(g, self_sizes, d, size, step);
@@ -606,7 +627,15 @@ Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2) const {
       strides.push_back(stride(d));
     }
   sizes.push_back(len);
-  strides.push_back(stride(d1) + stride(d2));
+  // Inside the extent when the diagonal has two elements or more; one
+  // element may take any stride (Note [Checked sizes]).
+  int64_t diagonal_stride, bytes;
+  if (add_overflows(stride(d1), stride(d2), &diagonal_stride) ||
+      mul_overflows(diagonal_stride, static_cast<int64_t>(element_size()), &bytes)) {
+    EMBER_CHECK(len <= 1, "diagonal: strides ", this->strides(), " overflow int64");
+    diagonal_stride = stride(d1);
+  }
+  strides.push_back(diagonal_stride);
   return recorded_view("diagonal", *this, make_view(*this, sizes, strides, start),
                        [self_sizes = DimVector(this->sizes()), offset, d1, d2](const Tensor& g) {
                          Tensor result = zeros(self_sizes, g.options());
@@ -622,7 +651,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   const int64_t n = size(d);
   EMBER_CHECK(split_size > 0 || n == 0, "split: split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
   std::vector<int64_t> lengths;
-  for (int64_t s = 0; s < n; s += split_size) lengths.push_back(std::min(split_size, n - s));
+  for (int64_t s = 0; s < n; s += lengths.back()) lengths.push_back(std::min(split_size, n - s));
   if (n == 0) lengths.push_back(0);
   return recorded_multi_view(
       "split", *this,
@@ -652,7 +681,8 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t d)
   int64_t total = 0;
   for (int64_t s : split_sizes) {
     EMBER_CHECK(s >= 0, "split_with_sizes: split sizes must be non-negative, got ", split_sizes);
-    total += s;
+    EMBER_CHECK(!add_overflows(total, s, &total), "split_with_sizes: split_sizes=", split_sizes,
+                " sum past int64");
   }
   EMBER_CHECK(total == size(d), "split_with_sizes: expects split_sizes to sum exactly to ", size(d),
               " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
@@ -684,7 +714,7 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   EMBER_CHECK(chunks > 0, "chunk: number of chunks must be greater than 0, got ", chunks);
   d = wrap_dim(d, dim(), "chunk");
   const int64_t n = size(d);
-  const int64_t split_size = (n + chunks - 1) / chunks;
+  const int64_t split_size = n / chunks + (n % chunks != 0);
   if (split_size == 0 && n == 0) {
     std::vector<int64_t> sizes(chunks, 0);
     return split_with_sizes(sizes, d);
@@ -787,9 +817,10 @@ Tensor view_as_real(const Tensor& self) {
               "conjugate tensor so you can view it as real, use self.resolve_conj()");
   EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors, got dtype ", self.dtype());
   DimVector sizes(self.sizes()), strides(self.strides());
-  for (auto& st : strides) st *= 2;
+  for (auto& st : strides) st *= 2;  // byte strides are unchanged: they fit
   sizes.push_back(2);
   strides.push_back(1);
+  checked_numel(sizes, "view_as_real");  // twice the elements: an expanded view may overflow
   // Backward: the gradient [..., 2] viewed back as complex.
   return recorded_view("view_as_real", self,
                        make_view(self, sizes, strides, self.storage_offset() * 2, to_real_dtype(self.dtype()), true),

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "ember/core/array_ref.h"
 #include "ember/core/error.h"
 
 namespace ember::serialize::pickle {
@@ -288,13 +289,19 @@ Value Unpickler::rebuild_tensor(const std::vector<Value>& args, bool v2) {
   for (int64_t st : desc->strides)
     if (st < 0) fail("negative tensor stride");
   if (!empty) {
+    // Also every byte stride (Note [Checked sizes]): a size-1 dim may carry any
+    // stride in PyTorch, but Ember's kernels step in bytes.
+    const uint64_t itemsize = element_size(hooks_->storage_dtype(desc->storage));
     uint64_t last = static_cast<uint64_t>(desc->offset);
     for (size_t d = 0; d < desc->sizes.size(); ++d) {
-      uint64_t span;
+      uint64_t span, stride_bytes;
       if (__builtin_mul_overflow(static_cast<uint64_t>(desc->sizes[d] - 1),
                                  static_cast<uint64_t>(desc->strides[d]), &span) ||
-          __builtin_add_overflow(last, span, &last))
-        fail("tensor extent overflows");
+          __builtin_add_overflow(last, span, &last) ||
+          __builtin_mul_overflow(static_cast<uint64_t>(desc->strides[d]), itemsize, &stride_bytes) ||
+          stride_bytes > static_cast<uint64_t>(INT64_MAX))
+        fail(detail::concat("tensor extent overflows (sizes ", IntArrayRef(desc->sizes), ", strides ",
+                            IntArrayRef(desc->strides), ")"));
     }
     if (last >= numel)
       fail("tensor (offset " + std::to_string(desc->offset) + ", reaching element " +

@@ -54,10 +54,10 @@ template <class T>
 Tensor from_interleaved(const T* samples, int64_t frames, int64_t channels, DType dtype,
                         bool channels_first) {
   Tensor t = channels_first ? empty({channels, frames}, dtype) : empty({frames, channels}, dtype);
-  if (frames * channels == 0) return t;  // `samples` may be null then
+  if (t.numel() == 0) return t;  // `samples` may be null then
   T* out = static_cast<T*>(t.data_ptr());
   if (!channels_first || channels == 1) {
-    std::memcpy(out, samples, static_cast<size_t>(frames * channels) * sizeof(T));
+    std::memcpy(out, samples, t.nbytes());
   } else {
     for (int64_t c = 0; c < channels; ++c) {
       T* row = out + c * frames;

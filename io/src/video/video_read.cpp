@@ -12,6 +12,7 @@
 #include <regex>
 #include <string_view>
 
+#include <ember/core/checked_size.h>
 #include <ember/core/error.h>
 #include <ember/io/video.h>
 #include <ember/ops/factories.h>
@@ -155,7 +156,10 @@ Tensor read_frames(detail::MediaInput& input, int index, double start_pts, doubl
   auto frames = read_from_stream(input, index, start_pts, end_pts, unit, strict);
   if (frames.empty()) return empty({0, 1, 1, 3}, kUInt8);
   const int h = frames.front().second->height, w = frames.front().second->width;
-  Tensor out = empty({static_cast<int64_t>(frames.size()), h, w, 3}, kUInt8);
+  // frames x h x w x 3 bytes, checked (Note [Checked sizes]) so that the error names the file.
+  const int64_t n = static_cast<int64_t>(frames.size());
+  checked_nbytes({n, h, w, 3}, 1, "read_video: " + input.name());
+  Tensor out = empty({n, h, w, 3}, kUInt8);
   // SWS_BILINEAR: PyAV's default interpolation for frame.to_rgb().
   detail::FrameConverter convert(SWS_BILINEAR);
   uint8_t* dst = out.data_ptr<uint8_t>();

@@ -170,7 +170,8 @@ class Tensor {
   int64_t storage_offset() const { return impl()->storage_offset(); }
   const Storage& storage() const { return impl()->storage(); }
   size_t element_size() const { return ember::element_size(dtype()); }
-  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  // numel() * element_size(); raises when that overflows int64 (a huge expanded view).
+  size_t nbytes() const;
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_complex() const { return ember::is_complex(dtype()); }
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }

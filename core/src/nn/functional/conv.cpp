@@ -377,7 +377,7 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
     for (int64_t s : p.stride)
       EMBER_CHECK(s == 1, op, ": padding='same' is not supported for strided convolutions");
     for (int64_t i = 0; i < nd; ++i) {
-      const int64_t total = p.dilation[i] * (weight.size(2 + i) - 1);
+      const int64_t total = checked_mul(p.dilation[i], weight.size(2 + i) - 1, op);
       p.padding_l.push_back(total / 2);
       p.padding_r.push_back(total - total / 2);
     }
@@ -400,8 +400,10 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
     p.padding_r.assign(nd, 0);
   }
   for (int64_t i = 0; i < nd; ++i) {
-    const int64_t padded = x.size(2 + i) + p.padding_l[i] + p.padding_r[i];
-    const int64_t span = p.dilation[i] * (weight.size(2 + i) - 1) + 1;
+    // Checked (Note [Checked sizes]): huge paddings or dilations must not wrap
+    // into a plausible size.
+    const int64_t padded = checked_add(checked_add(x.size(2 + i), p.padding_l[i], op), p.padding_r[i], op);
+    const int64_t span = checked_add(checked_mul(p.dilation[i], weight.size(2 + i) - 1, op), 1, op);
     EMBER_CHECK(padded >= span, op, ": Calculated padded input size per channel: ", padded, " (dim ", i,
                 " of input ", sizes_str(x.sizes()), "). Kernel size: ", span,
                 " (dilated). Kernel size can't be greater than actual input size");
@@ -446,8 +448,12 @@ Tensor conv_transpose_nd(const char* op, int64_t nd, const Tensor& input, const 
     EMBER_CHECK(opad[i] >= 0 && (opad[i] < p.stride[i] || opad[i] < p.dilation[i]), op,
                 ": output padding must be smaller than either stride or dilation, but got output_padding ", opad[i],
                 ", stride ", p.stride[i], ", dilation ", p.dilation[i]);
-    const int64_t span = p.dilation[i] * (weight.size(2 + i) - 1) + 1;
-    const int64_t out = (x.size(2 + i) - 1) * p.stride[i] - 2 * pad[i] + span + opad[i];
+    const int64_t span = checked_add(checked_mul(p.dilation[i], weight.size(2 + i) - 1, op), 1, op);
+    // In 128 bits (Note [Checked sizes]): every term is an int64.
+    const __int128 out128 = __int128(x.size(2 + i) - 1) * p.stride[i] - __int128(2) * pad[i] + span + opad[i];
+    EMBER_CHECK(out128 <= INT64_MAX, op, ": the output size of dim ", i, " of input ", sizes_str(x.sizes()),
+                " overflows int64 (stride ", p.stride[i], ", padding ", pad[i], ", dilation ", p.dilation[i], ")");
+    const int64_t out = static_cast<int64_t>(std::max<__int128>(out128, INT64_MIN));
     EMBER_CHECK(out > 0, op, ": Given input size per channel ", x.size(2 + i), " (dim ", i, " of input ",
                 sizes_str(x.sizes()), "), the calculated output size ", out, " is too small");
     out_sizes.push_back(out);

@@ -124,11 +124,15 @@ Tensor batched(const char* op, int64_t nd, const Tensor& input, bool& unbatched)
   return unbatched ? input.unsqueeze(0) : input;
 }
 
-int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  const int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
+int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode, const char* op) {
+  // In 128 bits (Note [Checked sizes]): huge kernels, dilations or paddings
+  // must not wrap into a plausible size.
+  const __int128 num = __int128(in) + __int128(2) * p - __int128(d) * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  __int128 out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= __int128(in) + p) --out;
+  EMBER_CHECK(out <= INT64_MAX, op, ": the output size for input size ", in, ", kernel ", k, ", stride ", s,
+              ", padding ", p, " and dilation ", d, " overflows int64");
+  return out < 0 ? -1 : static_cast<int64_t>(out);
 }
 
 struct Regular {
@@ -162,7 +166,7 @@ PoolSpec regular_spec(const char* op, const Tensor& x, int64_t nd, const Regular
   unit_dims(s);
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t in = x.size(2 + i), k = r.k[i], st = r.s[i], p = r.p[i], d = r.d[i];
-    const int64_t out = pool_output_size(in, k, st, p, d, ceil_mode);
+    const int64_t out = pool_output_size(in, k, st, p, d, ceil_mode, op);
     EMBER_CHECK(out >= 1, op, ": Given input size ", sizes_str(x.sizes().slice(1)), ", the calculated output size of dim ",
                 i, " is ", out, ". Output size is too small");
     s.out_spatial.push_back(out);

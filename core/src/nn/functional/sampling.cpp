@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <sstream>
 
 #include "autograd/record.h"
+#include "ember/core/checked_size.h"
 #include "ember/ops/factories.h"
 #include "nn/functional/sampling_kernels.h"
 #include "ops/shape_kernels.h"
@@ -288,7 +290,10 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& o) {
     } else {
       const double s = o.scale_factor[o.scale_factor.size() == 1 ? 0 : d];
       EMBER_CHECK(std::isfinite(s), "interpolate: scale_factor must be finite, got ", s);
-      out_size[d] = static_cast<int64_t>(std::floor(static_cast<double>(in_size[d]) * s));
+      const double out = std::floor(static_cast<double>(in_size[d]) * s);
+      EMBER_CHECK(out < 0x1p63, "interpolate: input size ", in_size[d], " times scale_factor ", s,
+                  " overflows int64");
+      out_size[d] = static_cast<int64_t>(std::max(out, -1.0));
       if (!recompute) scales[d] = s;
     }
   }
@@ -297,20 +302,30 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& o) {
   EMBER_CHECK(positive, "interpolate: Input and output sizes should be greater than 0, but got input ",
               tuple_str(in_size), " and output ", tuple_str(out_size));
 
+  // The output's size is checked before the taps (several per output index)
+  // are built, and a tap table the memory cannot hold is an error naming the
+  // op (Note [Checked sizes]).
+  DimVector out_shape(input.sizes().slice(0, static_cast<size_t>(input.dim() - nd)));
+  for (int64_t s : out_size) out_shape.push_back(s);
+  checked_nbytes(out_shape, input.element_size(), "interpolate");
   auto plan = std::make_shared<ResamplePlan>();
   plan->gather = nearest;
   plan->op = op_names(mode).op[nd - 1];
   plan->backward_op = op_names(mode).backward[nd - 1];
-  for (int64_t d = 0; d < nd; ++d) {
-    const int64_t in = in_size[d], out = out_size[d];
-    if (nearest)
-      plan->taps.push_back(nearest_taps(in, out, scales[d], mode == "nearest-exact"));
-    else if (mode == "area")
-      plan->taps.push_back(area_taps(in, out));
-    else if (mode == "bicubic")
-      plan->taps.push_back(cubic_taps(in, out, align_corners, scales[d]));
-    else
-      plan->taps.push_back(linear_taps(in, out, align_corners, scales[d]));
+  try {
+    for (int64_t d = 0; d < nd; ++d) {
+      const int64_t in = in_size[d], out = out_size[d];
+      if (nearest)
+        plan->taps.push_back(nearest_taps(in, out, scales[d], mode == "nearest-exact"));
+      else if (mode == "area")
+        plan->taps.push_back(area_taps(in, out));
+      else if (mode == "bicubic")
+        plan->taps.push_back(cubic_taps(in, out, align_corners, scales[d]));
+      else
+        plan->taps.push_back(linear_taps(in, out, align_corners, scales[d]));
+    }
+  } catch (const std::bad_alloc&) {
+    EMBER_FAIL("interpolate: not enough memory for the sampling taps of output size ", tuple_str(out_size));
   }
   return resample(input, plan);
 }
@@ -333,8 +348,12 @@ Tensor pixel_shuffle(const Tensor& input, int64_t r) {
               input.dim(), " dimension(s)");
   EMBER_CHECK(r > 0, "pixel_shuffle expects a positive upscale_factor, but got ", r);
   const int64_t c = input.size(-3), h = input.size(-2), w = input.size(-1);
-  EMBER_CHECK(c % (r * r) == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
-              "square of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
+  // r * r, h * r and w * r checked (Note [Checked sizes]): a huge factor must not wrap (or divide by zero).
+  const int64_t r2 = checked_mul(r, r, "pixel_shuffle");
+  EMBER_CHECK(c % r2 == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+              "square of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r2);
+  checked_mul(h, r, "pixel_shuffle");
+  checked_mul(w, r, "pixel_shuffle");
   const int64_t b = input.dim() - 3;
   DimVector split(input.sizes().slice(0, b));
   DimVector out_shape = split;
@@ -360,7 +379,9 @@ Tensor pixel_unshuffle(const Tensor& input, int64_t r) {
   DimVector split(input.sizes().slice(0, b));
   DimVector out_shape = split;
   for (int64_t s : {c, h / r, r, w / r, r}) split.push_back(s);
-  for (int64_t s : {c * r * r, h / r, w / r}) out_shape.push_back(s);
+  // c * r * r overflows only when h or w is 0 (r divides them): checked.
+  for (int64_t s : {checked_mul(checked_mul(c, r, "pixel_unshuffle"), r, "pixel_unshuffle"), h / r, w / r})
+    out_shape.push_back(s);
   DimVector perm;
   for (int64_t i = 0; i < b; ++i) perm.push_back(i);
   for (int64_t i : {0, 2, 4, 1, 3}) perm.push_back(b + i);

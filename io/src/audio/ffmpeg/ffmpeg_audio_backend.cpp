@@ -13,6 +13,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include <ember/core/checked_size.h>
 #include <ember/core/error.h>
 #include <ember/io/audio.h>
 #include <ember/ops/factories.h>
@@ -306,7 +307,11 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
   const int sample_rate = dec->sample_rate;
   std::vector<Out> out;
   const int64_t declared = declared_frames(in.format.get(), in.stream);
-  if (declared > 0 && declared * channels < (int64_t{1} << 26)) {
+  // A header's frame count is only a hint (checked: Note [Checked sizes]);
+  // the buffer grows with what really decodes.
+  int64_t declared_samples = 0;
+  if (declared > 0 && !mul_overflows(declared, channels, &declared_samples) &&
+      declared_samples < (int64_t{1} << 26)) {
     out.reserve(static_cast<size_t>((num_frames > 0 ? std::min(num_frames, declared) : declared) * channels));
   }
   int64_t position = 0;   // frames of the signal decoded so far (before frame_offset / num_frames)
