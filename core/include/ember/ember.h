@@ -5,6 +5,7 @@
 #include "ember/autograd/functional.h"
 #include "ember/autograd/gradcheck.h"
 #include "ember/core/allocator.h"
+#include "ember/core/checked_size.h"
 #include "ember/core/determinism.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
