@@ -163,9 +163,10 @@ int main(int argc, char** argv) {
   if (!jsonl) usage(("cannot write " + jsonl_path).c_str());
 
   const auto bw = ember_bench::measure_copy_bandwidth(size_t(256) << 20, args.threads);
-  std::printf("suite %s, %d threads; copy bandwidth over 256 MB: %.1f GB/s (plain stores), "
+  const std::string cpu = ember_bench::cpu_description();
+  std::printf("suite %s, %d threads on %s; copy bandwidth over 256 MB: %.1f GB/s (plain stores), "
               "%.1f GB/s (memcpy)\n",
-              args.suite.c_str(), args.threads, bw.copy_gbs, bw.memcpy_gbs);
+              args.suite.c_str(), args.threads, cpu.c_str(), bw.copy_gbs, bw.memcpy_gbs);
 
   ember_bench::Report report(jsonl, args.threads, args.commit, bw.copy_gbs);
   report.header();
@@ -208,7 +209,7 @@ int main(int argc, char** argv) {
   using ember_bench::json_string;
   using ember_bench::num;
   std::ofstream(args.out_dir + "/" + args.suite + ".machine.json", std::ios::trunc)
-      << "{\"suite\": " << json_string(args.suite) << ", \"threads\": " << args.threads
+      << "{\"suite\": " << json_string(args.suite) << ", \"threads\": " << args.threads << ", \"cpu\": " << json_string(cpu)
       << ", \"copy_gbs\": " << num(bw.copy_gbs) << ", \"memcpy_gbs\": " << num(bw.memcpy_gbs)
       << ", \"copy_gbs_after\": " << num(bw_end.copy_gbs)
       << ", \"memcpy_gbs_after\": " << num(bw_end.memcpy_gbs)

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <string>
+#include <thread>
 
 namespace ember_bench {
 
@@ -135,6 +138,21 @@ CopyBandwidth measure_copy_bandwidth(size_t bytes, int threads) {
   bw.copy_gbs = best_of(copy_floats);
   bw.memcpy_gbs = best_of([](float* d, const float* s, size_t k) { std::memcpy(d, s, k * sizeof(float)); });
   return bw;
+}
+
+std::string cpu_description() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown CPU", flags;
+  while (std::getline(cpuinfo, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || colon + 2 > line.size()) continue;
+    if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = line.substr(colon + 2);
+    if (line.rfind("flags", 0) == 0 && flags.empty()) flags = line.substr(colon + 1) + " ";  // " flag flag ... "
+  }
+  const char* isa = flags.find(" avx512f ") != std::string::npos ? "AVX-512"
+                    : flags.find(" avx2 ") != std::string::npos  ? "AVX2"
+                                                                  : "no AVX2";
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores, " + isa;
 }
 
 }  // namespace ember_bench

@@ -37,4 +37,11 @@ struct CopyBandwidth {
 // bytes read + bytes written (STREAM's convention).
 CopyBandwidth measure_copy_bandwidth(size_t bytes, int threads);
 
+// The CPU the numbers came from: /proc/cpuinfo's model name (what `lscpu`
+// prints as "Model name"), its core count and the widest x86 vector
+// extension it has, e.g. "Intel(R) Xeon(R) Processor, 2 cores, AVX-512".
+// Kernels differ across microarchitectures (gathers, unaligned loads), so
+// every published ratio names its CPU.
+std::string cpu_description();
+
 }  // namespace ember_bench
