@@ -481,6 +481,35 @@ TEST(SizeOverflow, FlipRollPad) {
   EXPECT_TRUE(rep.eq(19.0).all().item<bool>());
 }
 
+// The backward of an extreme roll or pad negates its shifts or pads: never
+// -INT64_MIN (UB; the sanitizer build traps it).
+TEST(SizeOverflow, FlipRollPadGradients) {
+  const Tensor w = arange(7, kFloat32) * 10;
+  for (int64_t shift : {INT64_MIN, INT64_MIN + 1, kMax}) {
+    for (bool with_dims : {true, false}) {
+      Tensor x = arange(7, kFloat32).requires_grad_(true);
+      Tensor r = with_dims ? roll(x, {shift}, {0}) : roll(x, {shift});
+      (r * w).sum().backward();
+      // out[j] = x[(j - s) mod 7], so d/dx[i] = w[(i + s) mod 7].
+      const int64_t s = static_cast<int64_t>(((i128(shift) % 7) + 7) % 7);
+      for (int64_t i = 0; i < 7; ++i)
+        EXPECT_EQ(x.grad()[i].item<float>(), 10.f * static_cast<float>((i + s) % 7)) << "shift " << shift;
+    }
+  }
+  // Everything cropped: the gradient is zero, of the input's shape.
+  Tensor p = arange(20, kFloat32).reshape({1, 1, 20}).requires_grad_(true);
+  Tensor c = pad(p, {INT64_MIN + 10, kMax}, "constant", 2.0);
+  (c * 3).sum().backward();
+  ASSERT_EQ(p.grad().sizes().vec(), (std::vector<int64_t>{1, 1, 20}));
+  EXPECT_TRUE(p.grad().eq(0).all().item<bool>());
+  Tensor q = arange(5, kFloat32).requires_grad_(true);
+  Tensor d = constant_pad_nd(q, {INT64_MIN, kMax}, 1.0);  // 5 + MIN + MAX = 4 values of the pad
+  ASSERT_EQ(d.numel(), 4);
+  d.sum().backward();
+  ASSERT_EQ(q.grad().numel(), 5);
+  EXPECT_TRUE(q.grad().eq(0).all().item<bool>());
+}
+
 // Index maps and outputs of ops with data-dependent sizes are bounded by
 // memory, not by arithmetic: repeat_interleave's map is built only once its
 // output exists.

@@ -130,9 +130,13 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   autograd::OpRecorder rec("constant_pad_nd", {self});
   Tensor result = constant_pad_impl(self, pad, value);
   if (rec) {
+    // A pad of INT64_MIN crops more than any dim holds: every input value was
+    // cut off, so the gradient is zero (and -INT64_MIN is not an int64).
+    const bool all_cropped = std::find(pad.begin(), pad.end(), INT64_MIN) != pad.end();
     DimVector back;
-    for (int64_t p : pad) back.push_back(-p);
-    rec.record(result, [back](autograd::BackwardContext& c) {
+    for (int64_t p : pad) back.push_back(all_cropped ? 0 : -p);
+    rec.record(result, [back, all_cropped, sizes = DimVector(self.sizes())](autograd::BackwardContext& c) {
+      if (all_cropped) return autograd::variable_list{zeros(sizes, c.grads[0].options())};
       return autograd::variable_list{constant_pad_nd(c.grads[0], back, 0)};
     });
   }

@@ -282,8 +282,13 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   autograd::OpRecorder rec("roll", {self});
   Tensor out = roll_impl(self, shifts, dims);
   if (rec) {
+    // The opposite shift, reduced modulo the dim's size first (-INT64_MIN is
+    // not an int64; roll_impl checked shifts and dims already).
     DimVector back;
-    for (int64_t s : shifts) back.push_back(-s);
+    for (size_t i = 0; i < shifts.size(); ++i) {
+      const int64_t n = dims.empty() ? self.numel() : self.size(wrap_dim(dims[i], self.dim(), "roll"));
+      back.push_back(n == 0 ? 0 : -(shifts[i] % n));
+    }
     rec.record(out, [back, d = DimVector(dims)](autograd::BackwardContext& c) {
       return autograd::variable_list{c.grads[0].roll(back, d)};
     });
