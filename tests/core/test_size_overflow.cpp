@@ -481,6 +481,22 @@ TEST(SizeOverflow, FlipRollPad) {
   EXPECT_TRUE(rep.eq(19.0).all().item<bool>());
 }
 
+// One tensor per piece: piece counts whose tensors cannot fit in memory raise
+// at once instead of filling the memory with tensor headers.
+TEST(SizeOverflow, SplitIntoTooManyPieces) {
+  const Tensor h = repeated_value({k40});  // a stride-0 view: no data behind it
+  testing::expect_error([&] { h.unbind(0); }, "unbind: 1099511627776 outputs would need");
+  testing::expect_error([&] { h.split(1); }, "split: 1099511627776 outputs");
+  testing::expect_error([&] { h.chunk(k40); }, "split: ");
+  testing::expect_error([&] { h.tensor_split(k62); }, "tensor_split: 4611686018427387904 outputs");
+  testing::expect_error([&] { zeros({0}).chunk(k62); }, "chunk: 4611686018427387904 outputs");
+  // Sensible counts of huge pieces are views as before.
+  const auto pieces = h.split(k40 / 4);
+  ASSERT_EQ(pieces.size(), 4u);
+  EXPECT_EQ(pieces[3].size(0), k40 / 4);
+  EXPECT_EQ(pieces[3][5].item<float>(), 7.5f);
+}
+
 // The backward of an extreme roll or pad negates its shifts or pads: never
 // -INT64_MIN (UB; the sanitizer build traps it).
 TEST(SizeOverflow, FlipRollPadGradients) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include <unistd.h>
+
 #include "autograd/autograd_meta.h"
 #include "autograd/formulas.h"
 #include "autograd/record.h"
@@ -18,6 +20,22 @@
 namespace ember {
 
 namespace {
+
+// Multi-output views (split, chunk, tensor_split, unbind) make one tensor per
+// piece. A dim of 2^40 values (an expanded view costs nothing) split into
+// ones would fill the memory with tensor headers for minutes before failing:
+// refuse a piece count whose headers cannot fit in the machine's memory.
+void check_piece_count(const char* op, int64_t pieces) {
+  constexpr int64_t kBytesPerPiece = sizeof(TensorImpl) + sizeof(Tensor);
+  static const int64_t memory_bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : INT64_MAX;
+  }();
+  EMBER_CHECK(pieces <= memory_bytes / kBytesPerPiece, op, ": ", pieces, " outputs would need ",
+              static_cast<double>(pieces) * kBytesPerPiece / (1 << 30), " GiB for their tensors, more than the ",
+              memory_bytes >> 20, " MiB of memory this machine has");
+}
+
 // differentiable_dtype: the dtype changes but the view is differentiable
 // (real()/imag() of a complex tensor).
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
@@ -650,6 +668,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   EMBER_CHECK(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
   const int64_t n = size(d);
   EMBER_CHECK(split_size > 0 || n == 0, "split: split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
+  if (n > 0) check_piece_count("split", n / split_size + (n % split_size != 0));
   std::vector<int64_t> lengths;
   for (int64_t s = 0; s < n; s += lengths.back()) lengths.push_back(std::min(split_size, n - s));
   if (n == 0) lengths.push_back(0);
@@ -716,6 +735,7 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   const int64_t n = size(d);
   const int64_t split_size = n / chunks + (n % chunks != 0);
   if (split_size == 0 && n == 0) {
+    check_piece_count("chunk", chunks);
     std::vector<int64_t> sizes(chunks, 0);
     return split_with_sizes(sizes, d);
   }
@@ -726,6 +746,7 @@ std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t d) const {
   EMBER_CHECK(dim() > 0, "tensor_split: expects at least a 1-dimensional tensor");
   EMBER_CHECK(sections > 0, "tensor_split: number of sections must be greater than 0, got ", sections);
   d = wrap_dim(d, dim(), "tensor_split");
+  check_piece_count("tensor_split", sections);
   const int64_t n = size(d);
   std::vector<Tensor> out;
   int64_t start = 0;
@@ -740,6 +761,7 @@ std::vector<Tensor> Tensor::tensor_split(int64_t sections, int64_t d) const {
 std::vector<Tensor> Tensor::unbind(int64_t d) const {
   EMBER_CHECK(dim() > 0, "unbind: dimension specified as ", d, " but tensor has no dimensions");
   d = wrap_dim(d, dim(), "unbind");
+  check_piece_count("unbind", size(d));
   return recorded_multi_view(
       "unbind", *this,
       [&] {
