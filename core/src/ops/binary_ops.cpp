@@ -36,13 +36,32 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, boo
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
                       const Scalar& alpha);
 
+// Note [Wrapped numbers in formulas]
+// A number operand (x * 0.1, pow(0.1, x)) is a float64/complex128/int64 0-d
+// tensor marked as wrapped, and type promotion ranks a wrapped number below
+// every tensor: a unary op on it, or an op between two of them, computes in
+// the default dtype (float32). A formula that works on a saved number alone
+// (log(base) of pow(Scalar, Tensor), y * y of atan2(Tensor, Scalar)) would
+// round it to float32 even for float64 inputs (d/dx sum(0.1 ** x) at 0.5 came
+// out as -0.72814135, not -0.72814134). The formulas get such operands as
+// plain 0-d tensors instead: they keep their own precision, and next to a
+// tensor of the result's dtype (the gradient, or the other operand) they never
+// change a result dtype, since the result already has the higher category.
+Tensor plain_number(const Tensor& t) {
+  if (!t.impl()->is_wrapped_number()) return t;
+  Tensor p = t.clone();
+  p.impl()->set_wrapped_number(false);
+  return p;
+}
+
 // d(op(a, b)) for the differentiable binary ops (Note [Recording an op]):
 // gradients w.r.t. a and b, at full (broadcast) shape; the engine reduces
 // them to the inputs' shapes. Complex: the conjugate Wirtinger convention.
-autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, const Tensor& a, const Tensor& b,
+autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, const Tensor& a_in, const Tensor& b_in,
                                      const Tensor& result, const Scalar& alpha) {
   using autograd::BackwardContext;
   using autograd::variable_list;
+  const Tensor a = plain_number(a_in), b = plain_number(b_in);
   switch (op) {
     case BinaryOp::Add: {
       const bool unit = !alpha.is_complex() && alpha.to<double>() == 1.0;
@@ -84,7 +103,7 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
       };
     }
     case BinaryOp::Pow: {
-      if (b.impl()->is_wrapped_number()) {
+      if (b_in.impl()->is_wrapped_number()) {
         // tensor ** number: e * a^(e-1), and 0 for e == 0 (even at a == 0).
         const Scalar e = b.item();
         const bool zero = e.is_complex() ? e.to<complex128>() == complex128(0) : e.to<double>() == 0.0;
@@ -98,7 +117,8 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
       }
       auto sa = rec.save(a), sb = rec.save(b);
       auto sr = rec.needs(1) ? rec.save_output(result) : autograd::SavedVariable();
-      return [sa, sb, sr](BackwardContext& c) -> variable_list {
+      const bool base_is_number = a_in.impl()->is_wrapped_number();
+      return [sa, sb, sr, base_is_number](BackwardContext& c) -> variable_list {
         const Tensor& g = c.grads[0];
         const Tensor x = c.unpack(sa), y = c.unpack(sb);
         variable_list grads(2);
@@ -109,7 +129,11 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
           const Tensor r = c.unpack(sr);
           const Tensor zero_base = logical_and(
               x == 0, y.is_complex() ? logical_and(y.imag() == 0, y.real() >= 0) : y >= 0);
-          const Tensor base = x.dtype() == r.dtype() ? x : x.to(r.dtype());
+          // A number base's log is taken in double (complex double for a
+          // complex result), as PyTorch's Scalar::log(); a tensor base is
+          // first promoted to the result's dtype.
+          const Tensor base = base_is_number ? x.to(r.is_complex() ? kComplex128 : kFloat64)
+                              : x.dtype() == r.dtype() ? x : x.to(r.dtype());
           grads[1] = g * where(zero_base, Scalar(0), (r * base.log()).conj());
         }
         return grads;
@@ -329,7 +353,10 @@ Tensor& Tensor::floor_divide_(const Tensor& other) {
 Tensor& Tensor::floor_divide_(const Scalar& other) { return floor_divide_(wrap(other)); }
 
 Tensor pow(const Scalar& self, const Tensor& exponent) {
-  return run_binary(BinaryOp::Pow, wrap(self), exponent, Tensor(), false);
+  Tensor r = run_binary(BinaryOp::Pow, wrap(self), exponent, Tensor(), false);
+  // PyTorch allocates this overload's result contiguous whatever the
+  // exponent's layout (a channels-last exponent gives a contiguous result).
+  return r.is_contiguous() ? r : r.contiguous();
 }
 
 // ---- add / sub (with alpha) ----

@@ -4,6 +4,7 @@
 
 #include "ember/ops/elementwise.h"
 #include "ops/op_utils.h"
+#include "ops/scalar_overflow.h"
 
 namespace ember {
 
@@ -34,7 +35,9 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return empty(siz
 Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return empty(sizes, options).fill_(1); }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options) {
-  return empty(sizes, options.merged_with(value.dtype())).fill_(value);
+  const TensorOptions o = options.merged_with(value.dtype());
+  check_scalar_fits(value, o.dtype(), "full");  // Note [Scalar overflow]
+  return empty(sizes, o).fill_(value);
 }
 
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
@@ -52,6 +55,7 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options) {
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).zero_(); }
 Tensor ones_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).fill_(1); }
 Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options) {
+  check_scalar_fits(value, options.merged_with(t.dtype()).dtype(), "full_like");  // Note [Scalar overflow]
   return empty_like(t, options).fill_(value);
 }
 

@@ -258,13 +258,22 @@ std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
 std::pair<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
   return max_min_dim(self, dim, keepdim, false);
 }
+namespace {
+// Without dim: the index into the flattened input; keepdim keeps every dim as
+// size 1 (PyTorch's shape, e.g. [1, 1, 1] for a 3-d input).
+Tensor arg_reduce_all(const Tensor& self, bool keepdim, ArgReduceOp op, const char* name) {
+  Tensor r = arg_reduce(defined(self, name).reshape({-1}), 0, false, op, name).second;
+  if (!keepdim) return r;
+  return r.reshape(DimVector(static_cast<size_t>(self.dim()), 1));
+}
+}  // namespace
+
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  // Without dim: index into the flattened input.
-  if (!dim) return arg_reduce(defined(self, "argmax").reshape({-1}), 0, false, ArgReduceOp::Max, "argmax").second;
+  if (!dim) return arg_reduce_all(self, keepdim, ArgReduceOp::Max, "argmax");
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Max, "argmax").second;
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  if (!dim) return arg_reduce(defined(self, "argmin").reshape({-1}), 0, false, ArgReduceOp::Min, "argmin").second;
+  if (!dim) return arg_reduce_all(self, keepdim, ArgReduceOp::Min, "argmin");
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "argmin").second;
 }
 

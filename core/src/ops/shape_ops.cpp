@@ -121,9 +121,12 @@ std::vector<int64_t> identity_map(int64_t n) {
 }
 
 // Output of `self`'s dtype and the given shape, filled by the index-map kernel.
-Tensor remap(const Tensor& self, IntArrayRef out_shape, const std::vector<std::vector<int64_t>>& maps) {
-  // Same shape (flip, roll): keep the input's layout, as PyTorch does.
-  Tensor out = out_shape == self.sizes() && self.is_non_overlapping_and_dense()
+// Its layout: `format` when given; else, for the same shape (flip), the
+// input's layout when it is dense, as PyTorch does; else contiguous.
+Tensor remap(const Tensor& self, IntArrayRef out_shape, const std::vector<std::vector<int64_t>>& maps,
+             std::optional<MemoryFormat> format = std::nullopt) {
+  Tensor out = format ? empty(out_shape, self.options().memory_format(*format))
+               : out_shape == self.sizes() && self.is_non_overlapping_and_dense()
                    ? empty_strided(self.sizes(), self.strides(), self.options())
                    : empty(out_shape, self.options());
   if (out.numel() > 0) remap_copy_stub(self.device())(self, out, maps);
@@ -235,7 +238,7 @@ Tensor vstack(TensorList tensors) {
 namespace {
 Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
   const uint64_t mask = dims.empty() ? 0 : dims_to_mask(dims, self.dim(), "flip");
-  if (mask == 0 || self.dim() == 0) return self.clone(MemoryFormat::Contiguous);
+  if (mask == 0 || self.dim() == 0) return self.clone();  // layout preserved, as any flip
   auto maps = identity_maps(self);
   for (int64_t d = 0; d < self.dim(); ++d)
     if (mask >> d & 1) std::reverse(maps[d].begin(), maps[d].end());
@@ -293,7 +296,7 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   EMBER_CHECK(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
-  if (self.dim() == 0) return self.clone();
+  EMBER_CHECK(self.dim() > 0, "roll: dimension specified as ", dims[0], " but tensor has no dimensions");
   // Rolling one dim twice adds the shifts, as PyTorch's repeated rolls do.
   std::vector<int64_t> total(static_cast<size_t>(self.dim()), 0);
   for (size_t i = 0; i < dims.size(); ++i) total[wrap_dim(dims[i], self.dim(), "roll")] += shifts[i];
@@ -304,7 +307,9 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
     const int64_t s = ((total[d] % n) + n) % n;
     for (int64_t j = 0; j < n; ++j) maps[d][j] = (j - s + n) % n;
   }
-  return remap(self, self.sizes(), maps);
+  // PyTorch's roll writes channels-last for a channels-last input and
+  // contiguous otherwise (even for a dense transposed input, unlike flip).
+  return remap(self, self.sizes(), maps, self.suggest_memory_format());
 }
 }  // namespace
 

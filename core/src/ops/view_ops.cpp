@@ -425,9 +425,9 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  if (dim() == 0) return *this;
-  d0 = wrap_dim(d0, dim(), "transpose");
+  d0 = wrap_dim(d0, dim(), "transpose");  // a 0-d tensor takes 0 and -1 only, as PyTorch
   d1 = wrap_dim(d1, dim(), "transpose");
+  if (dim() == 0) return *this;
   DimVector sizes(this->sizes()), strides(this->strides());
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
