@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
@@ -348,9 +349,9 @@ class AutogradViewOps : public ::testing::TestWithParam<OpCase> {};
 
 void run_case(const OpCase& op) {
   const variable_list inputs = op.inputs();
-  EXPECT_TRUE(autograd::gradcheck(op.fn, inputs)) << op.name;
+  EXPECT_TRUE(autograd::gradcheck(op.fn, inputs, ember::testing::kTightGradcheck)) << op.name;
   if (op.gradgrad) {
-    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs)) << op.name;
+    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs, {}, ember::testing::kTightGradcheck)) << op.name;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <ember/fft.h>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
@@ -185,7 +186,7 @@ TEST(FFTGrad, ComplexTransforms) {
   };
   for (const auto& [name, fn] : fns) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {z}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {z}, ember::testing::kTightGradcheck));
   }
   std::vector<std::pair<std::string, autograd::GradcheckFn>> real_fns = {
       {"fft_real", [](const V& v) { return one(F::fft(v[0])); }},
@@ -202,7 +203,7 @@ TEST(FFTGrad, ComplexTransforms) {
   };
   for (const auto& [name, fn] : real_fns) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {r}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {r}, ember::testing::kTightGradcheck));
   }
 }
 
@@ -210,10 +211,10 @@ TEST(FFTGrad, SecondOrder) {
   using V = autograd::variable_list;
   const Tensor z = randn({2, 5}, kComplex128).requires_grad_();
   const Tensor r = randn({2, 6}, kFloat64).requires_grad_();
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::fft(v[0])); }, {z}));
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::irfft(v[0], 8, -1, "ortho")); }, {z}));
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::rfft(v[0])); }, {r}));
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::hfft(v[0], 7)); }, {z}));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::fft(v[0])); }, {z}, {}, ember::testing::kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::irfft(v[0], 8, -1, "ortho")); }, {z}, {}, ember::testing::kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::rfft(v[0])); }, {r}, {}, ember::testing::kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::hfft(v[0], 7)); }, {z}, {}, ember::testing::kTightGradcheck));
 }
 
 }  // namespace

@@ -100,6 +100,13 @@ TEST(PytorchParity, NumberOperandsOfBinaryFormulasKeepDoublePrecision) {
   EXPECT_TRUE(check([](const Tensor& t) { return t.xlogy(Scalar(0.1)); }));
   EXPECT_TRUE(check([](const Tensor& t) { return t.hypot(Scalar(0.1)); }));
   EXPECT_TRUE(check([](const Tensor& t) { return Scalar(0.1) / t; }));
+  EXPECT_TRUE(check([](const Tensor& t) { return special::zeta(Scalar(2.1), t + 1); }));
+  // q = torch.tensor([1.5, 2.5], dtype=torch.float64, requires_grad=True)
+  // torch.special.zeta(2.1, q).sum().backward() -> [-0.8168626247466836, -0.21936471314263667]
+  // (scipy: -2.1 * zeta(3.1, q), the same digits; 2.1 + 1 was rounded to float32)
+  g = grad_of([](const Tensor& q) { return special::zeta(Scalar(2.1), q); }, f64({1.5, 2.5}));
+  EXPECT_NEAR(g[0].item<double>(), -0.8168626247466836, 1e-15);
+  EXPECT_NEAR(g[1].item<double>(), -0.21936471314263667, 1e-15);
 }
 
 // ---- 3. all targets ignored: NaN loss, zero gradient ----

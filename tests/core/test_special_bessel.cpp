@@ -16,6 +16,7 @@
 
 #include "special_ulp.h"
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
@@ -160,8 +161,8 @@ TEST(SpecialBesselAutograd, Gradcheck) {
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {x}));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {x}, ember::testing::kTightGradcheck));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}, {}, ember::testing::kTightGradcheck));
   }
 }
 

@@ -47,6 +47,13 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_
   return result;
 }
 
+Tensor plain_number(const Tensor& t) {
+  if (!t.impl()->is_wrapped_number()) return t;
+  Tensor p = t.clone();
+  p.impl()->set_wrapped_number(false);
+  return p;
+}
+
 Tensor maybe_conj(const Tensor& t) { return t.is_complex() ? t.conj() : t; }
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,

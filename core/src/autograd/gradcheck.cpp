@@ -4,6 +4,8 @@
 #include <cmath>
 #include <array>
 #include <complex>
+#include <cstdio>
+#include <string>
 
 #include "ember/autograd/autograd.h"
 #include "ember/core/generator.h"
@@ -56,6 +58,16 @@ struct Mismatch {
   std::string message;
 };
 
+}  // namespace
+
+namespace {
+// 17 significant digits: a mismatch under tight tolerances shows where the
+// two values part (the default 6 digits print them equal).
+std::string full_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 }  // namespace
 
 bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const GradcheckOptions& opt) {
@@ -158,10 +170,11 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
               bad.message = ember::detail::concat(
                   "gradcheck: Jacobian mismatch for output ", o, " element ", e,
                   dirs == 2 ? (dir == 0 ? " (real part)" : " (imaginary part)") : "", " with respect to input ", in,
-                  " element ", j, ": analytical ", actual.real(),
-                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", actual.imag(), "i") : "",
-                  ", numerical ", expected.real(),
-                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", expected.imag(), "i") : "");
+                  " element ", j, ": analytical ", full_digits(actual.real()),
+                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", full_digits(actual.imag()), "i") : "",
+                  ", numerical ", full_digits(expected.real()),
+                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", full_digits(expected.imag()), "i") : "",
+                  " (atol ", opt.atol, ", rtol ", opt.rtol, ")");
             }
           }
         }

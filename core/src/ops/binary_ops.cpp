@@ -1,4 +1,5 @@
 // Binary elementwise ops and the Tensor operators built on them.
+#include "autograd/formulas.h"
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -36,24 +37,6 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, boo
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
                       const Scalar& alpha);
 
-// Note [Wrapped numbers in formulas]
-// A number operand (x * 0.1, pow(0.1, x)) is a float64/complex128/int64 0-d
-// tensor marked as wrapped, and type promotion ranks a wrapped number below
-// every tensor: a unary op on it, or an op between two of them, computes in
-// the default dtype (float32). A formula that works on a saved number alone
-// (log(base) of pow(Scalar, Tensor), y * y of atan2(Tensor, Scalar)) would
-// round it to float32 even for float64 inputs (d/dx sum(0.1 ** x) at 0.5 came
-// out as -0.72814135, not -0.72814134). The formulas get such operands as
-// plain 0-d tensors instead: they keep their own precision, and next to a
-// tensor of the result's dtype (the gradient, or the other operand) they never
-// change a result dtype, since the result already has the higher category.
-Tensor plain_number(const Tensor& t) {
-  if (!t.impl()->is_wrapped_number()) return t;
-  Tensor p = t.clone();
-  p.impl()->set_wrapped_number(false);
-  return p;
-}
-
 // d(op(a, b)) for the differentiable binary ops (Note [Recording an op]):
 // gradients w.r.t. a and b, at full (broadcast) shape; the engine reduces
 // them to the inputs' shapes. Complex: the conjugate Wirtinger convention.
@@ -61,7 +44,8 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
                                      const Tensor& result, const Scalar& alpha) {
   using autograd::BackwardContext;
   using autograd::variable_list;
-  const Tensor a = plain_number(a_in), b = plain_number(b_in);
+  // Note [Wrapped numbers in formulas] (autograd/formulas.h).
+  const Tensor a = autograd::plain_number(a_in), b = autograd::plain_number(b_in);
   switch (op) {
     case BinaryOp::Add: {
       const bool unit = !alpha.is_complex() && alpha.to<double>() == 1.0;
