@@ -17,6 +17,7 @@
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using autograd::variable_list;
 using indexing::Ellipsis;
 using indexing::None;
@@ -349,9 +350,9 @@ class AutogradViewOps : public ::testing::TestWithParam<OpCase> {};
 
 void run_case(const OpCase& op) {
   const variable_list inputs = op.inputs();
-  EXPECT_TRUE(autograd::gradcheck(op.fn, inputs, ember::testing::kTightGradcheck)) << op.name;
+  EXPECT_TRUE(autograd::gradcheck(op.fn, inputs, kTightGradcheck)) << op.name;
   if (op.gradgrad) {
-    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs, {}, ember::testing::kTightGradcheck)) << op.name;
+    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs, {}, kTightGradcheck)) << op.name;
   }
 }
 

@@ -26,7 +26,8 @@ class GuardedBuffer {
   explicit GuardedBuffer(size_t bytes) {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     pages_ = (bytes + page - 1) / page + 1;
-    base_ = static_cast<char*>(mmap(nullptr, pages_ * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    base_ = static_cast<char*>(
+        mmap(nullptr, pages_ * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     EXPECT_NE(base_, MAP_FAILED);
     guard_ = base_ + (pages_ - 1) * page;
     EXPECT_EQ(mprotect(guard_, page, PROT_NONE), 0);
@@ -50,8 +51,8 @@ class GuardedBuffer {
 template <class C>
 Tensor guarded_vector(GuardedBuffer& buf, int64_t n, int64_t stride, double seed) {
   C* p = static_cast<C*>(buf.data());
-  for (int64_t i = 0; i < n; ++i)
-    p[i * stride] = C(static_cast<typename C::value_type>(seed + 0.5 * i), static_cast<typename C::value_type>(1 - 0.25 * i));
+  using R = typename C::value_type;
+  for (int64_t i = 0; i < n; ++i) p[i * stride] = C(static_cast<R>(seed + 0.5 * i), static_cast<R>(1 - 0.25 * i));
   return from_blob(p, {n}, {stride}, TensorOptions(dtype_of_v<C>));
 }
 

@@ -334,7 +334,8 @@ TEST(PytorchParity, ActivationGradientsAtNan) {
   const Tensor x = f64({kNan, -1, 0, 1});
   const double e = std::exp(-1.0);
   const double selu_scale = 1.0507009873554804934193349852946;
-  const double selu_neg = 1.6732632423543772848170429916717 * selu_scale * e;
+  const double selu_alpha = 1.6732632423543772848170429916717;
+  const double selu_neg = selu_alpha * selu_scale * e;
   struct Case {
     const char* name;
     std::function<Tensor(const Tensor&)> fn;
@@ -345,7 +346,7 @@ TEST(PytorchParity, ActivationGradientsAtNan) {
       {"relu6", [](const Tensor& t) { return F::relu6(t); }, {1, 0, 0, 1}},
       {"elu", [](const Tensor& t) { return F::elu(t); }, {1, e, 1, 1}},
       {"celu", [](const Tensor& t) { return F::celu(t); }, {1, e, 1, 1}},
-      {"selu", [](const Tensor& t) { return F::selu(t); }, {selu_scale, selu_neg, selu_scale * 1.6732632423543772848170429916717, selu_scale}},
+      {"selu", [](const Tensor& t) { return F::selu(t); }, {selu_scale, selu_neg, selu_scale * selu_alpha, selu_scale}},
       {"leaky_relu", [](const Tensor& t) { return F::leaky_relu(t, 0.1); }, {0.1, 0.1, 0.1, 1}},
       {"hardtanh", [](const Tensor& t) { return F::hardtanh(t); }, {1, 0, 1, 0}},
       {"threshold", [](const Tensor& t) { return F::threshold(t, 0, 0); }, {1, 0, 0, 1}},
@@ -378,7 +379,8 @@ TEST(PytorchParity, CumprodGradientWithZerosAndInfinities) {
 
 TEST(PytorchParity, ZeroDimTransposeAndRollRaise) {
   const Tensor s = scalar_tensor(1.0);
-  // torch.tensor(1.).transpose(0, 1) -> IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)
+  // torch.tensor(1.).transpose(0, 1) -> IndexError: Dimension out of range
+  // (expected to be in range of [-1, 0], but got 1)
   expect_error([&] { s.transpose(0, 1); }, "dimension out of range");
   // transpose(0, 0), (0, -1), (-1, -1) and t() return the tensor.
   EXPECT_EQ(s.transpose(0, -1).item<double>(), 1.0);

@@ -21,6 +21,7 @@
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 namespace S = ember::special;
 using testing::check_ulp;
 using testing::expect_error;
@@ -161,8 +162,8 @@ TEST(SpecialBesselAutograd, Gradcheck) {
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {x}, ember::testing::kTightGradcheck));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}, {}, ember::testing::kTightGradcheck));
+    EXPECT_TRUE(autograd::gradcheck(fn, {x}, kTightGradcheck));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}, {}, kTightGradcheck));
   }
 }
 

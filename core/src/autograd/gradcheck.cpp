@@ -68,6 +68,10 @@ std::string full_digits(double v) {
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
+// "+<imag>i" when the values are complex, else nothing.
+std::string complex_part(bool is_complex, double imag) {
+  return is_complex ? "+" + full_digits(imag) + "i" : std::string();
+}
 }  // namespace
 
 bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const GradcheckOptions& opt) {
@@ -171,9 +175,9 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
                   "gradcheck: Jacobian mismatch for output ", o, " element ", e,
                   dirs == 2 ? (dir == 0 ? " (real part)" : " (imaginary part)") : "", " with respect to input ", in,
                   " element ", j, ": analytical ", full_digits(actual.real()),
-                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", full_digits(actual.imag()), "i") : "",
+                  complex_part(x.is_complex() || out.is_complex(), actual.imag()),
                   ", numerical ", full_digits(expected.real()),
-                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", full_digits(expected.imag()), "i") : "",
+                  complex_part(x.is_complex() || out.is_complex(), expected.imag()),
                   " (atol ", opt.atol, ", rtol ", opt.rtol, ")");
             }
           }

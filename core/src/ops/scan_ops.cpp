@@ -141,7 +141,8 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
     } else {
       const Tensor prods_until_k = input_conj.slice(dim, 0, k).prod(dim, true);
       const Tensor prods_from_k_plus_1 = input_conj.slice(dim, k + 1).cumprod(dim);
-      omitted_products = cat({prods_until_k, prods_until_k.expand(prods_from_k_plus_1.sizes()) * prods_from_k_plus_1}, dim);
+      omitted_products =
+          cat({prods_until_k, prods_until_k.expand(prods_from_k_plus_1.sizes()) * prods_from_k_plus_1}, dim);
     }
     rows.push_back((grad.slice(dim, k) * omitted_products).sum({dim}));
   }

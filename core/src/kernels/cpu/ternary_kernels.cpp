@@ -20,7 +20,8 @@ void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
         using T = decltype(tag);
         using C = compute_type_t<T>;
         cpu_kernel(iter, [](T x, T lo, T hi) -> T {
-          return static_cast<T>(math::min_nan(math::max_nan(static_cast<C>(x), static_cast<C>(lo)), static_cast<C>(hi)));
+          const C above_lo = math::max_nan(static_cast<C>(x), static_cast<C>(lo));
+          return static_cast<T>(math::min_nan(above_lo, static_cast<C>(hi)));
         });
       });
       return;
