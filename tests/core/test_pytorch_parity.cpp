@@ -60,6 +60,24 @@ TEST(PytorchParity, SumProdWithDtypeCastComplexInputFirst) {
   EXPECT_EQ(prod(z).item<complex64>(), complex64(-1, 0));
 }
 
+TEST(PytorchParity, SumProdWithDtypeDifferentiateTheCastInput) {
+  // x = torch.tensor([0.6+1j, 0.7-2j], requires_grad=True)
+  // torch.sum(x, dtype=torch.float64).backward() -> x.grad [1+0j, 1+0j]
+  // torch.prod(x, dtype=torch.float64) -> 0.42; backward -> x.grad [0.7+0j, 0.6+0j]
+  const Tensor x0 = tensor({complex128(0.6, 1), complex128(0.7, -2)});
+  Tensor x = leaf(x0);
+  sum(x, kFloat64).backward();
+  expect_tensor_near(x.grad(), tensor({complex128(1, 0), complex128(1, 0)}), 0, 0);
+  x = leaf(x0);
+  Tensor p = prod(x, kFloat64);
+  EXPECT_DOUBLE_EQ(p.item<double>(), 0.42);
+  p.backward();
+  expect_tensor_near(x.grad(), tensor({complex128(0.7, 0), complex128(0.6, 0)}), 1e-15, 0);
+  x = leaf(x0);
+  x.prod(0, false, kFloat64).backward();
+  expect_tensor_near(x.grad(), tensor({complex128(0.7, 0), complex128(0.6, 0)}), 1e-15, 0);
+}
+
 // ---- 2. float64 formulas compute in float64 ----
 
 TEST(PytorchParity, PowScalarTensorGradientIsDoublePrecision) {

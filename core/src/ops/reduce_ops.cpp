@@ -136,6 +136,13 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   return prod_safe_zeros_backward(grad, input.reshape({-1}), 0).reshape(input.sizes());
 }
 
+// The input as the product saw it: prod(x, dtype=d) multiplies x.to(d)
+// (PyTorch's prod_backward(grad, self.to(grad.scalar_type()), result)), so
+// prod([0.6+1j, 0.7-2j], dtype=float64) has the gradient [0.7, 0.6].
+Tensor as_grad_dtype(const Tensor& input, const Tensor& grad) {
+  return input.dtype() == grad.dtype() ? input : input.to(grad.dtype());
+}
+
 // Product along dim.
 Tensor prod_backward(Tensor grad, const Tensor& input, Tensor result, int64_t dim, bool keepdim) {
   if (input.dim() == 0) return grad;
@@ -154,7 +161,8 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> 
   Tensor r = reduce(self, IntArrayRef(dim), keepdim, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
   if (rec)
     rec.record(r, [s = rec.save(self), o = rec.save_output(r), dim, keepdim](autograd::BackwardContext& c) {
-      return autograd::variable_list{prod_backward(c.grads[0], c.unpack(s), c.unpack(o), dim, keepdim)};
+      return autograd::variable_list{
+          prod_backward(c.grads[0], as_grad_dtype(c.unpack(s), c.grads[0]), c.unpack(o), dim, keepdim)};
     });
   return r;
 }
@@ -163,7 +171,7 @@ Tensor prod(const Tensor& self, std::optional<DType> dtype) {
   Tensor r = reduce(self, {}, false, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
   if (rec)
     rec.record(r, [s = rec.save(self), o = rec.save_output(r)](autograd::BackwardContext& c) {
-      return autograd::variable_list{prod_backward(c.grads[0], c.unpack(s), c.unpack(o))};
+      return autograd::variable_list{prod_backward(c.grads[0], as_grad_dtype(c.unpack(s), c.grads[0]), c.unpack(o))};
     });
   return r;
 }
