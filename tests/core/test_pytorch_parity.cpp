@@ -348,7 +348,10 @@ TEST(PytorchParity, BatchNormTrainingOnEmptyInput) {
 // ---- 8. gradients at NaN/inf and 0-d shape ops ----
 
 TEST(PytorchParity, ActivationGradientsAtNan) {
-  // x = torch.tensor([nan, -1., 0., 1.], requires_grad=True); F.<act>(x).sum().backward(); x.grad
+  // x = torch.tensor([nan, -1., 0., 1.], dtype=torch.float64, requires_grad=True)
+  // F.<act>(x).sum().backward(); x.grad. One deliberate difference: PyTorch's
+  // hardsigmoid gives 0.1666666716337204 (1/6 rounded to float32) where Ember
+  // computes 1/6 in float64 (docs/pytorch_differences.md).
   const Tensor x = f64({kNan, -1, 0, 1});
   const double e = std::exp(-1.0);
   const double selu_scale = 1.0507009873554804934193349852946;

@@ -120,15 +120,26 @@ std::vector<int64_t> identity_map(int64_t n) {
   return m;
 }
 
+// An uninitialized tensor like `self`, laid out as PyTorch's TensorIterator
+// allocates an elementwise op's output: the input's strides when it is dense,
+// else dense strides in the input's stride order (a sliced channels-last input
+// gives channels-last, a sliced row-major one row-major).
+Tensor empty_in_stride_order(const Tensor& self) {
+  if (self.is_non_overlapping_and_dense()) return empty_strided(self.sizes(), self.strides(), self.options());
+  TensorIterator iter("flip");
+  iter.add_output(Tensor()).add_input(self).promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
+  iter.build();
+  return iter.output();
+}
+
 // Output of `self`'s dtype and the given shape, filled by the index-map kernel.
 // Its layout: `format` when given; else, for the same shape (flip), the
-// input's layout when it is dense, as PyTorch does; else contiguous.
+// input's, as PyTorch's TensorIterator gives; else contiguous.
 Tensor remap(const Tensor& self, IntArrayRef out_shape, const std::vector<std::vector<int64_t>>& maps,
              std::optional<MemoryFormat> format = std::nullopt) {
-  Tensor out = format ? empty(out_shape, self.options().memory_format(*format))
-               : out_shape == self.sizes() && self.is_non_overlapping_and_dense()
-                   ? empty_strided(self.sizes(), self.strides(), self.options())
-                   : empty(out_shape, self.options());
+  Tensor out = format                         ? empty(out_shape, self.options().memory_format(*format))
+               : out_shape == self.sizes() ? empty_in_stride_order(self)
+                                           : empty(out_shape, self.options());
   if (out.numel() > 0) remap_copy_stub(self.device())(self, out, maps);
   return out;
 }
