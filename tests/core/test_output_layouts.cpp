@@ -145,6 +145,9 @@ std::vector<LayoutCase> cases() {
       {"hardsigmoid", s4, kFloat64, [](const Tensor& x) { return F::hardsigmoid(x); }},
       {"pixel_unshuffle", sq4, kFloat32, [](const Tensor& x) { return F::pixel_unshuffle(x, 2); }},
       {"pixel_shuffle", {2, 4, 3, 3}, kFloat32, [](const Tensor& x) { return F::pixel_shuffle(x, 2); }},
+      {"interpolate_nearest_exact", s4, kFloat32, interp({7, 9}, "nearest-exact")},
+      {"adaptive_max_pool3d", s5, kFloat32, [](const Tensor& x) { return F::adaptive_max_pool3d(x, {2, 3, 2}); }},
+      {"lp_pool2d", s4, kFloat32, [](const Tensor& x) { return F::lp_pool2d(x, 2, 2); }},
       {"clone", s4, kFloat32, [](const Tensor& x) { return x.clone(); }},
       {"empty_like", s4, kFloat32, [](const Tensor& x) { return empty_like(x); }},
       {"add_contiguous", s4, kFloat32, [](const Tensor& x) { return x + ones(x.sizes()); }},
@@ -193,8 +196,8 @@ TEST(OutputLayouts, MatchPytorch) {
     }
   }
   // Every layout that applies: six per 4-d/5-d case, four per 3-d case (no channels-last ones).
-  EXPECT_EQ(compared, 54 * 6 + 4 * 4);
-  EXPECT_EQ(channels_last_inputs, 54 * 2);
+  EXPECT_EQ(compared, 57 * 6 + 4 * 4);
+  EXPECT_EQ(channels_last_inputs, 57 * 2);
 }
 
 TEST(OutputLayouts, NonDenseInputsKeepTheirStrideOrder) {
