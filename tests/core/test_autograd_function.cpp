@@ -8,10 +8,12 @@
 #include <ember/ember.h>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using autograd::AutogradContext;
 using autograd::variable_list;
 using testing::expect_error;
@@ -72,20 +74,20 @@ TEST(AutogradFunction, GradcheckAndGradgradcheck) {
   Tensor a = randn({2, 3}, kFloat64).requires_grad_();
   Tensor b = randn({3}, kFloat64).requires_grad_();  // broadcast: the engine sums the gradient
   auto mul = [](const variable_list& in) { return variable_list{MyMul::apply(in[0], in[1])}; };
-  EXPECT_TRUE(autograd::gradcheck(mul, {a, b}));
-  EXPECT_TRUE(autograd::gradgradcheck(mul, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck(mul, {a, b}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(mul, {a, b}, {}, kTightGradcheck));
   auto exp = [](const variable_list& in) { return variable_list{MyExp::apply(in[0])}; };
-  EXPECT_TRUE(autograd::gradcheck(exp, {a}));
-  EXPECT_TRUE(autograd::gradgradcheck(exp, {a}));
+  EXPECT_TRUE(autograd::gradcheck(exp, {a}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(exp, {a}, {}, kTightGradcheck));
   auto cube = [](const variable_list& in) { return variable_list{Cube::apply(in[0])}; };
-  EXPECT_TRUE(autograd::gradcheck(cube, {a}));
-  EXPECT_TRUE(autograd::gradgradcheck(cube, {a}));
+  EXPECT_TRUE(autograd::gradcheck(cube, {a}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(cube, {a}, {}, kTightGradcheck));
   // Complex inputs (conjugate Wirtinger convention, as the built-in mul).
   auto crandn = [](int64_t n) {
     return (randn({n}, kFloat64).to(kComplex128) + randn({n}, kFloat64).to(kComplex128) * Scalar(complex128(0, 1)))
         .requires_grad_();
   };
-  EXPECT_TRUE(autograd::gradcheck(mul, {crandn(3), crandn(3)}));
+  EXPECT_TRUE(autograd::gradcheck(mul, {crandn(3), crandn(3)}, kTightGradcheck));
 }
 
 TEST(AutogradFunction, DoubleBackwardMatchesClosedForm) {
@@ -251,8 +253,8 @@ TEST(AutogradFunction, MarkDirtyRebasesHistory) {
   (out * out).sum().backward();
   expect_tensor_near(w.grad(), tensor({18.0, 36.0, 54.0}, kFloat64));  // 2 * 3w * 3
   auto f = [](const variable_list& in) { return variable_list{MulInplace::apply(in[0] * 1, -2.0)}; };
-  EXPECT_TRUE(autograd::gradcheck(f, {randn({4}, kFloat64).requires_grad_()}));
-  EXPECT_TRUE(autograd::gradgradcheck(f, {randn({4}, kFloat64).requires_grad_()}));
+  EXPECT_TRUE(autograd::gradcheck(f, {randn({4}, kFloat64).requires_grad_()}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(f, {randn({4}, kFloat64).requires_grad_()}, {}, kTightGradcheck));
 }
 
 TEST(AutogradFunction, MarkDirtyOnAViewRebasesTheBase) {
@@ -269,7 +271,7 @@ TEST(AutogradFunction, MarkDirtyOnAViewRebasesTheBase) {
     MulInplace::apply(b.narrow(0, 1, 2), 3.0);
     return variable_list{b};
   };
-  EXPECT_TRUE(autograd::gradcheck(f, {randn({4}, kFloat64).requires_grad_()}));
+  EXPECT_TRUE(autograd::gradcheck(f, {randn({4}, kFloat64).requires_grad_()}, kTightGradcheck));
 }
 
 TEST(AutogradFunction, MarkDirtyErrors) {
@@ -474,8 +476,8 @@ TEST(AutogradFunction, BackwardUsingCustomFunctions) {
   auto f = [](const variable_list& in) { return variable_list{MulViaFunction::apply(in[0], in[1])}; };
   Tensor a = randn({3}, kFloat64).requires_grad_();
   Tensor b = randn({3}, kFloat64).requires_grad_();
-  EXPECT_TRUE(autograd::gradcheck(f, {a, b}));
-  EXPECT_TRUE(autograd::gradgradcheck(f, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck(f, {a, b}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(f, {a, b}, {}, kTightGradcheck));
 }
 
 TEST(AutogradFunction, HooksAndRetainGradOnOutputs) {

@@ -12,10 +12,12 @@
 #include <string>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using autograd::variable_list;
 using indexing::Ellipsis;
 using indexing::None;
@@ -348,9 +350,9 @@ class AutogradViewOps : public ::testing::TestWithParam<OpCase> {};
 
 void run_case(const OpCase& op) {
   const variable_list inputs = op.inputs();
-  EXPECT_TRUE(autograd::gradcheck(op.fn, inputs)) << op.name;
+  EXPECT_TRUE(autograd::gradcheck(op.fn, inputs, kTightGradcheck)) << op.name;
   if (op.gradgrad) {
-    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs)) << op.name;
+    EXPECT_TRUE(autograd::gradgradcheck(op.fn, inputs, {}, kTightGradcheck)) << op.name;
   }
 }
 

@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using autograd::gradcheck;
 using autograd::gradgradcheck;
 using autograd::variable_list;
@@ -53,13 +55,13 @@ autograd::GradcheckFn einsum_fn(const std::string& eq) {
 
 TEST(AutogradLinalg, MmGradcheck) {
   auto f = fn2([](const Tensor& a, const Tensor& b) { return mm(a, b); });
-  EXPECT_TRUE(gradcheck(f, {rnd({3, 4}), rnd({4, 2})}));
-  EXPECT_TRUE(gradgradcheck(f, {rnd({3, 4}), rnd({4, 2})}));
-  EXPECT_TRUE(gradcheck(f, {rnd_t(3, 4), rnd_t(4, 2)}));  // transposed operands
-  EXPECT_TRUE(gradcheck(f, {crnd({3, 4}), crnd({4, 2})}));
-  EXPECT_TRUE(gradgradcheck(f, {crnd({2, 3}), crnd({3, 2})}));
+  EXPECT_TRUE(gradcheck(f, {rnd({3, 4}), rnd({4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {rnd({3, 4}), rnd({4, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd_t(3, 4), rnd_t(4, 2)}, kTightGradcheck));  // transposed operands
+  EXPECT_TRUE(gradcheck(f, {crnd({3, 4}), crnd({4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {crnd({2, 3}), crnd({3, 2})}, {}, kTightGradcheck));
   // Only one operand requires grad: the other gets none.
-  EXPECT_TRUE(gradcheck(f, {rnd({3, 4}), plain({4, 2})}));
+  EXPECT_TRUE(gradcheck(f, {rnd({3, 4}), plain({4, 2})}, kTightGradcheck));
   Tensor a = rnd({2, 3}), b = plain({3, 2});
   Tensor y = a.mm(b);
   EXPECT_EQ(y.grad_fn()->name(), "MmBackward0");
@@ -69,7 +71,7 @@ TEST(AutogradLinalg, MmGradcheck) {
 
 TEST(AutogradLinalg, MmZeroSize) {
   auto f = fn2([](const Tensor& a, const Tensor& b) { return mm(a, b); });
-  EXPECT_TRUE(gradcheck(f, {rnd({0, 3}), rnd({3, 4})}));
+  EXPECT_TRUE(gradcheck(f, {rnd({0, 3}), rnd({3, 4})}, kTightGradcheck));
   // Empty contraction: the product is zeros, its gradients are zeros.
   Tensor a = rnd({2, 0}), b = rnd({0, 4});
   a.mm(b).sum().backward();
@@ -82,13 +84,13 @@ TEST(AutogradLinalg, MmZeroSize) {
 
 TEST(AutogradLinalg, BmmGradcheck) {
   auto f = fn2([](const Tensor& a, const Tensor& b) { return bmm(a, b); });
-  EXPECT_TRUE(gradcheck(f, {rnd({2, 3, 4}), rnd({2, 4, 2})}));
-  EXPECT_TRUE(gradgradcheck(f, {rnd({2, 3, 2}), rnd({2, 2, 3})}));
-  EXPECT_TRUE(gradcheck(f, {rnd({2, 4, 3}).transpose(1, 2), rnd({2, 2, 4}).transpose(1, 2)}));
-  EXPECT_TRUE(gradcheck(f, {crnd({2, 3, 2}), crnd({2, 2, 3})}));
-  EXPECT_TRUE(gradgradcheck(f, {crnd({2, 2, 2}), crnd({2, 2, 2})}));
-  EXPECT_TRUE(gradcheck(f, {rnd({0, 3, 2}), rnd({0, 2, 3})}));
-  EXPECT_TRUE(gradcheck(f, {rnd({2, 0, 2}), rnd({2, 2, 3})}));
+  EXPECT_TRUE(gradcheck(f, {rnd({2, 3, 4}), rnd({2, 4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {rnd({2, 3, 2}), rnd({2, 2, 3})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd({2, 4, 3}).transpose(1, 2), rnd({2, 2, 4}).transpose(1, 2)}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {crnd({2, 3, 2}), crnd({2, 2, 3})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {crnd({2, 2, 2}), crnd({2, 2, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd({0, 3, 2}), rnd({0, 2, 3})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd({2, 0, 2}), rnd({2, 2, 3})}, kTightGradcheck));
   EXPECT_EQ(bmm(rnd({1, 2, 2}), rnd({1, 2, 2})).grad_fn()->name(), "BmmBackward0");
 }
 
@@ -102,7 +104,7 @@ TEST(AutogradLinalg, ProductsIgnoreStridesOfSize1Dims) {
   expect_tensor_near(mm(row, col).view({1}), tensor({14.0}, kFloat64));
   expect_tensor_near(mm(col, row), outer(v, v));
   Tensor x = rnd({3}), m = rnd({3, 2});
-  EXPECT_TRUE(gradcheck(einsum_fn("i,i,ij->j"), {x, x.detach().clone().requires_grad_(), m}));
+  EXPECT_TRUE(gradcheck(einsum_fn("i,i,ij->j"), {x, x.detach().clone().requires_grad_(), m}, kTightGradcheck));
 }
 
 // ---- matmul: every broadcasting case ----
@@ -135,10 +137,10 @@ TEST(AutogradLinalg, MatmulBroadcastingCases) {
   auto f = fn2([](const Tensor& a, const Tensor& b) { return matmul(a, b); });
   for (const auto& c : cases) {
     SCOPED_TRACE(::testing::Message() << "a " << IntArrayRef(c.a) << " b " << IntArrayRef(c.b));
-    EXPECT_TRUE(gradcheck(f, {rnd(c.a), rnd(c.b)}));
+    EXPECT_TRUE(gradcheck(f, {rnd(c.a), rnd(c.b)}, kTightGradcheck));
     // One side at a time (the needs() branches).
-    EXPECT_TRUE(gradcheck(f, {rnd(c.a), plain(c.b)}));
-    EXPECT_TRUE(gradcheck(f, {plain(c.a), rnd(c.b)}));
+    EXPECT_TRUE(gradcheck(f, {rnd(c.a), plain(c.b)}, kTightGradcheck));
+    EXPECT_TRUE(gradcheck(f, {plain(c.a), rnd(c.b)}, kTightGradcheck));
   }
 }
 
@@ -150,14 +152,14 @@ TEST(AutogradLinalg, MatmulGradgradAndComplex) {
   auto f = fn2([](const Tensor& a, const Tensor& b) { return matmul(a, b); });
   for (const auto& c : cases) {
     SCOPED_TRACE(::testing::Message() << "a " << IntArrayRef(c.a) << " b " << IntArrayRef(c.b));
-    EXPECT_TRUE(gradgradcheck(f, {rnd(c.a), rnd(c.b)}));
-    EXPECT_TRUE(gradcheck(f, {crnd(c.a), crnd(c.b)}));
+    EXPECT_TRUE(gradgradcheck(f, {rnd(c.a), rnd(c.b)}, {}, kTightGradcheck));
+    EXPECT_TRUE(gradcheck(f, {crnd(c.a), crnd(c.b)}, kTightGradcheck));
   }
-  EXPECT_TRUE(gradgradcheck(f, {crnd({2, 2, 3}), crnd({3, 2})}));
-  EXPECT_TRUE(gradgradcheck(f, {crnd({3}), crnd({2, 3, 2})}));
+  EXPECT_TRUE(gradgradcheck(f, {crnd({2, 2, 3}), crnd({3, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {crnd({3}), crnd({2, 3, 2})}, {}, kTightGradcheck));
   // Non-contiguous operands.
-  EXPECT_TRUE(gradcheck(f, {rnd({3, 2, 4}).transpose(0, 2), rnd_t(3, 2)}));
-  EXPECT_TRUE(gradcheck(f, {rnd({2, 4, 3}).transpose(1, 2), rnd({2, 2, 4}).transpose(1, 2)}));
+  EXPECT_TRUE(gradcheck(f, {rnd({3, 2, 4}).transpose(0, 2), rnd_t(3, 2)}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd({2, 4, 3}).transpose(1, 2), rnd({2, 2, 4}).transpose(1, 2)}, kTightGradcheck));
 }
 
 TEST(AutogradLinalg, MatmulBroadcastGradientValues) {
@@ -179,15 +181,15 @@ TEST(AutogradLinalg, AddmmGradcheck) {
        {std::vector<int64_t>{3, 2}, {2}, {1, 2}, {3, 1}, {}}) {
     SCOPED_TRACE(::testing::Message() << "self " << IntArrayRef(self_shape));
     EXPECT_TRUE(gradcheck(fn3([](const Tensor& s, const Tensor& a, const Tensor& b) { return addmm(s, a, b); }),
-                          {rnd(self_shape), rnd({3, 4}), rnd({4, 2})}));
+                          {rnd(self_shape), rnd({3, 4}), rnd({4, 2})}, kTightGradcheck));
     EXPECT_TRUE(gradcheck(
         fn3([](const Tensor& s, const Tensor& a, const Tensor& b) { return addmm(s, a, b, 0.5, -2.0); }),
-        {rnd(self_shape), rnd({3, 4}), rnd({4, 2})}));
+        {rnd(self_shape), rnd({3, 4}), rnd({4, 2})}, kTightGradcheck));
   }
   auto scaled = fn3([](const Tensor& s, const Tensor& a, const Tensor& b) { return addmm(s, a, b, 0.5, -2.0); });
-  EXPECT_TRUE(gradgradcheck(scaled, {rnd({2}), rnd({3, 4}), rnd({4, 2})}));
-  EXPECT_TRUE(gradcheck(scaled, {rnd({2}), rnd_t(3, 4), rnd_t(4, 2)}));
-  EXPECT_TRUE(gradcheck(scaled, {rnd({0, 2}), rnd({0, 4}), rnd({4, 2})}));
+  EXPECT_TRUE(gradgradcheck(scaled, {rnd({2}), rnd({3, 4}), rnd({4, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(scaled, {rnd({2}), rnd_t(3, 4), rnd_t(4, 2)}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(scaled, {rnd({0, 2}), rnd({0, 4}), rnd({4, 2})}, kTightGradcheck));
   // beta == 0: self is ignored, its gradient is zero.
   Tensor s = rnd({3, 2}), a = rnd({3, 4}), b = rnd({4, 2});
   addmm(s, a, b, 0, 1).sum().backward();
@@ -196,8 +198,8 @@ TEST(AutogradLinalg, AddmmGradcheck) {
   auto cf = fn3([](const Tensor& s, const Tensor& a, const Tensor& b) {
     return addmm(s, a, b, complex128(0.5, -1), complex128(2, 0.25));
   });
-  EXPECT_TRUE(gradcheck(cf, {crnd({2}), crnd({3, 4}), crnd({4, 2})}));
-  EXPECT_TRUE(gradgradcheck(cf, {crnd({2}), crnd({2, 3}), crnd({3, 2})}));
+  EXPECT_TRUE(gradcheck(cf, {crnd({2}), crnd({3, 4}), crnd({4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(cf, {crnd({2}), crnd({2, 3}), crnd({3, 2})}, {}, kTightGradcheck));
   EXPECT_EQ(addmm(rnd({2}), a, b).grad_fn()->name(), "AddmmBackward0");
 }
 
@@ -209,10 +211,11 @@ TEST(AutogradLinalg, AddmmInPlace) {
       return t;
     });
   };
-  EXPECT_TRUE(gradcheck(f(1, 1), {rnd({3, 2}), rnd({3, 4}), rnd({4, 2})}));
-  EXPECT_TRUE(gradcheck(f(0.5, 3), {rnd({3, 2}), rnd({3, 4}), rnd({4, 2})}));
-  EXPECT_TRUE(gradgradcheck(f(0.5, 3), {rnd({2, 2}), rnd({2, 3}), rnd({3, 2})}));
-  EXPECT_TRUE(gradcheck(f(complex128(1, 1), complex128(0, 2)), {crnd({3, 2}), crnd({3, 4}), crnd({4, 2})}));
+  EXPECT_TRUE(gradcheck(f(1, 1), {rnd({3, 2}), rnd({3, 4}), rnd({4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f(0.5, 3), {rnd({3, 2}), rnd({3, 4}), rnd({4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f(0.5, 3), {rnd({2, 2}), rnd({2, 3}), rnd({3, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f(complex128(1, 1), complex128(0, 2)), {crnd({3, 2}), crnd({3, 4}), crnd({4, 2})},
+      kTightGradcheck));
   // Writing into a plain tensor from operands that require grad.
   Tensor out = zeros({2, 2}, kFloat64);
   Tensor a = rnd({2, 3}), b = rnd({3, 2});
@@ -234,34 +237,34 @@ TEST(AutogradLinalg, BaddbmmGradcheck) {
   auto f = fn3([](const Tensor& s, const Tensor& a, const Tensor& b) { return baddbmm(s, a, b, 0.5, 2); });
   for (const std::vector<int64_t>& self_shape : {std::vector<int64_t>{2, 3, 2}, {2}, {3, 1}, {1, 1, 2}}) {
     SCOPED_TRACE(::testing::Message() << "self " << IntArrayRef(self_shape));
-    EXPECT_TRUE(gradcheck(f, {rnd(self_shape), rnd({2, 3, 4}), rnd({2, 4, 2})}));
+    EXPECT_TRUE(gradcheck(f, {rnd(self_shape), rnd({2, 3, 4}), rnd({2, 4, 2})}, kTightGradcheck));
   }
-  EXPECT_TRUE(gradgradcheck(f, {rnd({2}), rnd({2, 2, 3}), rnd({2, 3, 2})}));
-  EXPECT_TRUE(gradcheck(f, {crnd({2}), crnd({2, 2, 3}), crnd({2, 3, 2})}));
+  EXPECT_TRUE(gradgradcheck(f, {rnd({2}), rnd({2, 2, 3}), rnd({2, 3, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {crnd({2}), crnd({2, 2, 3}), crnd({2, 3, 2})}, kTightGradcheck));
   auto inplace = fn3([](const Tensor& s, const Tensor& a, const Tensor& b) {
     Tensor t = s * 1;
     return t.baddbmm_(a, b, 2, -1);
   });
-  EXPECT_TRUE(gradcheck(inplace, {rnd({2, 3, 2}), rnd({2, 3, 4}), rnd({2, 4, 2})}));
-  EXPECT_TRUE(gradcheck(inplace, {crnd({2, 2, 2}), crnd({2, 2, 3}), crnd({2, 3, 2})}));
+  EXPECT_TRUE(gradcheck(inplace, {rnd({2, 3, 2}), rnd({2, 3, 4}), rnd({2, 4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(inplace, {crnd({2, 2, 2}), crnd({2, 2, 3}), crnd({2, 3, 2})}, kTightGradcheck));
 }
 
 TEST(AutogradLinalg, AddmvGradcheck) {
   auto f = fn3([](const Tensor& s, const Tensor& m, const Tensor& v) { return addmv(s, m, v, -1.5, 0.5); });
-  EXPECT_TRUE(gradcheck(f, {rnd({3}), rnd({3, 4}), rnd({4})}));
-  EXPECT_TRUE(gradcheck(f, {rnd({1}), rnd_t(3, 4), rnd({4})}));
-  EXPECT_TRUE(gradcheck(f, {rnd({}), rnd({3, 0}), rnd({0})}));
-  EXPECT_TRUE(gradgradcheck(f, {rnd({3}), rnd({3, 2}), rnd({2})}));
+  EXPECT_TRUE(gradcheck(f, {rnd({3}), rnd({3, 4}), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd({1}), rnd_t(3, 4), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f, {rnd({}), rnd({3, 0}), rnd({0})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {rnd({3}), rnd({3, 2}), rnd({2})}, {}, kTightGradcheck));
   EXPECT_TRUE(gradcheck(fn3([](const Tensor& s, const Tensor& m, const Tensor& v) {
                           return addmv(s, m, v, complex128(0, 1), complex128(1, -1));
                         }),
-                        {crnd({3}), crnd({3, 4}), crnd({4})}));
+                        {crnd({3}), crnd({3, 4}), crnd({4})}, kTightGradcheck));
   auto inplace = fn3([](const Tensor& s, const Tensor& m, const Tensor& v) {
     Tensor t = s * 1;
     return t.addmv_(m, v, 2, 3);
   });
-  EXPECT_TRUE(gradcheck(inplace, {rnd({3}), rnd({3, 4}), rnd({4})}));
-  EXPECT_TRUE(gradcheck(inplace, {crnd({3}), crnd({3, 2}), crnd({2})}));
+  EXPECT_TRUE(gradcheck(inplace, {rnd({3}), rnd({3, 4}), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(inplace, {crnd({3}), crnd({3, 2}), crnd({2})}, kTightGradcheck));
 }
 
 // ---- vector products ----
@@ -272,23 +275,23 @@ TEST(AutogradLinalg, DotVdotMvOuter) {
   auto mvf = fn2([](const Tensor& a, const Tensor& b) { return mv(a, b); });
   auto outerf = fn2([](const Tensor& a, const Tensor& b) { return outer(a, b); });
   auto gerf = fn2([](const Tensor& a, const Tensor& b) { return ger(a, b); });
-  EXPECT_TRUE(gradcheck(dotf, {rnd({4}), rnd({4})}));
-  EXPECT_TRUE(gradgradcheck(dotf, {rnd({4}), rnd({4})}));
-  EXPECT_TRUE(gradcheck(dotf, {crnd({4}), crnd({4})}));
-  EXPECT_TRUE(gradcheck(dotf, {rnd({0}), rnd({0})}));
-  EXPECT_TRUE(gradcheck(dotf, {rnd({3, 2}).select(1, 0), rnd({3})}));  // strided
-  EXPECT_TRUE(gradcheck(vdotf, {rnd({4}), rnd({4})}));
-  EXPECT_TRUE(gradcheck(vdotf, {crnd({4}), crnd({4})}));
-  EXPECT_TRUE(gradgradcheck(vdotf, {crnd({3}), crnd({3})}));
-  EXPECT_TRUE(gradcheck(mvf, {rnd({3, 4}), rnd({4})}));
-  EXPECT_TRUE(gradcheck(mvf, {rnd_t(3, 4), rnd({4})}));
-  EXPECT_TRUE(gradcheck(mvf, {crnd({3, 4}), crnd({4})}));
-  EXPECT_TRUE(gradgradcheck(mvf, {rnd({2, 3}), rnd({3})}));
-  EXPECT_TRUE(gradcheck(mvf, {rnd({0, 3}), rnd({3})}));
-  EXPECT_TRUE(gradcheck(outerf, {rnd({3}), rnd({4})}));
-  EXPECT_TRUE(gradcheck(outerf, {crnd({3}), crnd({2})}));
-  EXPECT_TRUE(gradgradcheck(outerf, {rnd({3}), rnd({2})}));
-  EXPECT_TRUE(gradcheck(gerf, {rnd({2}), rnd({3})}));
+  EXPECT_TRUE(gradcheck(dotf, {rnd({4}), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(dotf, {rnd({4}), rnd({4})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(dotf, {crnd({4}), crnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(dotf, {rnd({0}), rnd({0})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(dotf, {rnd({3, 2}).select(1, 0), rnd({3})}, kTightGradcheck));  // strided
+  EXPECT_TRUE(gradcheck(vdotf, {rnd({4}), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(vdotf, {crnd({4}), crnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(vdotf, {crnd({3}), crnd({3})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(mvf, {rnd({3, 4}), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(mvf, {rnd_t(3, 4), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(mvf, {crnd({3, 4}), crnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(mvf, {rnd({2, 3}), rnd({3})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(mvf, {rnd({0, 3}), rnd({3})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(outerf, {rnd({3}), rnd({4})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(outerf, {crnd({3}), crnd({2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(outerf, {rnd({3}), rnd({2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(gerf, {rnd({2}), rnd({3})}, kTightGradcheck));
   // vdot conjugates its first argument: d vdot(a, b) / db = a (not conj(a)).
   // With grad_output 1: vdot gives (conj(1) * b, 1 * a), dot gives (conj(b), conj(a)).
   Tensor a = crnd({3}), b = crnd({3});
@@ -381,7 +384,7 @@ TEST(AutogradLinalg, EinsumGradcheck) {
   for (const auto& c : einsum_cases()) {
     SCOPED_TRACE(c.eq);
     const auto f = einsum_fn(c.eq);
-    EXPECT_TRUE(gradcheck(f, einsum_inputs(c, false)));
+    EXPECT_TRUE(gradcheck(f, einsum_inputs(c, false), kTightGradcheck));
   }
 }
 
@@ -390,37 +393,37 @@ TEST(AutogradLinalg, EinsumGradgradAndComplex) {
     if (c.shapes.size() > 2) continue;  // keep the second-order checks small
     SCOPED_TRACE(c.eq);
     const auto f = einsum_fn(c.eq);
-    EXPECT_TRUE(gradgradcheck(f, einsum_inputs(c, false)));
-    EXPECT_TRUE(gradcheck(f, einsum_inputs(c, true)));
+    EXPECT_TRUE(gradgradcheck(f, einsum_inputs(c, false), {}, kTightGradcheck));
+    EXPECT_TRUE(gradcheck(f, einsum_inputs(c, true), kTightGradcheck));
   }
 }
 
 TEST(AutogradLinalg, EinsumRepeatedOperand) {
   // One tensor used as several operands: the gradients add up.
   auto f = [](const variable_list& x) { return variable_list{einsum("ij,jk->ik", {x[0], x[0]})}; };
-  EXPECT_TRUE(gradcheck(f, {rnd({3, 3})}));
-  EXPECT_TRUE(gradgradcheck(f, {rnd({2, 2})}));
+  EXPECT_TRUE(gradcheck(f, {rnd({3, 3})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f, {rnd({2, 2})}, {}, kTightGradcheck));
   auto g = [](const variable_list& x) { return variable_list{einsum("i,i,ij->j", {x[0], x[0], x[1]})}; };
-  EXPECT_TRUE(gradcheck(g, {rnd({3}), rnd({3, 2})}));
+  EXPECT_TRUE(gradcheck(g, {rnd({3}), rnd({3, 2})}, kTightGradcheck));
   // Trace of x @ x: gradient 2 x^T.
   Tensor x = rnd({3, 3});
   einsum("ij,ji->", {x, x}).backward();
   expect_tensor_near(x.grad(), x.detach().t() * 2, 1e-12, 1e-12);
   // Non-contiguous operand.
   auto h = [](const variable_list& x) { return variable_list{einsum("ij,jk->ik", {x[0], x[1]})}; };
-  EXPECT_TRUE(gradcheck(h, {rnd_t(2, 3), rnd({4, 3}).t()}));
+  EXPECT_TRUE(gradcheck(h, {rnd_t(2, 3), rnd({4, 3}).t()}, kTightGradcheck));
 }
 
 TEST(AutogradLinalg, Tensordot) {
   auto f2 = fn2([](const Tensor& a, const Tensor& b) { return tensordot(a, b, 2); });
-  EXPECT_TRUE(gradcheck(f2, {rnd({2, 3, 4}), rnd({3, 4, 2})}));
-  EXPECT_TRUE(gradgradcheck(f2, {rnd({2, 2, 3}), rnd({2, 3, 2})}));
-  EXPECT_TRUE(gradcheck(f2, {crnd({2, 3, 2}), crnd({3, 2, 2})}));
+  EXPECT_TRUE(gradcheck(f2, {rnd({2, 3, 4}), rnd({3, 4, 2})}, kTightGradcheck));
+  EXPECT_TRUE(gradgradcheck(f2, {rnd({2, 2, 3}), rnd({2, 3, 2})}, {}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f2, {crnd({2, 3, 2}), crnd({3, 2, 2})}, kTightGradcheck));
   auto fl = fn2([](const Tensor& a, const Tensor& b) { return tensordot(a, b, {0, 2}, {2, 0}); });
-  EXPECT_TRUE(gradcheck(fl, {rnd({3, 2, 4}), rnd({4, 2, 3})}));
+  EXPECT_TRUE(gradcheck(fl, {rnd({3, 2, 4}), rnd({4, 2, 3})}, kTightGradcheck));
   auto f0 = fn2([](const Tensor& a, const Tensor& b) { return tensordot(a, b, 0); });  // outer product
-  EXPECT_TRUE(gradcheck(f0, {rnd({2, 3}), rnd({2})}));
-  EXPECT_TRUE(gradcheck(f2, {rnd({4, 3, 2}).permute({2, 1, 0}), rnd({3, 4, 2})}));  // non-contiguous
+  EXPECT_TRUE(gradcheck(f0, {rnd({2, 3}), rnd({2})}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck(f2, {rnd({4, 3, 2}).permute({2, 1, 0}), rnd({3, 4, 2})}, kTightGradcheck));  // non-contiguous
 }
 
 }  // namespace

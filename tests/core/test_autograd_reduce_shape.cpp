@@ -14,10 +14,12 @@
 #include <ember/ember.h>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using autograd::variable_list;
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -71,9 +73,9 @@ void run_cases(const std::vector<Case>& cases) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     auto fn = [&c](const variable_list& x) { return variable_list{c.f(x[0])}; };
-    EXPECT_TRUE(autograd::gradcheck(fn, {c.input})) << c.name;
+    EXPECT_TRUE(autograd::gradcheck(fn, {c.input}, kTightGradcheck)) << c.name;
     if (c.gradgrad) {
-      EXPECT_TRUE(autograd::gradgradcheck(fn, {c.input})) << c.name;
+      EXPECT_TRUE(autograd::gradgradcheck(fn, {c.input}, {}, kTightGradcheck)) << c.name;
     }
   }
 }
@@ -400,15 +402,15 @@ TEST(AutogradSort, TiesMatchPyTorch) {
 TEST(AutogradShape, CatStackGradcheck) {
   Tensor a = leaf_randn({2, 3}, 110), b = leaf_randn({1, 3}, 111), c = leaf_randn({2, 2}, 112);
   auto cat0 = [](const variable_list& x) { return variable_list{cat({x[0], x[1]}, 0)}; };
-  EXPECT_TRUE(autograd::gradcheck(cat0, {a, b}));
-  EXPECT_TRUE(autograd::gradgradcheck(cat0, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck(cat0, {a, b}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(cat0, {a, b}, {}, kTightGradcheck));
   auto cat1 = [](const variable_list& x) { return variable_list{cat({x[0], x[1], x[0]}, -1)}; };
-  EXPECT_TRUE(autograd::gradcheck(cat1, {a, c}));
-  EXPECT_TRUE(autograd::gradgradcheck(cat1, {a, c}));
+  EXPECT_TRUE(autograd::gradcheck(cat1, {a, c}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(cat1, {a, c}, {}, kTightGradcheck));
   // Mixed dtypes (promoted) and a non-contiguous input.
   Tensor t = leaf_transposed(2, 3, 113);
   auto mixed = [](const variable_list& x) { return variable_list{cat({x[0], x[1]}, 0)}; };
-  EXPECT_TRUE(autograd::gradcheck(mixed, {t, leaf_crandn({1, 3}, 114)}));
+  EXPECT_TRUE(autograd::gradcheck(mixed, {t, leaf_crandn({1, 3}, 114)}, kTightGradcheck));
   // Skipped 1-d empty inputs get empty gradients; (2, 0) inputs get (2, 0) ones.
   Tensor skip = zeros({0}, kFloat64).requires_grad_(), empty2 = zeros({2, 0}, kFloat64).requires_grad_();
   Tensor y = cat({skip, a, empty2}, 1);
@@ -421,13 +423,13 @@ TEST(AutogradShape, CatStackGradcheck) {
 
   auto st0 = [](const variable_list& x) { return variable_list{stack({x[0], x[1]}, 0)}; };
   Tensor d = leaf_randn({2, 3}, 115);
-  EXPECT_TRUE(autograd::gradcheck(st0, {a, d}));
-  EXPECT_TRUE(autograd::gradgradcheck(st0, {a, d}));
+  EXPECT_TRUE(autograd::gradcheck(st0, {a, d}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(st0, {a, d}, {}, kTightGradcheck));
   auto st_last = [](const variable_list& x) { return variable_list{stack({x[0], x[1], x[0]}, -1)}; };
-  EXPECT_TRUE(autograd::gradcheck(st_last, {a, leaf_transposed(2, 3, 116)}));
+  EXPECT_TRUE(autograd::gradcheck(st_last, {a, leaf_transposed(2, 3, 116)}, kTightGradcheck));
   EXPECT_EQ(stack({a, d}).grad_fn()->name(), "StackBackward0");
   auto hv = [](const variable_list& x) { return variable_list{hstack({x[0], x[1]}), vstack({x[0], x[1]})}; };
-  EXPECT_TRUE(autograd::gradcheck(hv, {a, d}));
+  EXPECT_TRUE(autograd::gradcheck(hv, {a, d}, kTightGradcheck));
   // Only the inputs that require grad get gradients.
   Tensor plain = randn({2, 3}, kFloat64);
   Tensor z = cat({plain, a});

@@ -19,10 +19,12 @@
 #include <ember/fft.h>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using testing::expect_error;
 
 // testing::expect_tensor_near compares in float64, which keeps only the real
@@ -408,21 +410,25 @@ TEST(ComplexViews, Gradcheck) {
   using autograd::variable_list;
   Tensor c = fx("in_a").requires_grad_();
   Tensor r = fx("in_r").requires_grad_(), pos = fx("in_pos").requires_grad_();
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{view_as_real(x[0]) * 1.0}; }, {c}));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{view_as_real(x[0]) * 1.0}; }, {c},
+      kTightGradcheck));
   EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{view_as_complex(x[0]) * 1.0}; },
-                        {fx("in_r").view({3, 2, 2}).clone().requires_grad_()}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{polar(x[0], x[1])}; }, {pos, r}));
+                        {fx("in_r").view({3, 2, 2}).clone().requires_grad_()}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{polar(x[0], x[1])}; }, {pos, r},
+      kTightGradcheck));
   // Non-positive abs too (the e^{i angle} form of the gradient).
   EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{polar(x[0], x[1])}; },
-                        {fx("in_r").requires_grad_(), fx("in_pos").requires_grad_()}));
+                        {fx("in_r").requires_grad_(), fx("in_pos").requires_grad_()}, kTightGradcheck));
   EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{complex(x[0], x[1])}; },
-                        {r, pos.select(0, 0).detach().requires_grad_()}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].real() * x[0].imag()}; }, {c}));
+                        {r, pos.select(0, 0).detach().requires_grad_()}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].real() * x[0].imag()}; }, {c},
+      kTightGradcheck));
   EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].abs(), x[0].angle(), x[0].sgn()}; },
-                        {c}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{var(x[0], {1}), ember::std(x[0])}; }, {c}));
+                        {c}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{var(x[0], {1}), ember::std(x[0])}; }, {c},
+      kTightGradcheck));
   EXPECT_TRUE(autograd::gradgradcheck([](const variable_list& x) { return variable_list{polar(x[0], x[1])}; },
-                                      {pos, r}));
+                                      {pos, r}, {}, kTightGradcheck));
 }
 
 // ---- conjugate views ----
@@ -888,15 +894,22 @@ TEST(ComplexConj, Autograd) {
   using autograd::gradcheck;
   using autograd::variable_list;
   const Tensor a = fx("in_a").requires_grad_(), b = fx("in_b").requires_grad_();
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj()}; }, {a}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj() * x[1]}; }, {a, b}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj().mm(x[1].t())}; }, {a, b}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].t().conj().mm(x[1])}; }, {a, b}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj().imag()}; }, {a}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj().resolve_conj().exp()}; }, {a}));
-  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj_physical()}; }, {a}));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj()}; }, {a}, kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj() * x[1]}; }, {a, b},
+      kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj().mm(x[1].t())}; }, {a, b},
+      kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].t().conj().mm(x[1])}; }, {a, b},
+      kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj().imag()}; }, {a},
+      kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj().resolve_conj().exp()}; }, {a},
+      kTightGradcheck));
+  EXPECT_TRUE(gradcheck([](const variable_list& x) { return variable_list{x[0].conj_physical()}; }, {a},
+      kTightGradcheck));
   EXPECT_TRUE(gradcheck(
-      [](const variable_list& x) { return variable_list{x[0][0].conj().vdot(x[1][1].conj())}; }, {a, b}));
+      [](const variable_list& x) { return variable_list{x[0][0].conj().vdot(x[1][1].conj())}; }, {a, b},
+          kTightGradcheck));
   // In-place through a conjugate view of a non-leaf.
   EXPECT_TRUE(gradcheck(
       [](const variable_list& x) {
@@ -904,21 +917,21 @@ TEST(ComplexConj, Autograd) {
         y.conj().mul_(x[1]);
         return variable_list{y};
       },
-      {a, b}));
+      {a, b}, kTightGradcheck));
   EXPECT_TRUE(gradcheck(
       [](const variable_list& x) {
         Tensor y = x[0] * 1.0;
         y.conj()[1].copy_(x[1][0]);
         return variable_list{y};
       },
-      {a, b}));
+      {a, b}, kTightGradcheck));
   EXPECT_TRUE(gradcheck(
       [](const variable_list& x) {
         Tensor y = x[0] * 1.0;
         y.conj().imag().mul_(3);
         return variable_list{y};
       },
-      {a}));
+      {a}, kTightGradcheck));
   // .grad of a leaf reached through conj() holds values, not a conjugate view.
   Tensor leaf = fx("in_v").requires_grad_();
   (leaf.conj() * fx("in_w")).real().sum().backward();

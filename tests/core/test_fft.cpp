@@ -10,10 +10,12 @@
 #include <ember/fft.h>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using testing::expect_error;
 using testing::expect_tensor_near;
 using testing::fixture;
@@ -185,7 +187,7 @@ TEST(FFTGrad, ComplexTransforms) {
   };
   for (const auto& [name, fn] : fns) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {z}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {z}, kTightGradcheck));
   }
   std::vector<std::pair<std::string, autograd::GradcheckFn>> real_fns = {
       {"fft_real", [](const V& v) { return one(F::fft(v[0])); }},
@@ -202,7 +204,7 @@ TEST(FFTGrad, ComplexTransforms) {
   };
   for (const auto& [name, fn] : real_fns) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {r}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {r}, kTightGradcheck));
   }
 }
 
@@ -210,10 +212,11 @@ TEST(FFTGrad, SecondOrder) {
   using V = autograd::variable_list;
   const Tensor z = randn({2, 5}, kComplex128).requires_grad_();
   const Tensor r = randn({2, 6}, kFloat64).requires_grad_();
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::fft(v[0])); }, {z}));
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::irfft(v[0], 8, -1, "ortho")); }, {z}));
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::rfft(v[0])); }, {r}));
-  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::hfft(v[0], 7)); }, {z}));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::fft(v[0])); }, {z}, {}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::irfft(v[0], 8, -1, "ortho")); }, {z}, {},
+      kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::rfft(v[0])); }, {r}, {}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::hfft(v[0], 7)); }, {z}, {}, kTightGradcheck));
 }
 
 }  // namespace

@@ -16,10 +16,12 @@
 
 #include "special_ulp.h"
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 namespace S = ember::special;
 using testing::check_ulp;
 using testing::expect_error;
@@ -160,8 +162,8 @@ TEST(SpecialBesselAutograd, Gradcheck) {
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {x}));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {x}, kTightGradcheck));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}, {}, kTightGradcheck));
   }
 }
 

@@ -18,10 +18,12 @@
 
 #include "special_ulp.h"
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 namespace S = ember::special;
 using testing::expect_error;
 using testing::ulp_error;
@@ -334,8 +336,8 @@ TEST(SpecialGammaAutograd, UnaryGradcheck) {
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {pos}));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {pos}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {pos}, kTightGradcheck));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {pos}, {}, kTightGradcheck));
   }
   const std::vector<std::pair<const char*, std::function<V(const V&)>>> real_line = {
       {"erf", [](const V& v) { return one(S::erf(v[0])); }},
@@ -346,31 +348,31 @@ TEST(SpecialGammaAutograd, UnaryGradcheck) {
   };
   for (const auto& [name, fn] : real_line) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {any}));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {any}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {any}, kTightGradcheck));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {any}, {}, kTightGradcheck));
   }
   auto erfinv_fn = [](const V& v) { return one(S::erfinv(v[0])); };
-  EXPECT_TRUE(autograd::gradcheck(erfinv_fn, {unit}));
-  EXPECT_TRUE(autograd::gradgradcheck(erfinv_fn, {unit}));
+  EXPECT_TRUE(autograd::gradcheck(erfinv_fn, {unit}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(erfinv_fn, {unit}, {}, kTightGradcheck));
   auto ndtri_fn = [](const V& v) { return one(S::ndtri(v[0])); };
-  EXPECT_TRUE(autograd::gradcheck(ndtri_fn, {prob}));
-  EXPECT_TRUE(autograd::gradgradcheck(ndtri_fn, {prob}));
+  EXPECT_TRUE(autograd::gradcheck(ndtri_fn, {prob}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(ndtri_fn, {prob}, {}, kTightGradcheck));
   // The digamma of a negative non-integer too (reflection branch).
-  EXPECT_TRUE(autograd::gradcheck([](const V& v) { return one(S::digamma(v[0])); }, {any}));
+  EXPECT_TRUE(autograd::gradcheck([](const V& v) { return one(S::digamma(v[0])); }, {any}, kTightGradcheck));
 }
 
 TEST(SpecialGammaAutograd, BinarySecondArgumentGradcheck) {
   const Tensor s = t64({2.0, 3.5, 5.0}).reshape({3, 1});  // constants
   const Tensor q = t64({0.7, 1.5, 4.0, 9.0}).requires_grad_();
   auto zeta_fn = [s](const V& v) { return one(S::zeta(s, v[0])); };
-  EXPECT_TRUE(autograd::gradcheck(zeta_fn, {q}));
-  EXPECT_TRUE(autograd::gradgradcheck(zeta_fn, {q}));
+  EXPECT_TRUE(autograd::gradcheck(zeta_fn, {q}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(zeta_fn, {q}, {}, kTightGradcheck));
   auto p_fn = [s](const V& v) { return one(S::gammainc(s, v[0])); };
   auto q_fn = [s](const V& v) { return one(S::gammaincc(s, v[0])); };
-  EXPECT_TRUE(autograd::gradcheck(p_fn, {q}));
-  EXPECT_TRUE(autograd::gradgradcheck(p_fn, {q}));
-  EXPECT_TRUE(autograd::gradcheck(q_fn, {q}));
-  EXPECT_TRUE(autograd::gradgradcheck(q_fn, {q}));
+  EXPECT_TRUE(autograd::gradcheck(p_fn, {q}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(p_fn, {q}, {}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradcheck(q_fn, {q}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(q_fn, {q}, {}, kTightGradcheck));
 }
 
 TEST(SpecialGammaAutograd, NodeNamesAsTorch) {

@@ -18,10 +18,12 @@
 
 #include "special_ulp.h"
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 namespace S = ember::special;
 using testing::check_ulp;
 using testing::expect_error;
@@ -253,16 +255,16 @@ TEST(SpecialMiscAutograd, Gradcheck) {
   };
   for (const auto& [name, x, fn] : cases) {
     SCOPED_TRACE(name);
-    EXPECT_TRUE(autograd::gradcheck(fn, {x}));
-    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}));
+    EXPECT_TRUE(autograd::gradcheck(fn, {x}, kTightGradcheck));
+    EXPECT_TRUE(autograd::gradgradcheck(fn, {x}, {}, kTightGradcheck));
   }
   const Tensor a = t64({-1.5, 0.5, 2.0}).reshape({3, 1}).requires_grad_();
   const Tensor b = t64({-0.5, 0.3, 4.0}).requires_grad_();
   auto xlog1py_fn = [](const V& v) { return one(S::xlog1py(v[0], v[1])); };
-  EXPECT_TRUE(autograd::gradcheck(xlog1py_fn, {a, b}));
-  EXPECT_TRUE(autograd::gradgradcheck(xlog1py_fn, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck(xlog1py_fn, {a, b}, kTightGradcheck));
+  EXPECT_TRUE(autograd::gradgradcheck(xlog1py_fn, {a, b}, {}, kTightGradcheck));
   auto xlogy_fn = [](const V& v) { return one(S::xlogy(v[0], v[1] + 1)); };
-  EXPECT_TRUE(autograd::gradcheck(xlogy_fn, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck(xlogy_fn, {a, b}, kTightGradcheck));
 }
 
 TEST(SpecialMiscAutograd, SpecialPointsAndNodeNames) {

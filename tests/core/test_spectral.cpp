@@ -12,10 +12,12 @@
 #include <ember/ops/windows.h>
 
 #include "tensor_expect.h"
+#include "gradcheck_tight.h"
 
 namespace ember {
 namespace {
 
+using testing::kTightGradcheck;
 using testing::expect_error;
 using testing::expect_tensor_near;
 using testing::fixture;
@@ -204,26 +206,26 @@ TEST(SpectralGrad, StftAndIstft) {
       [](const std::vector<Tensor>& in) {
         return std::vector<Tensor>{stft(in[0], 12, {.hop_length = 3, .window = in[1]})};
       },
-      {x, w}));
+      {x, w}, kTightGradcheck));
   EXPECT_TRUE(autograd::gradgradcheck(
       [](const std::vector<Tensor>& in) {
         return std::vector<Tensor>{stft(in[0], 12, {.hop_length = 3, .window = in[1], .pad_mode = "constant"})};
       },
-      {x, w}));
+      {x, w}, {}, kTightGradcheck));
   const Tensor spec = stft(x.detach(), 12, {.hop_length = 3, .window = w.detach()}).requires_grad_();
   const Tensor w2 = (w.detach() + 0.1).requires_grad_();  // keeps the overlap-add envelope away from zero
   EXPECT_TRUE(autograd::gradcheck(
       [](const std::vector<Tensor>& in) {
         return std::vector<Tensor>{istft(in[0], 12, {.hop_length = 3, .window = in[1], .length = 38})};
       },
-      {spec, w2}));
+      {spec, w2}, kTightGradcheck));
   const Tensor z = randn({30}, kComplex128).requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(
       [](const std::vector<Tensor>& in) {
         const Tensor s = stft(in[0], 8, {.hop_length = 2, .onesided = false});
         return std::vector<Tensor>{istft(s, 8, {.hop_length = 2, .length = 30, .return_complex = true})};
       },
-      {z}));
+      {z}, kTightGradcheck));
 }
 
 }  // namespace

@@ -47,6 +47,16 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_
   return result;
 }
 
+Tensor plain_number(const Tensor& t) {
+  if (!t.defined() || !t.impl()->is_wrapped_number()) return t;
+  // An alias of the same 0-d storage without the flag: no copy (this runs
+  // whenever an op with a number operand is recorded).
+  auto impl = make_intrusive<TensorImpl>(t.storage(), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
+  impl->set_conj(t.is_conj());
+  impl->set_neg(t.is_neg());
+  return Tensor(std::move(impl));
+}
+
 Tensor maybe_conj(const Tensor& t) { return t.is_complex() ? t.conj() : t; }
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,

@@ -18,6 +18,19 @@ Tensor unsqueeze_reduced(const Tensor& t, int64_t ndim, IntArrayRef dims, bool k
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t start, int64_t end, int64_t step);
 
+// Note [Wrapped numbers in formulas]
+// A number operand (x * 0.1, pow(0.1, x)) is a float64/complex128/int64 0-d
+// tensor marked as wrapped, and type promotion ranks a wrapped number below
+// every tensor: a unary op on it, or an op between two of them, computes in
+// the default dtype (float32). A formula that works on a saved number alone
+// (log(base) of pow(Scalar, Tensor), y * y of atan2(Tensor, Scalar)) would
+// round it to float32 even for float64 inputs (d/dx sum(0.1 ** x) at 0.5 came
+// out as -0.72814135, not -0.72814134). The formulas get such operands as
+// plain 0-d tensors instead: they keep their own precision, and next to a
+// tensor of the result's dtype (the gradient, or the other operand) they never
+// change a result dtype, since the result already has the higher category.
+Tensor plain_number(const Tensor& t);
+
 // t.conj() for complex tensors, t itself otherwise.
 Tensor maybe_conj(const Tensor& t);
 // Gradient of an op that picked one element per slice along dim (max(dim),

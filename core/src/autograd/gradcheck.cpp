@@ -4,6 +4,8 @@
 #include <cmath>
 #include <array>
 #include <complex>
+#include <cstdio>
+#include <string>
 
 #include "ember/autograd/autograd.h"
 #include "ember/core/generator.h"
@@ -56,6 +58,20 @@ struct Mismatch {
   std::string message;
 };
 
+}  // namespace
+
+namespace {
+// 17 significant digits: a mismatch under tight tolerances shows where the
+// two values part (the default 6 digits print them equal).
+std::string full_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+// "+<imag>i" when the values are complex, else nothing.
+std::string complex_part(bool is_complex, double imag) {
+  return is_complex ? "+" + full_digits(imag) + "i" : std::string();
+}
 }  // namespace
 
 bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const GradcheckOptions& opt) {
@@ -158,10 +174,11 @@ bool gradcheck(const GradcheckFn& fn, const variable_list& inputs, const Gradche
               bad.message = ember::detail::concat(
                   "gradcheck: Jacobian mismatch for output ", o, " element ", e,
                   dirs == 2 ? (dir == 0 ? " (real part)" : " (imaginary part)") : "", " with respect to input ", in,
-                  " element ", j, ": analytical ", actual.real(),
-                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", actual.imag(), "i") : "",
-                  ", numerical ", expected.real(),
-                  x.is_complex() || out.is_complex() ? ember::detail::concat("+", expected.imag(), "i") : "");
+                  " element ", j, ": analytical ", full_digits(actual.real()),
+                  complex_part(x.is_complex() || out.is_complex(), actual.imag()),
+                  ", numerical ", full_digits(expected.real()),
+                  complex_part(x.is_complex() || out.is_complex(), expected.imag()),
+                  " (atol ", opt.atol, ", rtol ", opt.rtol, ")");
             }
           }
         }

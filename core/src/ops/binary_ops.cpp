@@ -1,4 +1,5 @@
 // Binary elementwise ops and the Tensor operators built on them.
+#include "autograd/formulas.h"
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
@@ -39,10 +40,12 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out,
 // d(op(a, b)) for the differentiable binary ops (Note [Recording an op]):
 // gradients w.r.t. a and b, at full (broadcast) shape; the engine reduces
 // them to the inputs' shapes. Complex: the conjugate Wirtinger convention.
-autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, const Tensor& a, const Tensor& b,
+autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, const Tensor& a_in, const Tensor& b_in,
                                      const Tensor& result, const Scalar& alpha) {
   using autograd::BackwardContext;
   using autograd::variable_list;
+  // Note [Wrapped numbers in formulas] (autograd/formulas.h).
+  const Tensor a = autograd::plain_number(a_in), b = autograd::plain_number(b_in);
   switch (op) {
     case BinaryOp::Add: {
       const bool unit = !alpha.is_complex() && alpha.to<double>() == 1.0;
@@ -84,7 +87,7 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
       };
     }
     case BinaryOp::Pow: {
-      if (b.impl()->is_wrapped_number()) {
+      if (b_in.impl()->is_wrapped_number()) {
         // tensor ** number: e * a^(e-1), and 0 for e == 0 (even at a == 0).
         const Scalar e = b.item();
         const bool zero = e.is_complex() ? e.to<complex128>() == complex128(0) : e.to<double>() == 0.0;
@@ -98,7 +101,8 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
       }
       auto sa = rec.save(a), sb = rec.save(b);
       auto sr = rec.needs(1) ? rec.save_output(result) : autograd::SavedVariable();
-      return [sa, sb, sr](BackwardContext& c) -> variable_list {
+      const bool base_is_number = a_in.impl()->is_wrapped_number();
+      return [sa, sb, sr, base_is_number](BackwardContext& c) -> variable_list {
         const Tensor& g = c.grads[0];
         const Tensor x = c.unpack(sa), y = c.unpack(sb);
         variable_list grads(2);
@@ -109,7 +113,11 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
           const Tensor r = c.unpack(sr);
           const Tensor zero_base = logical_and(
               x == 0, y.is_complex() ? logical_and(y.imag() == 0, y.real() >= 0) : y >= 0);
-          const Tensor base = x.dtype() == r.dtype() ? x : x.to(r.dtype());
+          // A number base's log is taken in double (complex double for a
+          // complex result), as PyTorch's Scalar::log(); a tensor base is
+          // first promoted to the result's dtype.
+          const Tensor base = base_is_number ? x.to(r.is_complex() ? kComplex128 : kFloat64)
+                              : x.dtype() == r.dtype() ? x : x.to(r.dtype());
           grads[1] = g * where(zero_base, Scalar(0), (r * base.log()).conj());
         }
         return grads;
@@ -329,7 +337,10 @@ Tensor& Tensor::floor_divide_(const Tensor& other) {
 Tensor& Tensor::floor_divide_(const Scalar& other) { return floor_divide_(wrap(other)); }
 
 Tensor pow(const Scalar& self, const Tensor& exponent) {
-  return run_binary(BinaryOp::Pow, wrap(self), exponent, Tensor(), false);
+  Tensor r = run_binary(BinaryOp::Pow, wrap(self), exponent, Tensor(), false);
+  // PyTorch allocates this overload's result contiguous whatever the
+  // exponent's layout (a channels-last exponent gives a contiguous result).
+  return r.is_contiguous() ? r : r.contiguous();
 }
 
 // ---- add / sub (with alpha) ----

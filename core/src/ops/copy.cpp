@@ -6,6 +6,7 @@
 #include "ember/ops/factories.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"
+#include "ops/scalar_overflow.h"
 
 namespace ember {
 
@@ -43,6 +44,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor Tensor::fill_(const Scalar& value) {
+  check_scalar_fits(value, dtype(), "fill_");  // Note [Scalar overflow]
   EMBER_CHECK(!has_internal_overlap(*this), "fill_: the tensor (sizes ", sizes(), ", strides ",
               strides(), ") has elements sharing memory");
   if (autograd::inplace_records(*this)) {

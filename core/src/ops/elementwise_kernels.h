@@ -63,8 +63,9 @@ extern DispatchStub<ClampScalarFn> clamp_scalar_stub;
 
 // Ternary ops over (output, input0, input1, input2).
 // Lerp: self + weight * (end - self); Addcmul/Addcdiv: self + value * t1 (* or /) t2;
-// Where: inputs (condition, self, other).
-enum class TernaryOp { Lerp, Addcmul, Addcdiv, Where };
+// Where: inputs (condition, self, other); Clamp: inputs (self, min, max), NaN
+// in any of them gives NaN (as maximum then minimum).
+enum class TernaryOp { Lerp, Addcmul, Addcdiv, Where, Clamp };
 using TernaryFn = void(TensorIterator&, TernaryOp, const Scalar& value);
 extern DispatchStub<TernaryFn> ternary_stub;
 

@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <new>
+#include <utility>
 
 #include "ember/ops/elementwise.h"
 #include "ops/op_utils.h"
+#include "ops/scalar_overflow.h"
 
 namespace ember {
 
@@ -44,24 +46,65 @@ Tensor zeros(IntArrayRef sizes, const TensorOptions& options) { return empty_for
 Tensor ones(IntArrayRef sizes, const TensorOptions& options) { return empty_for("ones", sizes, options).fill_(1); }
 
 Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options) {
-  return empty_for("full", sizes, options.merged_with(value.dtype())).fill_(value);
+  const TensorOptions o = options.merged_with(value.dtype());
+  check_scalar_fits(value, o.dtype(), "full");  // Note [Scalar overflow]
+  return empty_for("full", sizes, o).fill_(value);
 }
 
 Tensor scalar_tensor(const Scalar& value, const TensorOptions& options) {
   return full({}, value, options);
 }
 
+namespace {
+// Dense strides in the stride order of (sizes, strides), as PyTorch's
+// infer_dense_strides (the order TensorIterator gives its outputs): dims sorted
+// from fastest to slowest by stride, ties to the smaller size, stride-0 dims
+// left where they are; a transposed slice gets a transposed dense layout.
+DimVector dense_strides_in_order(IntArrayRef sizes, IntArrayRef strides) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  DimVector perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    if (strides[d0] == 0 || strides[d1] == 0) return 0;
+    if (strides[d0] != strides[d1]) return strides[d0] < strides[d1] ? -1 : 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < n; ++i) {  // insertion sort, stable
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int cmp = should_swap(perm[d0], perm[d1]);
+      if (cmp > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(static_cast<size_t>(n));
+  int64_t stride = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    out[perm[i]] = stride;
+    if (sizes[perm[i]] > 1) stride *= sizes[perm[i]];
+  }
+  return out;
+}
+}  // namespace
+
+// The default format preserves the layout, as PyTorch's MemoryFormat::Preserve:
+// a dense input's strides, else dense strides in its stride order.
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   TensorOptions o = options.merged_with(t.dtype());
   if (options.memory_format() == MemoryFormat::Contiguous && t.is_non_overlapping_and_dense())
     return empty_strided_for("empty_like", t.sizes(), t.strides(), o);  // preserve the layout exactly
   if (options.memory_format() == MemoryFormat::Contiguous)
-    return empty_for("empty_like", t.sizes(), o.memory_format(t.suggest_memory_format()));
+    return empty_strided_for("empty_like", t.sizes(), dense_strides_in_order(t.sizes(), t.strides()), o);
   return empty_for("empty_like", t.sizes(), o);
 }
 Tensor zeros_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).zero_(); }
 Tensor ones_like(const Tensor& t, const TensorOptions& options) { return empty_like(t, options).fill_(1); }
 Tensor full_like(const Tensor& t, const Scalar& value, const TensorOptions& options) {
+  check_scalar_fits(value, options.merged_with(t.dtype()).dtype(), "full_like");  // Note [Scalar overflow]
   return empty_like(t, options).fill_(value);
 }
 

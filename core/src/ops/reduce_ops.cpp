@@ -136,6 +136,13 @@ Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& resu
   return prod_safe_zeros_backward(grad, input.reshape({-1}), 0).reshape(input.sizes());
 }
 
+// The input as the product saw it: prod(x, dtype=d) multiplies x.to(d)
+// (PyTorch's prod_backward(grad, self.to(grad.scalar_type()), result)), so
+// prod([0.6+1j, 0.7-2j], dtype=float64) has the gradient [0.7, 0.6].
+Tensor as_grad_dtype(const Tensor& input, const Tensor& grad) {
+  return input.dtype() == grad.dtype() ? input : input.to(grad.dtype());
+}
+
 // Product along dim.
 Tensor prod_backward(Tensor grad, const Tensor& input, Tensor result, int64_t dim, bool keepdim) {
   if (input.dim() == 0) return grad;
@@ -154,7 +161,8 @@ Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<DType> 
   Tensor r = reduce(self, IntArrayRef(dim), keepdim, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
   if (rec)
     rec.record(r, [s = rec.save(self), o = rec.save_output(r), dim, keepdim](autograd::BackwardContext& c) {
-      return autograd::variable_list{prod_backward(c.grads[0], c.unpack(s), c.unpack(o), dim, keepdim)};
+      return autograd::variable_list{
+          prod_backward(c.grads[0], as_grad_dtype(c.unpack(s), c.grads[0]), c.unpack(o), dim, keepdim)};
     });
   return r;
 }
@@ -163,7 +171,7 @@ Tensor prod(const Tensor& self, std::optional<DType> dtype) {
   Tensor r = reduce(self, {}, false, sum_dtype(defined(self, "prod"), dtype), ReduceOp::Prod, "prod");
   if (rec)
     rec.record(r, [s = rec.save(self), o = rec.save_output(r)](autograd::BackwardContext& c) {
-      return autograd::variable_list{prod_backward(c.grads[0], c.unpack(s), c.unpack(o))};
+      return autograd::variable_list{prod_backward(c.grads[0], as_grad_dtype(c.unpack(s), c.grads[0]), c.unpack(o))};
     });
   return r;
 }
@@ -258,13 +266,22 @@ std::pair<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
 std::pair<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
   return max_min_dim(self, dim, keepdim, false);
 }
+namespace {
+// Without dim: the index into the flattened input; keepdim keeps every dim as
+// size 1 (PyTorch's shape, e.g. [1, 1, 1] for a 3-d input).
+Tensor arg_reduce_all(const Tensor& self, bool keepdim, ArgReduceOp op, const char* name) {
+  Tensor r = arg_reduce(defined(self, name).reshape({-1}), 0, false, op, name).second;
+  if (!keepdim) return r;
+  return r.reshape(DimVector(static_cast<size_t>(self.dim()), 1));
+}
+}  // namespace
+
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  // Without dim: index into the flattened input.
-  if (!dim) return arg_reduce(defined(self, "argmax").reshape({-1}), 0, false, ArgReduceOp::Max, "argmax").second;
+  if (!dim) return arg_reduce_all(self, keepdim, ArgReduceOp::Max, "argmax");
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Max, "argmax").second;
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  if (!dim) return arg_reduce(defined(self, "argmin").reshape({-1}), 0, false, ArgReduceOp::Min, "argmin").second;
+  if (!dim) return arg_reduce_all(self, keepdim, ArgReduceOp::Min, "argmin");
   return arg_reduce(self, dim, keepdim, ArgReduceOp::Min, "argmin").second;
 }
 

@@ -84,45 +84,69 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   return reversed_cumsum(grad, dim);
 }
 
-// d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k. Without zeros that
-// is out_j / x_k: grad_k = reversed_cumsum(grad * out)_k / x_k. With zeros:
-//  - first order (grad mode off): positions before the first zero use the
-//    same formula; the first zero gets sum_{j >= z} grad_j * cumprod(x with
-//    x_z = 1)_j; later positions get 0 (their products all hold x_z = 0);
+// d out_j / d x_k = prod_{i <= j, i != k} x_i for j >= k: PyTorch's
+// cumprod_backward, step for step, so that zeros, infinities and NaNs give
+// the same gradients (inf * 0 and inf / inf make NaNs whose places depend on
+// the order of the operations; masked_fill keeps masked-out infinities out).
+// Without zeros that is reversed_cumsum(grad * out)_k / x_k. With zeros:
+//  - first order (grad mode off), with z1 the first zero of a slice: positions
+//    before z1 use the same formula on the masked prefix; z1 gets
+//    out_{z1-1} * sum_{z1 <= j < z2} grad_j * prod_{z1 < i <= j} x_i (z2 the
+//    second zero); later positions get 0;
 //  - under create_graph that shortcut's derivative is wrong (the gradient of
-//    later positions depends on x_z), so the products that omit x_k are built
-//    for every k as an n x n triangle, O(n^2) (PyTorch does the same).
+//    later positions depends on x_z1), so the products that omit x_k are built
+//    for every k as prod(x[:k]) * cumprod(x[k+1:]), O(n^2) (as PyTorch).
 Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& output) {
   if (input.dim() == 0 || input.numel() <= 1 || input.size(dim) == 1) return grad;
+  const Tensor input_conj = autograd::maybe_conj(input), output_conj = autograd::maybe_conj(output);
+  const Tensor w = output_conj * grad;
   const Tensor is_zero = eq(input, 0);
-  if (!is_zero.any().item<bool>())
-    return reversed_cumsum(grad * autograd::maybe_conj(output), dim) / autograd::maybe_conj(input);
-  const DType real = to_real_dtype(input.dtype());
+  if (!is_zero.any().item<bool>()) return reversed_cumsum(w, dim) / input_conj;
   if (!is_grad_enabled()) {
+    Tensor grad_input = zeros(input.sizes(), grad.options());
     const Tensor zeros_seen = is_zero.cumsum(dim);
-    const Tensor before = eq(zeros_seen, 0);
-    const Tensor first_zero = logical_and(is_zero, eq(zeros_seen, 1));
-    const Tensor before_f = before.to(real);
-    // Before the first zero: x is non-zero (made 1 elsewhere to divide safely).
-    const Tensor x_safe = input * before_f + (1.0 - before_f);
-    const Tensor g_before =
-        reversed_cumsum(grad * autograd::maybe_conj(output), dim) / autograd::maybe_conj(x_safe) * before_f;
-    const Tensor first_f = first_zero.to(real);
-    const Tensor omitted = (input * (1.0 - first_f) + first_f).cumprod(dim);
-    const Tensor g_first = reversed_cumsum(grad * autograd::maybe_conj(omitted), dim) * first_f;
-    return g_before + g_first;
+    // Before the first zero: [0, z1).
+    Tensor mask = eq(zeros_seen, 0);
+    grad_input.masked_scatter_(mask, (reversed_cumsum(w.masked_fill(logical_not(mask), 0), dim) / input_conj)
+                                         .masked_select(mask));
+    // The first zero z1 (first_zero_mask), and (z1, z2) (mask).
+    mask = eq(zeros_seen, 1);
+    const Tensor first_zero_index = mask.max(dim, true).second;
+    const Tensor first_zero_mask =
+        logical_and(zeros_like(mask).scatter_(dim, first_zero_index, Scalar(true)), mask);
+    mask = logical_and(mask, logical_not(first_zero_mask));
+    // out_{z1 - 1}, or 1 where z1 is the first position.
+    const Tensor before_first = output_conj.gather(dim, (first_zero_index - 1).clamp_min(0))
+                                    .masked_fill(eq(first_zero_index, 0), 1);
+    const Tensor at_first = (input_conj.masked_fill(logical_not(mask), 1).cumprod(dim) *
+                             grad.masked_fill(ne(zeros_seen, 1), 0))
+                                .sum({dim}, true) *
+                            before_first;
+    grad_input.masked_scatter_(first_zero_mask, at_first.masked_select(first_zero_mask));
+    return grad_input;
   }
-  // Differentiable O(n^2) form: row k of X holds x with x_k replaced by 1;
-  // its cumprod, kept for j >= k (triu), is d out_j / d x_k.
+  // Differentiable: row k is sum_{j >= k} grad_j * prod_{i <= j, i != k} x_i.
   const int64_t n = input.size(dim);
-  const Tensor x = input.movedim(dim, -1);  // (..., n)
-  DimVector square(x.sizes());
-  square.push_back(n);  // (..., n(k), n(i))
-  const Tensor eye_n = eye(n, TensorOptions(real));
-  const Tensor rows = x.unsqueeze(-2).expand(square) * (1.0 - eye_n) + eye_n;
-  const Tensor partial = rows.cumprod(-1).triu();  // [k, j] = d out_j / d x_k
-  const Tensor g = grad.movedim(dim, -1).unsqueeze(-2);  // (..., 1, n(j))
-  return (g * autograd::maybe_conj(partial)).sum({-1}).movedim(-1, dim);
+  DimVector ones_size(input.sizes());
+  ones_size[dim] = 1;
+  const Tensor ones = ember::ones({1}, grad.options()).expand(ones_size);
+  std::vector<Tensor> rows;
+  rows.reserve(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    Tensor omitted_products;
+    if (k == 0) {
+      omitted_products = cat({ones, input_conj.slice(dim, k + 1).cumprod(dim)}, dim);
+    } else if (k == n - 1) {
+      omitted_products = input_conj.slice(dim, 0, k).prod(dim, true);
+    } else {
+      const Tensor prods_until_k = input_conj.slice(dim, 0, k).prod(dim, true);
+      const Tensor prods_from_k_plus_1 = input_conj.slice(dim, k + 1).cumprod(dim);
+      omitted_products =
+          cat({prods_until_k, prods_until_k.expand(prods_from_k_plus_1.sizes()) * prods_from_k_plus_1}, dim);
+    }
+    rows.push_back((grad.slice(dim, k) * omitted_products).sum({dim}));
+  }
+  return stack(rows, dim);
 }
 
 // Each value's gradient goes to the index where the running max/min was attained.
@@ -136,7 +160,13 @@ Tensor cummaxmin_backward(const Tensor& grad, const Tensor& input, const Tensor&
 Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
   if (grad.dim() == 0 || grad.numel() == 0) return grad;
   auto reverse_logcumsumexp = [dim](const Tensor& t) { return t.flip({dim}).logcumsumexp(dim).flip({dim}); };
-  const double lowest = std::numeric_limits<double>::lowest();
+  // The dtype's lowest finite value (PyTorch's scalar_min): log(0) stand-in
+  // that stays finite after subtractions, and fits the dtype (Note [Scalar overflow]).
+  const DType dt = grad.dtype();
+  const double lowest = dt == kFloat64 ? std::numeric_limits<double>::lowest()
+                        : dt == kFloat16 ? -65504.0
+                        : dt == kBFloat16 ? -3.3895313892515355e38
+                                          : static_cast<double>(std::numeric_limits<float>::lowest());
   const Tensor lowest_t = full({}, lowest, grad.options());
   const Tensor log_abs_grad = grad.abs().log();
   const Tensor log_grad_positive = where(gt(grad, 0), log_abs_grad, lowest_t);

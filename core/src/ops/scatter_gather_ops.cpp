@@ -12,6 +12,7 @@
 #include "ops/indexing_utils.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"
+#include "ops/scalar_overflow.h"
 
 namespace ember {
 
@@ -92,6 +93,7 @@ void check_writable(const Tensor& self, const char* op) {
 Tensor& scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                      const Scalar& value, ScatterOp op, const char* name, bool wrap_negative = false) {
   EMBER_CHECK(self.defined() && index.defined(), name, ": got an undefined tensor");
+  if (!src.defined()) check_scalar_fits(value, self.dtype(), name);  // Note [Scalar overflow]
   if (self.impl()->has_lazy_bits() || (src.defined() && src.impl()->has_lazy_bits())) {
     // Note [Conjugate bit]: the kernel writes and reads through offsets past
     // the restrided views' extent: work on values, store them back through self's bits.

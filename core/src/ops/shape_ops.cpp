@@ -121,14 +121,28 @@ std::vector<int64_t> identity_map(int64_t n) {
   return m;
 }
 
-// Output of `self`'s dtype and the given shape for the index-map kernel. Same
-// shape (flip, roll): it keeps the input's layout, as PyTorch does. Allocated
-// before the maps are built, so that a shape too large fails with the op's
-// name before any map is (Note [Checked sizes]).
-Tensor remap_output(const Tensor& self, IntArrayRef out_shape, const char* op) {
-  return out_shape == self.sizes() && self.is_non_overlapping_and_dense()
-             ? empty_strided_for(op, self.sizes(), self.strides(), self.options())
-             : empty_for(op, out_shape, self.options());
+// An uninitialized tensor like `self`, laid out as PyTorch's TensorIterator
+// allocates an elementwise op's output: the input's strides when it is dense,
+// else dense strides in the input's stride order (a sliced channels-last input
+// gives channels-last, a sliced row-major one row-major).
+Tensor empty_in_stride_order(const Tensor& self, const char* op) {
+  if (self.is_non_overlapping_and_dense()) return empty_strided_for(op, self.sizes(), self.strides(), self.options());
+  TensorIterator iter(op);
+  iter.add_output(Tensor()).add_input(self).promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
+  iter.build();
+  return iter.output();
+}
+
+// Output of `self`'s dtype and the given shape for the index-map kernel. Its
+// layout: `format` when given; else, for the same shape (flip), the input's, as
+// PyTorch's TensorIterator gives; else contiguous. Allocated before the maps
+// are built, so that a shape too large fails with the op's name before any map
+// is (Note [Checked sizes]).
+Tensor remap_output(const Tensor& self, IntArrayRef out_shape, const char* op,
+                    std::optional<MemoryFormat> format = std::nullopt) {
+  if (format) return empty_for(op, out_shape, self.options().memory_format(*format));
+  if (out_shape == self.sizes()) return empty_in_stride_order(self, op);
+  return empty_for(op, out_shape, self.options());
 }
 
 std::vector<std::vector<int64_t>> identity_maps(const Tensor& t) {
@@ -236,7 +250,7 @@ Tensor vstack(TensorList tensors) {
 namespace {
 Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
   const uint64_t mask = dims.empty() ? 0 : dims_to_mask(dims, self.dim(), "flip");
-  if (mask == 0 || self.dim() == 0) return self.clone(MemoryFormat::Contiguous);
+  if (mask == 0 || self.dim() == 0) return self.clone();  // layout preserved, as any flip
   Tensor out = remap_output(self, self.sizes(), "flip");
   if (out.numel() == 0) return out;
   const auto maps = build_index_maps("flip", [&] {
@@ -305,7 +319,7 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   }
   EMBER_CHECK(shifts.size() == dims.size(), "roll: shifts and dimensions must align. shifts: ", shifts.size(),
               ", dims:", dims.size());
-  if (self.dim() == 0) return self.clone();
+  EMBER_CHECK(self.dim() > 0, "roll: dimension specified as ", dims[0], " but tensor has no dimensions");
   // Rolling one dim twice adds the shifts, as PyTorch's repeated rolls do,
   // modulo the size (kept in [0, n) at every step, so extreme shifts and
   // sizes cannot overflow).
@@ -318,7 +332,9 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
     if (r < 0) r += n;
     total[d] = total[d] >= n - r ? total[d] - (n - r) : total[d] + r;
   }
-  Tensor out = remap_output(self, self.sizes(), "roll");
+  // PyTorch's roll writes channels-last for a channels-last input and
+  // contiguous otherwise (even for a dense transposed input, unlike flip).
+  Tensor out = remap_output(self, self.sizes(), "roll", self.suggest_memory_format());
   if (out.numel() == 0) return out;
   const auto maps = build_index_maps("roll", [&] {
     auto m = identity_maps(self);

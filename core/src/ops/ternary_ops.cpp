@@ -5,6 +5,7 @@
 #include "ember/ops/factories.h"
 #include "ops/elementwise_kernels.h"
 #include "ops/op_utils.h"
+#include "ops/scalar_overflow.h"
 
 namespace ember {
 
@@ -17,6 +18,7 @@ const char* base_name(TernaryOp op) {
     case TernaryOp::Addcmul: return "addcmul";
     case TernaryOp::Addcdiv: return "addcdiv";
     case TernaryOp::Where: return "where";
+    case TernaryOp::Clamp: return "clamp";
   }
   return "ternary";
 }
@@ -69,7 +71,8 @@ autograd::BackwardFn ternary_backward(TernaryOp op, autograd::OpRecorder& rec, c
       };
     }
     case TernaryOp::Where:
-      break;  // recorded by where() itself
+    case TernaryOp::Clamp:
+      break;  // recorded by where() and clamp() themselves
   }
   return nullptr;
 }
@@ -193,25 +196,36 @@ Tensor Tensor::where(const Tensor& condition, const Tensor& other) const {
 
 // masked_fill keeps self's dtype: the value is cast, never promoted.
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  EMBER_CHECK(mask.dtype() == kBool, "masked_fill: expected a bool mask, got ", mask.dtype());
+  // uint8 masks are accepted as PyTorch 1.x does (non-zero = true; it also warns).
+  EMBER_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8, "masked_fill: expected a bool mask, got ",
+              mask.dtype());
   EMBER_CHECK(value.dim() == 0, "masked_fill: only supports a 0-dimensional value tensor, but got tensor with ",
               value.dim(), " dimension(s)");
+  const Tensor m = mask.dtype() == kBool ? mask : ne(mask, 0);
+  check_scalar_fits(value.item(), self.dtype(), "masked_fill");  // Note [Scalar overflow]
+  EMBER_CHECK(infer_broadcast_size(self.sizes(), mask.sizes(), "masked_fill").ref() == self.sizes(),
+              "masked_fill: mask of shape ", mask.sizes(), " is not broadcastable to self of shape ", self.sizes());
   autograd::OpRecorder rec("masked_fill", {self, value});
   rec.allow_batched_grads();  // elementwise formula
-  Tensor v = value.to(self.dtype());
-  Tensor out = where(mask, v, self);
-  EMBER_CHECK(out.sizes() == self.sizes(), "masked_fill: mask of shape ", mask.sizes(),
-              " is not broadcastable to self of shape ", self.sizes());
+  // As PyTorch (self.clone(Contiguous).masked_fill_()), the result is
+  // contiguous whatever self's layout.
+  Tensor out = empty(self.sizes(), self.options().memory_format(MemoryFormat::Contiguous));
+  TensorIterator iter("masked_fill");
+  iter.add_output(out).add_input(m).add_input(value.to(self.dtype())).add_input(self);
+  iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
+  iter.build();
+  ternary_stub(iter.device())(iter, TernaryOp::Where, 0);
   if (rec)  // self: the unmasked elements; value: the sum over the masked ones (the engine sums)
-    rec.record(out, [sm = rec.save(mask)](autograd::BackwardContext& c) {
+    rec.record(out, [sm = rec.save(m)](autograd::BackwardContext& c) {
       const Tensor& g = c.grads[0];
-      const Tensor m = c.unpack(sm);
-      return autograd::variable_list{c.needs(0) ? g.masked_fill(m, 0) : Tensor(),
-                                     c.needs(1) ? where(m, g, Scalar(0)) : Tensor()};
+      const Tensor bm = c.unpack(sm);
+      return autograd::variable_list{c.needs(0) ? g.masked_fill(bm, 0) : Tensor(),
+                                     c.needs(1) ? where(bm, g, Scalar(0)) : Tensor()};
     });
   return out;
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_scalar_fits(value, self.dtype(), "masked_fill");  // before full() names itself
   return masked_fill(self, mask, full({}, value, self.options()));
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const { return ember::masked_fill(*this, mask, value); }
@@ -223,6 +237,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
   return *this;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  check_scalar_fits(value, dtype(), "masked_fill_");
   return masked_fill_(mask, full({}, value, options()));
 }
 

@@ -4,6 +4,7 @@
 #include "ember/ops/factories.h"
 #include "ops/elementwise_kernels.h"
 #include "ops/op_utils.h"
+#include "ops/scalar_overflow.h"
 
 namespace ember {
 
@@ -188,9 +189,9 @@ autograd::BackwardFn unary_backward(UnaryOp op, autograd::OpRecorder& rec, const
       return from_input([](const Tensor& x) { return (1 - x * x).reciprocal(); });
     case UnaryOp::Sigmoid:
       return from_output([](const Tensor& r) { return r * (1 - r); });
-    case UnaryOp::Relu:  // relu'(0) = 0 (threshold_backward on the result)
+    case UnaryOp::Relu:  // relu'(0) = 0 and relu'(NaN) = 1 (threshold_backward: result <= 0 gives 0)
       return [sr = rec.save_output(result)](BackwardContext& c) -> variable_list {
-        return {where(c.unpack(sr) > 0, c.grads[0], Scalar(0))};
+        return {where(c.unpack(sr) <= 0, Scalar(0), c.grads[0])};
       };
     case UnaryOp::Silu:
       return from_input([](const Tensor& x) {
@@ -437,6 +438,9 @@ Tensor run_clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Sc
   if (min) operands.push_back(scalar_to_tensor(*min));
   if (max) operands.push_back(scalar_to_tensor(*max));
   const DType dtype = result_type(operands);
+  // The bounds must fit the result dtype (Note [Scalar overflow]): uint8 clamp(max=300) raises.
+  if (min) check_scalar_fits(*min, dtype, name);
+  if (max) check_scalar_fits(*max, dtype, name);
   TensorIterator iter("clamp");
   iter.add_output(out).add_input(self).compute_dtype(dtype).is_inplace(inplace);
   iter.build();
@@ -467,9 +471,22 @@ Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
   const bool has_min = min.defined(), has_max = max.defined();
   autograd::OpRecorder rec(!has_max ? "clamp_min" : !has_min ? "clamp_max" : "clamp", {self, min, max});
   rec.allow_batched_grads();  // elementwise formula
-  Tensor r = self;
-  if (has_min) r = maximum(r, min);
-  if (has_max) r = minimum(r, max);
+  Tensor r;
+  if (has_min && has_max) {
+    // One pass over (self, min, max), as PyTorch: the result dtype promotes all
+    // three at once (maximum then minimum would round a float64 0-dim min to a
+    // float32 self's dtype before a float64 max promoted the result), and the
+    // output layout follows all three operands.
+    TensorIterator iter("clamp");
+    iter.add_output(Tensor()).add_input(self).add_input(min).add_input(max);
+    iter.build();
+    EMBER_CHECK(!is_complex(iter.common_dtype()), "clamp: is not supported for complex types (got ",
+                iter.common_dtype(), ")");
+    ternary_stub(iter.device())(iter, TernaryOp::Clamp, 0);
+    r = iter.output();
+  } else {
+    r = has_min ? maximum(self, min) : minimum(self, max);
+  }
   if (rec) {
     // As PyTorch's clamp_backward_min_max: self gets the gradient where
     // min <= x <= max; min where x < min (and min < max); max where x > max

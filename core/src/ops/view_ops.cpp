@@ -291,12 +291,32 @@ bool Tensor::is_contiguous(MemoryFormat format) const {
   return is_contiguous_as(sizes(), strides(), format);
 }
 
+namespace {
+// PyTorch's is_channels_last_strides_2d/3d (c10/core/MemoryFormat.h): the
+// strides, visited channels first, then the spatial dims from the last, then
+// the batch, never decrease and each step out spans the one before. Gaps are
+// allowed, so a crop x[..., :4, :4] of a channels-last tensor still counts as
+// channels-last (the kernels make their input dense in that layout). A zero
+// channel stride, an empty dim, and ambiguous cases (the batch stride equal
+// to the channel stride: [N, 1, 1, 1]) say contiguous.
+bool strides_like_channels_last(IntArrayRef sizes, IntArrayRef strides, std::initializer_list<int64_t> order) {
+  if (strides[1] == 0) return false;
+  int64_t min = 0;
+  for (int64_t d : order) {
+    if (sizes[d] == 0 || strides[d] < min) return false;
+    if (d == 0 && min == strides[1]) return false;
+    min = strides[d];
+    if (sizes[d] > 1) min *= sizes[d];
+  }
+  return true;
+}
+}  // namespace
+
 MemoryFormat Tensor::suggest_memory_format() const {
-  // PyTorch's rule: channels-last when the strides say so and the tensor is
-  // not also plainly contiguous (a C=1 or H=W=1 tensor stays contiguous).
-  if (dim() == 4 && !is_contiguous() && is_contiguous_as(sizes(), strides(), MemoryFormat::ChannelsLast))
-    return MemoryFormat::ChannelsLast;
-  if (dim() == 5 && !is_contiguous() && is_contiguous_as(sizes(), strides(), MemoryFormat::ChannelsLast3d))
+  // PyTorch's rule (TensorBase::suggest_memory_format): the stride order
+  // decides, not density. A C=1 or H=W=1 contiguous tensor stays contiguous.
+  if (dim() == 4 && strides_like_channels_last(sizes(), strides(), {1, 3, 2, 0})) return MemoryFormat::ChannelsLast;
+  if (dim() == 5 && strides_like_channels_last(sizes(), strides(), {1, 4, 3, 2, 0}))
     return MemoryFormat::ChannelsLast3d;
   return MemoryFormat::Contiguous;
 }
@@ -459,9 +479,9 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
-  if (dim() == 0) return *this;
-  d0 = wrap_dim(d0, dim(), "transpose");
+  d0 = wrap_dim(d0, dim(), "transpose");  // a 0-d tensor takes 0 and -1 only, as PyTorch
   d1 = wrap_dim(d1, dim(), "transpose");
+  if (dim() == 0) return *this;
   DimVector sizes(this->sizes()), strides(this->strides());
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);

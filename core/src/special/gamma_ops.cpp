@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "autograd/formulas.h"
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
@@ -151,7 +152,9 @@ Tensor run_binary(SpecialGammaBinaryOp op, const Tensor& a, const Tensor& b, con
   if (out.defined()) out.bump_version();
   Tensor result = iter.output();
   if (rec) {
-    rec.record(result, [op, sa = rec.save(a), sb = rec.save(b)](BackwardContext& c) {
+    // Note [Wrapped numbers in formulas]: zeta(2.1, q) needs 2.1 + 1 in double.
+    rec.record(result, [op, sa = rec.save(autograd::plain_number(a)), sb = rec.save(autograd::plain_number(b))](
+                           BackwardContext& c) {
       if (c.needs(0)) no_first_argument_derivative(op);
       variable_list grads(2);
       if (!c.needs(1)) return grads;

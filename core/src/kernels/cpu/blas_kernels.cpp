@@ -248,9 +248,15 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, const Tensor& out, bool 
   dispatch<kMaskNumber>(out.dtype(), "dot", [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) {
-      // BLAS takes non-zero int strides: expanded operands are copied.
+      // BLAS takes non-zero int strides: expanded operands are copied. Complex
+      // operands must also be unit-stride: OpenBLAS 0.3.21's ?dotu/?dotc
+      // kernels read 8 bytes past the last element when an increment is not 1
+      // (cblas_cdotu_sub(4, x, 1, y, 2) faults when y ends at a page boundary),
+      // so strided complex operands are copied; real ?dot is exact there.
       auto blas_ready = [](const Tensor& t) {
-        return t.stride(0) != 0 && t.stride(0) <= INT_MAX ? t : t.contiguous();
+        const int64_t s = t.size(0) <= 1 ? 1 : t.stride(0);
+        const bool ok = is_complex_v<T> ? s == 1 : s != 0 && s <= INT_MAX;
+        return ok ? t : t.contiguous();
       };
       Tensor a = blas_ready(a_in), b = blas_ready(b_in);
       // Note [Conjugate bit]: conjugate views are consumed by the choice of
@@ -263,7 +269,8 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, const Tensor& out, bool 
       if (cb && ca) conj_first = false, conj_result = true;
       const T* pa = memory_of<T>(a);
       const T* pb = memory_of<T>(b);
-      const int64_t sa = a.stride(0), sb = b.stride(0);
+      // One element: any stride reads the same (and a size-1 view may keep a stride > 1).
+      const int64_t sa = a.size(0) <= 1 ? 1 : a.stride(0), sb = b.size(0) <= 1 ? 1 : b.stride(0);
       T sum = T(0);
       runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
       constexpr int64_t kChunk = int64_t{1} << 30;  // BLAS counts are int

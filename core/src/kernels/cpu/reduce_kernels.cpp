@@ -17,11 +17,21 @@ template <class T>
 using sum_acc_t = std::conditional_t<is_complex_v<T>, complex128,
                   std::conditional_t<std::is_integral_v<T>, int64_t, double>>;
 
+// An element as the reduction sees it: cast to the result dtype first, as
+// PyTorch's sum(x, dtype=d) reduces x.to(d) (a complex 0.6+0j summed as int32
+// is 0; a float64 summed as float16 is rounded to float16 first), then widened
+// to the accumulator.
+template <class Acc, class Out, class T>
+Acc as_element(T v) {
+  if constexpr (std::is_same_v<T, Out>) return convert<Acc>(v);
+  else return convert<Acc>(convert<Out>(v));
+}
+
 template <class T, class Acc, class Out>
 struct SumOps {
   double scale = 1;  // mean: 1/n
   Acc identity() const { return Acc(0); }
-  Acc reduce(Acc a, T v, int64_t) const { return math::wrapping_add(a, convert<Acc>(v)); }
+  Acc reduce(Acc a, T v, int64_t) const { return math::wrapping_add(a, as_element<Acc, Out>(v)); }
   Acc combine(Acc a, Acc b) const { return math::wrapping_add(a, b); }
   Out project(Acc a) const {
     if constexpr (std::is_integral_v<Acc>) return static_cast<Out>(a);
@@ -30,7 +40,9 @@ struct SumOps {
   // Contiguous float runs: 8 independent accumulators so the loop vectorizes.
   template <class U = T>
   Acc reduce_run(Acc a, const U* p, int64_t n, int64_t) const {
-    if constexpr (std::is_same_v<U, float> && std::is_same_v<Acc, double>) {
+    // float -> double is exact, so the cast to Out (float or double) is implied.
+    if constexpr (std::is_same_v<U, float> && std::is_same_v<Acc, double> &&
+                  (std::is_same_v<Out, float> || std::is_same_v<Out, double>)) {
       double lanes[8] = {};
       int64_t i = 0;
       for (; i + 8 <= n; i += 8)
@@ -40,7 +52,7 @@ struct SumOps {
       for (double l : lanes) s += l;
       return a + s;
     } else {
-      for (int64_t i = 0; i < n; ++i) a = math::wrapping_add(a, convert<Acc>(p[i]));
+      for (int64_t i = 0; i < n; ++i) a = math::wrapping_add(a, as_element<Acc, Out>(p[i]));
       return a;
     }
   }
@@ -49,7 +61,7 @@ struct SumOps {
 template <class T, class Acc, class Out>
 struct ProdOps {
   Acc identity() const { return Acc(1); }
-  Acc reduce(Acc a, T v, int64_t) const { return math::wrapping_mul(a, convert<Acc>(v)); }
+  Acc reduce(Acc a, T v, int64_t) const { return math::wrapping_mul(a, as_element<Acc, Out>(v)); }
   Acc combine(Acc a, Acc b) const { return math::wrapping_mul(a, b); }
   Out project(Acc a) const { return convert<Out>(a); }
 };
@@ -199,8 +211,8 @@ void reduce_kernel(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, co
         using T = decltype(tag);
         dispatch<kMaskNumber>(out_t, "sum", [&](auto otag) {
           using O = decltype(otag);
-          // Accumulate in the wider of the input's and the output's accumulator.
-          using Acc = std::conditional_t<is_complex_v<O> || is_complex_v<T>, complex128,
+          // The output's accumulator (elements are cast to O first: as_element).
+          using Acc = std::conditional_t<is_complex_v<O>, complex128,
                       std::conditional_t<std::is_integral_v<O>, int64_t, double>>;
           SumOps<T, Acc, O> ops;
           if (op == ReduceOp::Mean) {
@@ -218,7 +230,9 @@ void reduce_kernel(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, co
         using T = decltype(tag);
         dispatch<kMaskNumber>(out_t, "prod", [&](auto otag) {
           using O = decltype(otag);
-          using Acc = std::conditional_t<is_complex_v<O> || is_complex_v<T>, complex128,
+          // As sum: elements are cast to O before the product
+          // (prod([1j, 1j], dtype=float32) is 0, as PyTorch).
+          using Acc = std::conditional_t<is_complex_v<O>, complex128,
                       std::conditional_t<std::is_integral_v<O>, int64_t, double>>;
           run<T, O>(in, out, mask, ProdOps<T, Acc, O>{});
         });

@@ -1,5 +1,6 @@
-// CPU kernels of lerp, addcmul, addcdiv and where.
+// CPU kernels of lerp, addcmul, addcdiv, where and clamp with tensor bounds.
 #include "kernels/cpu/loops.h"
+#include "kernels/cpu/math.h"
 #include "ops/elementwise_kernels.h"
 
 namespace ember {
@@ -12,6 +13,16 @@ void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
         using T = decltype(tag);
         // The condition is read as bytes: GCC does not vectorize loads of bool.
         cpu_kernel(iter, [](uint8_t c, T a, T b) { return c ? a : b; });
+      });
+      return;
+    case TernaryOp::Clamp:
+      dispatch<kMaskReal | kMaskBool>(iter.dtype(0), "clamp", [&](auto tag) {
+        using T = decltype(tag);
+        using C = compute_type_t<T>;
+        cpu_kernel(iter, [](T x, T lo, T hi) -> T {
+          const C above_lo = math::max_nan(static_cast<C>(x), static_cast<C>(lo));
+          return static_cast<T>(math::min_nan(above_lo, static_cast<C>(hi)));
+        });
       });
       return;
     case TernaryOp::Lerp:

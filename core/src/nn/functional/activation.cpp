@@ -63,8 +63,9 @@ Tensor zero_where(const Tensor& mask, const Tensor& grad) { return where(mask, S
 Tensor d_leaky_relu(const Tensor& x, const Tensor& g, const ActParams& p) {
   return where(x > 0, g, g * p.p0);
 }
+// NaN inputs take the positive branch (PyTorch's elu_backward tests x <= 0).
 Tensor d_elu(const Tensor& x, const Tensor& g, const ActParams& p) {  // alpha, scale, input_scale
-  return where(x > 0, g * p.p1, g * (exp(x * p.p2) * (p.p0 * p.p1 * p.p2)));
+  return where(x <= 0, g * (exp(x * p.p2) * (p.p0 * p.p1 * p.p2)), g * p.p1);
 }
 Tensor d_hardtanh(const Tensor& x, const Tensor& g, const ActParams& p) {
   return zero_where(logical_or(x <= p.p0, x >= p.p1), g);

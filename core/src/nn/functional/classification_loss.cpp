@@ -42,12 +42,18 @@ int64_t check_nll_shapes(const Tensor& input, const Tensor& target, const char* 
 
 // -input[n, target[n], d...] * weight[target] as [N, d...] (input at least 2-d),
 // and the weights (0 where ignored).
+//
+// Ignored positions are cut from the graph by a where(), not only weighted by
+// 0: with every target ignored the mean divides by a total weight of 0, and
+// the gradient 0 * (1 / 0) would be NaN; PyTorch's nll_loss_backward never
+// writes ignored positions, so their gradient is 0 (and one all-ignored batch
+// does not poison the weights). The loss itself is NaN (0 / 0), as PyTorch.
 std::pair<Tensor, Tensor> nll_terms(const Tensor& x, const Tensor& target, const Tensor& weight,
                                     int64_t ignore_index) {
   const Tensor t = target.to(kInt64);
   const Tensor ignored = t == Scalar(ignore_index);
   const Tensor safe = t.masked_fill(ignored, Scalar(0));
-  const Tensor picked = x.gather(1, safe.unsqueeze(1)).squeeze(1);
+  const Tensor picked = where(ignored, Scalar(0), x.gather(1, safe.unsqueeze(1)).squeeze(1));
   Tensor w = weight.defined() ? weight.detach().to(x.dtype()).index_select(0, safe.flatten()).view(safe.sizes())
                               : ones(safe.sizes(), x.options());
   w = w.masked_fill(ignored, Scalar(0));
@@ -101,9 +107,14 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     switch (o.reduction) {
       case Reduction::None: return -prod.sum({class_dim});
       case Reduction::Sum: return -prod.sum();
-      default:
-        if (input.numel() == 0) return full({}, std::nan(""), input.options());
-        return -prod.sum() / static_cast<double>(input.numel() / classes);
+      default: {
+        // Mean over the samples; an empty batch gives 0 / 0 = NaN that still
+        // requires grad (PyTorch's graph), not a constant.
+        int64_t samples = 1;
+        for (int64_t d = 0; d < input.dim(); ++d)
+          if (d != class_dim) samples *= input.size(d);
+        return -prod.sum() / static_cast<double>(samples);
+      }
     }
   }
   detail::check_class_target(target, op);

@@ -180,8 +180,10 @@ void check_dtype(const char* op, DType dt) {
 Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvParams& p) {
   const DimVector out_sizes = conv_output_sizes(x.sizes(), w.sizes(), p);
   if (x.dtype() == kFloat64) {
+    // The column product leaves y channels-last-like whatever the input: give
+    // PyTorch's layout (channels-last only for channels-last operands).
     Tensor y = conv_forward_cols(x, w, b, p);
-    return p.channels_last ? y.contiguous(cl_format(y.dim())) : y;
+    return y.contiguous(p.channels_last ? cl_format(y.dim()) : MemoryFormat::Contiguous);
   }
   Tensor y = new_activation(out_sizes, x.dtype(), p);
   if (y.numel() == 0) return y;
@@ -197,7 +199,7 @@ Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
 Tensor raw_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef x_sizes, const ConvParams& p) {
   if (gy.dtype() == kFloat64) {
     Tensor gx = conv_input_grad_cols(gy, w, x_sizes, p);
-    return p.channels_last ? gx.contiguous(cl_format(gx.dim())) : gx;
+    return gx.contiguous(p.channels_last ? cl_format(gx.dim()) : MemoryFormat::Contiguous);
   }
   Tensor gx = new_activation(x_sizes, gy.dtype(), p);
   if (gx.numel() == 0) return gx;

@@ -50,7 +50,7 @@ void check_range(const Tensor& idx, int64_t num, const char* op) {
 Tensor embedding_backward(const Tensor& grad, const Tensor& idx, int64_t num, std::optional<int64_t> padding_idx,
                           bool scale_grad_by_freq) {
   const int64_t dim = grad.size(-1);
-  Tensor g = grad.reshape({-1, dim});
+  Tensor g = grad.reshape({idx.numel(), dim});  // not -1: embedding_dim may be 0
   if (padding_idx) g = g.masked_fill((idx == *padding_idx).unsqueeze(1), 0);
   if (scale_grad_by_freq) {
     Tensor counts = zeros({num}, g.options()).index_add(0, idx, ones({idx.numel()}, g.options()));

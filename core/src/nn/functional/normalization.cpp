@@ -142,8 +142,12 @@ Tensor batch_norm_f32(const Tensor& input, const Tensor& weight, const Tensor& b
   return y;
 }
 
-Tensor batch_norm_ops(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& rmean, const Tensor& rvar,
+Tensor batch_norm_ops(const Tensor& input, const Tensor& w, const Tensor& b, const Tensor& rmean, const Tensor& rvar,
                       bool use_input_stats, double eps, Tensor& batch_mean, Tensor& batch_var) {
+  // The output is channels-last for a channels-last input and contiguous
+  // otherwise, as PyTorch's (and the float32 kernel's): computing on x in that
+  // layout makes every elementwise step below produce it.
+  const Tensor x = is_channels_last(input) ? input.contiguous(cl_format(input.dim())) : input.contiguous();
   const DimVector dims = all_but_1(x.dim());
   Tensor mean, var;
   if (use_input_stats) {
@@ -180,10 +184,27 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                 " and ", sizes_str(running_var.sizes()));
   }
   const bool use_input_stats = o.training || !running_mean.defined();
-  const int64_t per_channel = c ? input.numel() / c : 0;
+  // As PyTorch's _verify_batch_size: training needs more than one value per
+  // channel; exactly one raises, an empty batch does not.
+  int64_t per_channel = input.size(0);
+  for (int64_t d = 2; d < input.dim(); ++d) per_channel *= input.size(d);
   if (o.training)
-    EMBER_CHECK(per_channel > 1, op, ": Expected more than 1 value per channel when training, got input size ",
+    EMBER_CHECK(per_channel != 1, op, ": Expected more than 1 value per channel when training, got input size ",
                 sizes_str(input.sizes()));
+  if (input.numel() == 0) {
+    // As PyTorch's _batch_norm_impl_index: an empty input passes through as a
+    // clone scaled by weight[0] and shifted by bias[0] (so the result stays in
+    // the graph of all three, with zero gradients), and the running statistics
+    // are left alone (num_batches_tracked still counts the batch, as the module).
+    if (o.training && running_mean.defined() && o.num_batches_tracked.defined()) {
+      NoGradGuard no_grad;
+      Tensor(o.num_batches_tracked).add_(1);
+    }
+    Tensor y = input.clone();
+    if (o.weight.defined()) y = y * o.weight.select(0, 0);
+    if (o.bias.defined()) y = y + o.bias.select(0, 0);
+    return y;
+  }
   Tensor batch_mean, batch_var;
   Tensor y = input.dtype() == kFloat32
                  ? batch_norm_f32(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
@@ -213,9 +234,12 @@ Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& o) {
   EMBER_CHECK(input.defined() && input.dim() >= 3, op, ": expected an input of 3 or more dims [N, C, ...], but got ",
               input.defined() ? sizes_str(input.sizes()) : std::string("an undefined tensor"));
   const int64_t n = input.size(0), c = input.size(1);
+  // As PyTorch's _verify_spatial_size: exactly one spatial element raises (an empty input does not).
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) spatial *= input.size(d);
   if (o.use_input_stats)
-    EMBER_CHECK(input.numel() / std::max<int64_t>(n * c, 1) > 1, op,
-                ": Expected more than 1 spatial element when training, got input size ", sizes_str(input.sizes()));
+    EMBER_CHECK(spatial != 1, op, ": Expected more than 1 spatial element when training, got input size ",
+                sizes_str(input.sizes()));
   DimVector shape{1, n * c};
   for (int64_t i = 2; i < input.dim(); ++i) shape.push_back(input.size(i));
   Tensor x = input.reshape(shape);

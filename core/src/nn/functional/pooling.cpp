@@ -34,8 +34,10 @@ std::string sizes_str(IntArrayRef s) {
 }
 
 MemoryFormat cl_format(int64_t dim) { return dim == 5 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast; }
+// Pools write channels-last for a 4-d channels-last input only: PyTorch
+// 1.13's 3-d pools return contiguous outputs for channels-last-3d inputs.
 bool is_channels_last(const Tensor& x) {
-  return (x.dim() == 4 || x.dim() == 5) && x.suggest_memory_format() == cl_format(x.dim());
+  return x.dim() == 4 && x.suggest_memory_format() == MemoryFormat::ChannelsLast;
 }
 
 Tensor alloc(IntArrayRef sizes, DType dtype, bool cl) {

@@ -164,6 +164,9 @@ struct ResamplePlan {
   bool gather = false;  // one tap of weight 1 per output (nearest): a plain index-map copy
   const char* op = "";
   const char* backward_op = "";
+  // The output follows a channels-last input (PyTorch's nearest, linear and
+  // 2-d area kernels do); false: contiguous always (its bicubic and 3-d area).
+  bool keeps_channels_last = true;
 };
 using PlanPtr = std::shared_ptr<const ResamplePlan>;
 
@@ -186,7 +189,7 @@ Tensor resample(const Tensor& input, const PlanPtr& plan) {
   autograd::OpRecorder rec(plan->op, {input});
   DimVector shape{input.size(0), input.size(1)};
   for (const auto& t : plan->taps) shape.push_back(t.out_size);
-  const MemoryFormat format = input.suggest_memory_format();
+  const MemoryFormat format = plan->keeps_channels_last ? input.suggest_memory_format() : MemoryFormat::Contiguous;
   Tensor out = empty(shape, input.options().memory_format(format));
   if (out.numel() > 0) {
     if (plan->gather) {
@@ -312,6 +315,7 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& o) {
   plan->gather = nearest;
   plan->op = op_names(mode).op[nd - 1];
   plan->backward_op = op_names(mode).backward[nd - 1];
+  plan->keeps_channels_last = mode != "bicubic" && !(mode == "area" && nd == 3);
   try {
     for (int64_t d = 0; d < nd; ++d) {
       const int64_t in = in_size[d], out = out_size[d];
