@@ -222,7 +222,9 @@ TEST(SpecialGammaValues, IncompleteGammaForHugeA) {
     for (size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(p[i] + q[i], 1.0, 2e-16) << i;
     EXPECT_NEAR(p[1], 0.5 + 1 / (3 * std::sqrt(2 * M_PI * a)), 1e-15);
     // The switch point sits between x[4] (series) and x[3] (asymptotic): P keeps increasing.
-    if (p[4] > 0) EXPECT_LT(p[4], p[3]);  // (underflows to 0 for a >= 1e10)
+    if (p[4] > 0) {  // (underflows to 0 for a >= 1e10)
+      EXPECT_LT(p[4], p[3]);
+    }
     EXPECT_LE(p[3], p[0]);
   }
 }

@@ -40,8 +40,6 @@ std::optional<BlasLayout> matrix_layout(const Tensor& t) {
   return blas_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));
 }
 
-CBLAS_TRANSPOSE trans_flag(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
-
 // Note [Conjugate bit] in BLAS: a conjugate view is passed with the flag that
 // makes BLAS conjugate while reading: CblasConjTrans where it is read
 // transposed, and OpenBLAS's CblasConjNoTrans extension (cblas.h) where it is

@@ -351,7 +351,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const GroupNormFuncOp
   check_float(op, input);
   check_param(op, "weight", o.weight, {c}, input.dtype());
   check_param(op, "bias", o.bias, {c}, input.dtype());
-  const int64_t group_size = n * num_groups ? input.numel() / (n * num_groups) : 0;
+  const int64_t group_size = n * num_groups != 0 ? input.numel() / (n * num_groups) : 0;
   Tensor y = layer_norm(input.reshape({n, num_groups, group_size}), {group_size}, {.eps = o.eps}).view(input.sizes());
   if (o.weight.defined()) y = y * channel_view(o.weight, input.dim());
   if (o.bias.defined()) y = y + channel_view(o.bias, input.dim());
