@@ -132,7 +132,9 @@ TEST_F(Mp3Length, LameHeaderGivesTheEncodedSamplesExactly) {
     EXPECT_EQ(wav.size(1), c.frames);
     EXPECT_EQ(audio::ffmpeg::info(mp3.str()).num_frames, c.frames);
     // The samples line up with the source (no delay left at the start).
-    if (c.frames >= 4000) EXPECT_EQ(best_lag(wav, src, 1200), 0);
+    if (c.frames >= 4000) {
+      EXPECT_EQ(best_lag(wav, src, 1200), 0);
+    }
     // What the header records: frames x spf = delay + signal + padding.
     const XingHeader x = xing_header(file_bytes(mp3.str()));
     EXPECT_EQ(x.delay, 576);
@@ -240,7 +242,9 @@ TEST_F(Mp3Length, InfoEqualsLoadOnEveryKindOfFile) {
       }
       EXPECT_EQ(info_length, cut_length) << fraction;
       EXPECT_LT(cut_length, length) << fraction;
-      if (fraction > 0.2) EXPECT_GT(cut_length, 0) << fraction;
+      if (fraction > 0.2) {
+        EXPECT_GT(cut_length, 0) << fraction;
+      }
     }
   }
 }

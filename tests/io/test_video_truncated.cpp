@@ -117,7 +117,9 @@ TEST_P(VideoTruncated, CompleteFileReadsWithoutWarning) {
     io::VideoReader strict(whole_, stream, 0, /*strict=*/true);
     const auto frames = read_frames(strict);
     EXPECT_GT(frames.size(), 10u);
-    if (std::string(stream) == "video") EXPECT_EQ(frames.size(), 50u);
+    if (std::string(stream) == "video") {
+      EXPECT_EQ(frames.size(), 50u);
+    }
   }
   const io::VideoClip clip = io::read_video(whole_, 0, std::nullopt, io::PtsUnit::SEC, /*strict=*/true);
   EXPECT_EQ(clip.video.size(0), 50);
