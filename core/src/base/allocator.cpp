@@ -5,6 +5,7 @@
 #include <new>
 
 #include "ember/core/error.h"
+#include "ember/core/out_of_memory.h"
 
 namespace ember {
 
@@ -15,7 +16,10 @@ void* aligned_malloc(size_t nbytes) {
   if (nbytes == 0) return nullptr;
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
-  EMBER_CHECK(p != nullptr, "allocate: out of memory trying to allocate ", nbytes, " bytes");
+  if (p == nullptr) {
+    detail::note_allocation_failure(nbytes);  // Note [Out of memory at the entry points]
+    EMBER_FAIL("allocate: out of memory trying to allocate ", nbytes, " bytes");
+  }
   return p;
 }
 }  // namespace
