@@ -228,6 +228,19 @@ TEST(SerializeMemory, SafetensorsHeaderIsBounded) {
   EXPECT_TRUE(equal(serialize::load_safetensors_bytes(good.data(), good.size()).tensors.at("w"), sd.at("w")));
 }
 
+// An optimizer state's JSON (in a safetensors file's metadata) is bounded
+// the same way.
+TEST(SerializeMemory, OptimizerStateJsonIsBounded) {
+  std::string text = "{\"state\":[0";
+  for (int i = 0; i < (1 << 18); ++i) text += ",0";
+  text += "]}";
+  Metadata metadata;
+  metadata.insert("optimizer", text);
+  LimitGuard guard(16, 0);
+  expect_error([&] { optim::read_optimizer_state(StateDict{}, metadata, "optimizer"); },
+               "optim::read_optimizer_state: 'optimizer': loading needs more than its memory limit");
+}
+
 // Real checkpoints load under a limit close to their size: a state_dict with
 // its storages and every nested container of the fixtures.
 TEST(SerializeMemory, FixturesLoadWellWithinTheDefault) {
