@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ostream>
+#include <streambuf>
 
 #include <ember/ember.h>
 
@@ -76,6 +78,28 @@ void check_load_memory(size_t input_bytes, F&& load) {
                  input_bytes, static_cast<long long>(g_heap.peak), static_cast<long long>(limit),
                  static_cast<long long>(kUnchargedSlack));
     std::abort();
+  }
+}
+
+// Prints v (exercising IValue's operator<<) into at most 64 KiB: shared
+// values print once per reference (as Python's repr), so a small file whose
+// memo shares a list at every level of a 30-deep nest prints 2^30 items.
+inline void print_bounded(const serialize::IValue& v) {
+  struct Full {};
+  struct Bounded : std::streambuf {
+    size_t left = size_t{64} << 10;
+    int overflow(int c) override {
+      if (left == 0) throw Full{};
+      --left;
+      return c;
+    }
+  } buf;
+  std::ostream os(&buf);
+  os.exceptions(std::ios::badbit);
+  try {
+    os << v;
+  } catch (const Full&) {
+  } catch (const std::ios_base::failure&) {
   }
 }
 

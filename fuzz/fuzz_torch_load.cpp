@@ -5,7 +5,6 @@
 // reaches the unpickler directly.
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 
 #include <ember/ember.h>
 
@@ -17,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     v = ember::serialize::load_torch_bytes(data, size);
     return 0;
   });
-  std::ostringstream ss;
-  ss << v;
+  ember::fuzz::print_bounded(v);
   return 0;
 }

@@ -6,7 +6,6 @@
 // Every load must stay within its memory limit (checkpoint_memory.h).
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -89,7 +88,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     v = ember::serialize::load_torch_bytes(file.data(), file.size());
     return 0;
   });
-  std::ostringstream ss;
-  ss << v;
+  ember::fuzz::print_bounded(v);
   return 0;
 }

@@ -7,6 +7,7 @@
 // (tests/core/oom_child.h), so the decoder's allocation fails.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 
 #include "core/oom_child.h"
@@ -19,18 +20,22 @@ namespace {
 
 constexpr const char* kChild = "IoOutOfMemoryChild.Run";
 
-// The child: EMBER_OOM_CASE "read_image" or "decode_png"/"decode_jpeg" (the
-// file's bytes decoded from memory).
+// The child: EMBER_OOM_CASE "read_image", "decode_png"/"decode_jpeg" (the
+// file's bytes decoded from memory) or "audio_load". (Video is not tested
+// here: FFmpeg's decoder threads reserve their stacks in the address space,
+// so where a limit fails depends on the machine's core count, and FFmpeg
+// reports some of its allocation failures as "Invalid data found".)
 TEST(IoOutOfMemoryChild, Run) {
   const char* which = std::getenv("EMBER_OOM_CASE");
   const char* file = std::getenv("EMBER_OOM_FILE");
   if (which == nullptr || file == nullptr) GTEST_SKIP() << "runs in the child process of IoOutOfMemory.*";
   const std::string path = file, mode = which;
-  const Tensor bytes = io::read_file(path);
+  const Tensor bytes = mode.rfind("decode", 0) == 0 ? io::read_file(path) : Tensor();
   run_limited(uint64_t{48} << 20, [&] {
     if (mode == "read_image") io::read_image(path);
     else if (mode == "decode_png") io::decode_png(bytes);
-    else io::decode_jpeg(bytes);
+    else if (mode == "decode_jpeg") io::decode_jpeg(bytes);
+    else audio::load(path);
   });
 }
 
@@ -89,6 +94,29 @@ TEST_F(IoOutOfMemory, DecodeJpeg) {
   EXPECT_TRUE(contains(line, "ERROR: decode_jpeg") &&
               (contains(line, "out of memory") || contains(line, "Insufficient memory")))
       << line;
+}
+
+// A 32 MB 16-bit WAV: its float32 waveform (64 MB) does not fit (the SoX
+// backend, the default).
+TEST_F(IoOutOfMemory, AudioLoad) {
+  const uint32_t samples = 16u << 20, data_bytes = samples * 2;
+  std::vector<uint8_t> wav(44 + size_t(data_bytes), 0);
+  auto put_le32 = [&](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) wav[at + size_t(i)] = uint8_t(v >> (8 * i));
+  };
+  std::memcpy(wav.data(), "RIFF", 4);
+  put_le32(4, 36 + data_bytes);
+  std::memcpy(wav.data() + 8, "WAVEfmt ", 8);
+  put_le32(16, 16);
+  put_le32(20, 1 | (1u << 16));  // PCM, mono
+  put_le32(24, 16000);           // sample rate
+  put_le32(28, 32000);           // byte rate
+  put_le32(32, 2 | (16u << 16)); // block align 2, 16 bits
+  std::memcpy(wav.data() + 36, "data", 4);
+  put_le32(40, data_bytes);
+  write(wav);
+  const std::string line = outcome(run_oom_child(kChild, "audio_load", path_));
+  EXPECT_TRUE(contains(line, "ERROR: audio::load: '" + path_ + "': out of memory")) << line;
 }
 
 }  // namespace
