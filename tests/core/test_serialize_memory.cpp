@@ -9,6 +9,7 @@
 
 #include <ember/ember.h>
 
+#include "serialize/memory_budget.h"
 #include "serialize_test_util.h"
 #include "tensor_expect.h"
 
@@ -248,6 +249,89 @@ TEST(SerializeMemory, FixturesLoadWellWithinTheDefault) {
   for (const char* name : {"state_dict_zip.pt", "state_dict_legacy.pt", "nested_zip.pt", "nested_legacy.pt",
                            "nested_p4.pt"})
     EXPECT_NO_THROW(serialize::load_torch(testing::fixture_path("core/serialize/") + name)) << name;
+}
+
+// A state_dict of n one-element float tensors 'layer<i>.bias' = i, pickled as
+// torch.save pickles (globals and repeated strings through the memo) in a zip
+// without torch.save's 64-byte alignment padding: ~224 bytes a tensor.
+std::string many_scalar_tensors(int n) {
+  PickleWriter w;
+  uint32_t memo = 0;
+  auto put = [&] {
+    w.op('r');
+    for (int k = 0; k < 4; ++k) w.op(static_cast<char>((memo >> (8 * k)) & 0xFF));
+    return memo++;
+  };
+  auto get = [&](uint32_t index) {
+    w.op('j');
+    for (int k = 0; k < 4; ++k) w.op(static_cast<char>((index >> (8 * k)) & 0xFF));
+  };
+  std::vector<std::pair<std::string, std::string>> storages;
+  w.op('}');
+  put();
+  w.mark();
+  uint32_t rebuild = 0, storage = 0, type = 0, cpu = 0, ordered_dict = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::string key = std::to_string(i);
+    w.str("layer" + key + ".bias");
+    put();
+    if (i == 0) w.global("torch._utils", "_rebuild_tensor_v2"), rebuild = put();
+    else get(rebuild);
+    w.mark().mark();
+    if (i == 0) w.str("storage"), storage = put(), w.global("torch", "FloatStorage"), type = put();
+    else get(storage), get(type);
+    w.str(key);
+    put();
+    if (i == 0) w.str("cpu"), cpu = put();
+    else get(cpu);
+    w.op('K').op('\x01').tuple();
+    put();
+    w.op('Q').op('K').op('\x00').op('K').op('\x01').op('\x85');
+    put();
+    w.op('K').op('\x01').op('\x85');
+    put();
+    w.op('\x89');
+    if (i == 0) w.global("collections", "OrderedDict"), ordered_dict = put();
+    else get(ordered_dict);
+    w.op(')').reduce();
+    put();
+    w.tuple();
+    put();
+    w.reduce();
+    put();
+    const float value = static_cast<float>(i);
+    storages.push_back({key, std::string(reinterpret_cast<const char*>(&value), sizeof value)});
+  }
+  w.op('u').stop();
+  return torch_zip(w.bytes(), storages);
+}
+
+// A storage is charged what the CPU allocator takes for it: blocks under
+// 64 KiB are rounded to 64 bytes, the larger ones (which it caches) to 4 KiB
+// pages, plus the StorageImpl.
+TEST(SerializeMemory, StorageChargeFollowsTheAllocator) {
+  EXPECT_EQ(serialize::tensor_data_bytes(0), 192u);
+  EXPECT_EQ(serialize::tensor_data_bytes(4), 64u + 192);
+  EXPECT_EQ(serialize::tensor_data_bytes(65), 128u + 192);
+  EXPECT_EQ(serialize::tensor_data_bytes((64 << 10) - 1), (64u << 10) + 192);
+  EXPECT_EQ(serialize::tensor_data_bytes(64 << 10), (64u << 10) + 192);
+  EXPECT_EQ(serialize::tensor_data_bytes((64 << 10) + 1), (68u << 10) + 192);
+}
+
+// Many tiny tensors: the unpickler's values for each (~3.6 KB charged: the
+// objects, tuples, memo entries, the tensor description and the tensor) cost
+// far more than its storage, so this file loads at 17 x its size. Charging each
+// 4-byte storage a 4 KiB page (as before) needed 35 x: a state_dict of nothing
+// but scalars failed the default limit once the floor no longer covered it.
+TEST(SerializeMemory, ManySmallTensorsLoad) {
+  const int n = 2000;
+  const std::string file = many_scalar_tensors(n);
+  LimitGuard guard(20, 64 << 10);
+  const IValue loaded = load(file);
+  ASSERT_TRUE(loaded.is_dict());
+  EXPECT_EQ(loaded.to_dict().size(), size_t(n));
+  for (int i : {0, 1, 977, n - 1})
+    EXPECT_EQ(loaded.at("layer" + std::to_string(i) + ".bias").to_tensor().item<float>(), float(i));
 }
 
 }  // namespace

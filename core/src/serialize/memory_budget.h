@@ -40,8 +40,12 @@ inline constexpr uint64_t kHeapBlockOverhead = 16;
 // the bucket array (rehashed into one twice the size: both are held then).
 inline constexpr uint64_t kHashEntryBytes = 48 + kHeapBlockOverhead + 3 * sizeof(void*);
 // What tensor data of nbytes costs: the CPU allocator rounds blocks up (to 64
-// bytes, and to 4 KiB pages for the blocks it caches), plus the StorageImpl.
-inline constexpr uint64_t tensor_data_bytes(uint64_t nbytes) { return (nbytes + 4095) / 4096 * 4096 + 192; }
+// bytes, and to 4 KiB pages for the blocks of 64 KiB and more, which it
+// caches), plus the StorageImpl.
+inline constexpr uint64_t tensor_data_bytes(uint64_t nbytes) {
+  const uint64_t unit = nbytes < (uint64_t{64} << 10) ? 64 : 4096;
+  return (nbytes + unit - 1) / unit * unit + 192;
+}
 
 class MemoryBudget {
  public:
