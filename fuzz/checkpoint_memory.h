@@ -64,7 +64,7 @@ void check_load_memory(size_t input_bytes, F&& load) {
   g_heap = HeapWatch{true, 0, 0};
   {
     try {
-      auto result = load();
+      [[maybe_unused]] auto result = load();
       g_heap.on = false;
     } catch (const Error&) {
       g_heap.on = false;
