@@ -3,14 +3,15 @@
 // storages "0".."3" of 64 bytes each, so mutations reach the pickle machine
 // and the tensor rebuilding instead of failing the CRC check. An input that is
 // itself a zip archive (a seed .pt file) is first unwrapped to its data.pkl.
+// Every load must stay within its memory limit (checkpoint_memory.h).
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <ember/ember.h>
 
+#include "checkpoint_memory.h"
 #include "serialize/byte_source.h"
 #include "serialize/zip_reader.h"
 
@@ -82,11 +83,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::pair<std::string, std::string>> entries{{"archive/data.pkl", pickle}};
   for (int k = 0; k < 4; ++k) entries.push_back({"archive/data/" + std::to_string(k), std::string(64, '\x01')});
   const std::string file = make_zip(entries);
-  try {
-    ember::serialize::IValue v = ember::serialize::load_torch_bytes(file.data(), file.size());
-    std::ostringstream ss;
-    ss << v;
-  } catch (const ember::Error&) {
-  }
+  ember::serialize::IValue v;
+  ember::fuzz::check_load_memory(file.size(), [&] {
+    v = ember::serialize::load_torch_bytes(file.data(), file.size());
+    return 0;
+  });
+  ember::fuzz::print_bounded(v);
   return 0;
 }

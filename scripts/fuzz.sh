@@ -49,12 +49,18 @@ for target in "${targets[@]}"; do
   echo "== $name: ${seconds}s"
   touch "$out/.started"
   # -timeout: one input taking longer is a hang; -malloc_limit_mb: one allocation
-  # larger is a bug (the decoders cap their outputs well below it).
+  # larger is a bug (the decoders cap their outputs well below it); the checkpoint
+  # loaders also check their heap peak against their memory limit
+  # (fuzz/checkpoint_memory.h), so their limits are tighter (as in fuzz/CMakeLists.txt).
   # libsox's own leaks are suppressed (fuzz/lsan_audio.supp), as in the fuzz ctest.
+  case $name in
+    safetensors | torch_load | torch_pickle) limits="-rss_limit_mb=1024 -malloc_limit_mb=16" ;;
+    *) limits="-rss_limit_mb=2048 -malloc_limit_mb=1024" ;;
+  esac
   # shellcheck disable=SC2086
   LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/fuzz/lsan_audio.supp:fast_unwind_on_malloc=0} \
-  nice -n 10 "$build/fuzz/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
-    -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$out/" ${EMBER_FUZZ_FLAGS:-} \
+  nice -n 10 "$build/fuzz/$target" -max_total_time="$seconds" -timeout=20 $limits \
+    -print_final_stats=1 -artifact_prefix="$out/" ${EMBER_FUZZ_FLAGS:-} \
     "$corpus" >"$out/log.txt" 2>&1
   rc=$?
   grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$out/log.txt" | tail -2

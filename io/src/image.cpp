@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include <ember/core/error.h>
+#include <ember/core/out_of_memory.h>
 #include <ember/io/file.h>
 #include <ember/io/image.h>
 
@@ -29,7 +30,10 @@ Tensor decode_image(const Tensor& data, ImageReadMode mode) {
 }
 
 Tensor read_image(const std::string& path, ImageReadMode mode) {
-  const Tensor bytes = read_file(path);
+  // decode_* turn running out of memory into an ember::Error (Note [Out of
+  // memory at the entry points]), which gets the path here; so does reading.
+  const Tensor bytes = with_out_of_memory_context(
+      "read_image: '" + path + "'", "reading the file", [&] { return read_file(path); });
   EMBER_CHECK(bytes.numel() > 0, "read_image: '", path, "' is empty");
   try {
     return decode_image(bytes, mode);

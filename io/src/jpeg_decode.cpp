@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <ember/core/error.h>
+#include <ember/core/out_of_memory.h>
 #include <ember/io/image.h>
 #include <ember/ops/factories.h>
 
@@ -111,7 +112,8 @@ int find_exif_orientation(const jpeg_decompress_struct& cinfo) {
 
 }  // namespace
 
-Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orientation) {
+// Note [Out of memory at the entry points]: decode_jpeg below runs this.
+static Tensor decode_jpeg_impl(const Tensor& data, ImageReadMode mode, bool apply_exif_orientation) {
   const Tensor bytes = detail::check_encoded("decode_jpeg", data);
   EMBER_CHECK(mode == ImageReadMode::UNCHANGED || mode == ImageReadMode::GRAY ||
                   mode == ImageReadMode::RGB,
@@ -196,6 +198,12 @@ Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orien
   Tensor chw = detail::hwc_to_chw(hwc);
   if (orientation != 1) chw = detail::apply_exif_orientation(chw, orientation).contiguous();
   return chw;
+}
+
+Tensor decode_jpeg(const Tensor& data, ImageReadMode mode, bool apply_exif_orientation) {
+  return with_out_of_memory_context(
+      "decode_jpeg", [&] { return ember::detail::concat("decoding ", data.defined() ? data.numel() : 0, " bytes of JPEG"); },
+      [&] { return decode_jpeg_impl(data, mode, apply_exif_orientation); });
 }
 
 }  // namespace ember::io

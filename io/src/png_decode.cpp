@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <ember/core/error.h>
+#include <ember/core/out_of_memory.h>
 #include <ember/io/image.h>
 #include <ember/ops/factories.h>
 
@@ -117,7 +118,8 @@ int expected_channels(ImageReadMode mode, int file_channels) {
 
 }  // namespace
 
-Tensor decode_png(const Tensor& data, ImageReadMode mode) {
+// Note [Out of memory at the entry points]: decode_png below runs this.
+static Tensor decode_png_impl(const Tensor& data, ImageReadMode mode) {
   const Tensor bytes = detail::check_encoded("decode_png", data);
   const auto* begin = bytes.data_ptr<uint8_t>();
   const size_t size = static_cast<size_t>(bytes.numel());
@@ -172,6 +174,12 @@ Tensor decode_png(const Tensor& data, ImageReadMode mode) {
   const bool decoded = run_png_guarded(r.err, [&] { png_read_image(r.png, rows.data()); });
   EMBER_CHECK(decoded, "decode_png: ", r.err.message);
   return detail::hwc_to_chw(hwc);
+}
+
+Tensor decode_png(const Tensor& data, ImageReadMode mode) {
+  return with_out_of_memory_context(
+      "decode_png", [&] { return ember::detail::concat("decoding ", data.defined() ? data.numel() : 0, " bytes of PNG"); },
+      [&] { return decode_png_impl(data, mode); });
 }
 
 }  // namespace ember::io

@@ -63,7 +63,9 @@ TEST_P(ParallelForPaths, EveryIndexRunsExactlyOnceInContiguousChunks) {
         });
         for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "n " << n << " i " << i;
         // A range of at most one grain runs in one call.
-        if (n <= grain) EXPECT_EQ(calls.load(), 1);
+        if (n <= grain) {
+          EXPECT_EQ(calls.load(), 1);
+        }
       }
     }
   }
@@ -146,7 +148,9 @@ TEST(ThreadPool, TheCallerRunsEveryChunkWhenNoHelperIsFree) {
   release.store(true);
   holder.join();
   EXPECT_FALSE(timed_out.load());
-  if (helper_held.load()) EXPECT_TRUE(done_while_held.load());
+  if (helper_held.load()) {
+    EXPECT_TRUE(done_while_held.load());
+  }
 }
 
 // Loops started by several threads at once (a training loop and DataLoader

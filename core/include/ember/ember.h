@@ -6,6 +6,7 @@
 #include "ember/autograd/gradcheck.h"
 #include "ember/core/allocator.h"
 #include "ember/core/checked_size.h"
+#include "ember/core/out_of_memory.h"
 #include "ember/core/determinism.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"

@@ -6,6 +6,7 @@
 #include <new>
 
 #include "ember/core/error.h"
+#include "ember/core/out_of_memory.h"
 
 namespace ember {
 
@@ -13,6 +14,7 @@ namespace {
 constexpr size_t kAlignment = 64;  // a cache line; enough for AVX-512 loads
 
 [[noreturn]] void fail_out_of_memory(size_t nbytes) {
+  detail::note_allocation_failure(nbytes);  // Note [Out of memory at the entry points]
   // PyTorch's words, so that users recognize the error.
   EMBER_FAIL("CPU allocator: not enough memory: you tried to allocate ", nbytes, " bytes (",
              static_cast<double>(nbytes) / double(1 << 30), " GiB)");

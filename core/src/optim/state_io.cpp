@@ -20,6 +20,7 @@
 
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/json.h"
+#include "serialize/memory_budget.h"
 
 namespace ember::optim {
 
@@ -183,7 +184,15 @@ OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata
   const std::string* text = metadata.find(prefix);
   EMBER_CHECK(text != nullptr, "optim::read_optimizer_state: the metadata has no '", prefix,
               "' entry (not written by ember::save of an optimizer state?)");
-  const json::Value root = json::parse(*text, "optimizer state '" + prefix + "'");
+  // The JSON tree is bounded like a checkpoint load's (Note [Checkpoint memory
+  // budget]): a value per 2 bytes of text would otherwise cost ~50x the text.
+  serialize::MemoryBudget budget("optim::read_optimizer_state: '" + prefix + "'", text->size());
+  const std::function<void(int64_t)> account = [&](int64_t bytes) {
+    if (bytes >= 0) budget.charge(static_cast<uint64_t>(bytes), "the state's JSON values");
+    else budget.release(static_cast<uint64_t>(-bytes));
+  };
+  const json::Value root = serialize::run_within(
+      budget, [&] { return json::parse(*text, "optimizer state '" + prefix + "'", account); });
   EMBER_CHECK(root.kind == K::Object, "optim::read_optimizer_state: '", prefix, "' is not a JSON object");
   const json::Value* format = root.get("format");
   EMBER_CHECK(format && format->kind == K::String && format->string == kFormat,

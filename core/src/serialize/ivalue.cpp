@@ -18,6 +18,14 @@ IValue IValue::tuple(std::vector<IValue> items) {
   return v;
 }
 
+IValue IValue::shared_string(std::shared_ptr<const detail::SharedString> text) {
+  EMBER_CHECK(text != nullptr, "IValue::shared_string: null string");
+  IValue v;
+  v.tag_ = Tag::String;
+  v.v_ = std::move(text);
+  return v;
+}
+
 IValue IValue::dict(IDict items) {
   IValue v;
   v.tag_ = Tag::Dict;
@@ -59,7 +67,7 @@ double IValue::to_double() const {
 }
 const std::string& IValue::to_string() const {
   if (tag_ != Tag::String) type_error("str");
-  return std::get<std::string>(v_);
+  return std::get<std::shared_ptr<const detail::SharedString>>(v_)->str();
 }
 const Tensor& IValue::to_tensor() const {
   if (tag_ != Tag::Tensor) type_error("Tensor");
@@ -139,27 +147,47 @@ std::ostream& operator<<(std::ostream& os, const IValue& v) {
   return os;
 }
 
+void IDict::reserve(size_t n) {
+  items_.reserve(n);
+}
+
 void IDict::insert(IValue key, IValue value) {
   if (key.is_string()) {
-    auto [it, fresh] = str_index_.emplace(key.to_string(), items_.size());
-    if (!fresh) {
+    // The view refers to the string the key IValue shares, which moves into
+    // items_ with it (the characters stay where they are).
+    const detail::HashedKey k = detail::hashed_key(*std::get<std::shared_ptr<const detail::SharedString>>(key.v_));
+    if (auto it = str_index_.find(k); it != str_index_.end()) {
       items_[it->second].second = std::move(value);
       return;
     }
+    items_.emplace_back(std::move(key), std::move(value));
+    try {
+      str_index_.emplace(k, items_.size() - 1);
+    } catch (...) {
+      items_.pop_back();
+      throw;
+    }
+    return;
   } else if (key.is_int()) {
-    auto [it, fresh] = int_index_.emplace(key.to_int(), items_.size());
-    if (!fresh) {
+    const int64_t k = key.to_int();
+    if (auto it = int_index_.find(k); it != int_index_.end()) {
       items_[it->second].second = std::move(value);
       return;
     }
-  } else {
-    EMBER_FAIL("IDict: keys must be str or int, got ", key.type_name());
+    items_.emplace_back(std::move(key), std::move(value));
+    try {
+      int_index_.emplace(k, items_.size() - 1);
+    } catch (...) {
+      items_.pop_back();
+      throw;
+    }
+    return;
   }
-  items_.emplace_back(std::move(key), std::move(value));
+  EMBER_FAIL("IDict: keys must be str or int, got ", key.type_name());
 }
 
 const IValue* IDict::find(std::string_view key) const {
-  auto it = str_index_.find(std::string(key));
+  auto it = str_index_.find(detail::hashed_key(key));
   return it == str_index_.end() ? nullptr : &items_[it->second].second;
 }
 

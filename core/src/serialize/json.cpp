@@ -1,5 +1,6 @@
 #include "ember/serialize/json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <unordered_set>
 
@@ -31,9 +32,15 @@ size_t utf8_sequence(std::string_view s, size_t i) {
 }
 
 
+// What the memory accounting charges per heap block and per key of the
+// duplicate-key set (its node and share of the buckets).
+constexpr int64_t kBlockOverhead = 16;
+constexpr int64_t kSetEntryBytes = 48 + kBlockOverhead + 3 * sizeof(void*);
+
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view what) : s_(text), what_(what) {}
+  Parser(std::string_view text, std::string_view what, const std::function<void(int64_t)>* account = nullptr)
+      : s_(text), what_(what), account_(account) {}
 
   Value parse_document() {
     skip_ws();
@@ -53,6 +60,21 @@ class Parser {
     while (!at_end() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
       ++pos_;
   }
+  void account(int64_t bytes) {
+    if (account_) (*account_)(bytes);
+  }
+  // Grows a container's buffer geometrically before a push_back, accounting
+  // the new buffer while the old one is still held, then freeing the old one.
+  template <class V>
+  void make_room(V& v) {
+    if (v.size() < v.capacity()) return;
+    const size_t cap = std::max<size_t>(2 * v.capacity(), 1);
+    const int64_t old = v.capacity() ? static_cast<int64_t>(v.capacity() * sizeof(v[0])) + kBlockOverhead : 0;
+    account(static_cast<int64_t>(cap * sizeof(v[0])) + kBlockOverhead);
+    v.reserve(cap);
+    account(-old);
+  }
+
   void expect_literal(std::string_view lit) {
     if (s_.substr(pos_, lit.size()) != lit) fail("invalid literal");
     pos_ += lit.size();
@@ -97,16 +119,26 @@ class Parser {
       return;
     }
     std::unordered_set<std::string> seen;
+    int64_t seen_bytes = 0;
+    struct Release {  // the duplicate-key set is freed when the object is done
+      Parser& p;
+      int64_t& bytes;
+      ~Release() { p.account(-bytes); }
+    } release{*this, seen_bytes};
     while (true) {
       skip_ws();
       if (peek() != '"') fail("expected a string key");
       std::string key = parse_string();
+      const int64_t key_bytes = kSetEntryBytes + string_heap_bytes(key.size());
+      account(key_bytes);
+      seen_bytes += key_bytes;
       if (!seen.insert(key).second) fail("duplicate key \"" + key + "\"");
       skip_ws();
       if (peek() != ':') fail("expected ':'");
       ++pos_;
       skip_ws();
       Value item = parse_value(depth + 1);
+      make_room(v.object);
       v.object.emplace_back(std::move(key), std::move(item));
       skip_ws();
       if (peek() == ',') {
@@ -131,7 +163,9 @@ class Parser {
     }
     while (true) {
       skip_ws();
-      v.array.push_back(parse_value(depth + 1));
+      Value item = parse_value(depth + 1);
+      make_room(v.array);
+      v.array.push_back(std::move(item));
       skip_ws();
       if (peek() == ',') {
         ++pos_;
@@ -159,9 +193,22 @@ class Parser {
     return cp;
   }
 
+  static int64_t string_heap_bytes(size_t n) {
+    return n > 15 ? static_cast<int64_t>(n) + 1 + kBlockOverhead : 0;
+  }
+
   std::string parse_string() {
     ++pos_;  // opening quote
     std::string out;
+    if (account_) {
+      // The decoded string is at most as long as its text up to the closing
+      // quote: reserve that (accounted) so that it never grows.
+      size_t end = pos_;
+      while (end < s_.size() && s_[end] != '"') end += s_[end] == '\\' ? 2 : 1;
+      const size_t n = std::min(end, s_.size()) - pos_;
+      account(string_heap_bytes(n));
+      out.reserve(n);
+    }
     while (true) {
       if (at_end()) fail("unterminated string");
       const unsigned char c = static_cast<unsigned char>(s_[pos_]);
@@ -245,6 +292,7 @@ class Parser {
 
   std::string_view s_;
   std::string_view what_;
+  const std::function<void(int64_t)>* account_;
   size_t pos_ = 0;
 };
 
@@ -269,6 +317,10 @@ void append_utf8(std::string& out, uint32_t cp) {
 }
 
 Value parse(std::string_view text, std::string_view what) { return Parser(text, what).parse_document(); }
+
+Value parse(std::string_view text, std::string_view what, const std::function<void(int64_t)>& account) {
+  return Parser(text, what, &account).parse_document();
+}
 
 bool valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {

@@ -13,6 +13,11 @@
 //     overlaps, gaps or trailing bytes;
 //  5. only then is each tensor allocated (its size is a slice of the file) and
 //     read; BOOL bytes must be 0 or 1.
+// The header, its JSON tree and the tensors are charged to a MemoryBudget
+// (Note [Checkpoint memory budget]): a header of 2-byte array elements would
+// otherwise cost ~50x its size as JSON values. The tree is freed before the
+// tensors are allocated; running out of memory is an ember::Error naming the
+// file.
 // The writer emits the header members in the caller's order but lays the data
 // out by decreasing element size (stable), so every tensor's data is aligned
 // to its element size when the header (padded with spaces to 8 bytes) is.
@@ -27,8 +32,10 @@
 #include <sstream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/out_of_memory.h"
 #include "ember/ops/factories.h"
 #include "serialize/byte_source.h"
+#include "serialize/memory_budget.h"
 #include "ember/serialize/json.h"
 #include "ops/conj_views.h"
 
@@ -140,35 +147,41 @@ uint64_t checked_u64(const json::Value& v, const std::string& where) {
   return static_cast<uint64_t>(v.integer);
 }
 
-SafetensorsContents load_from(const ByteSource& src) {
+struct TensorEntry {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin, end;
+};
+
+// Reads and checks the n-byte header (steps 2 and 3 of Note [safetensors
+// reader]) into entries and metadata. The header and its JSON tree are freed
+// (and their charges released) on return.
+void read_header(const ByteSource& src, uint64_t n, MemoryBudget& budget, std::vector<TensorEntry>& entries,
+                 Metadata& metadata) {
   const std::string& file = src.name();
-  EMBER_CHECK(src.size() >= 8, "load: ", file, ": ", src.size(),
-              " bytes is too small for a safetensors file (8-byte header length missing)");
-  unsigned char lenbuf[8];
-  src.read(0, lenbuf, 8, "header length");
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | lenbuf[i];
-  EMBER_CHECK(n <= kMaxSafetensorsHeader, "load: ", file, ": header length ", n,
-              " exceeds the 100 MB limit (not a safetensors file?)");
-  EMBER_CHECK(n <= src.size() - 8, "load: ", file, ": header length ", n, " exceeds the file size (",
-              src.size(), " bytes)");
-  const std::string header = src.read_string(8, static_cast<size_t>(n), "header");
+  const uint64_t data_size = src.size() - 8 - n;
+  int64_t header_bytes = static_cast<int64_t>(n + 1 + kHeapBlockOverhead);
+  budget.charge(static_cast<uint64_t>(header_bytes), "the header");
+  struct Release {
+    MemoryBudget& budget;
+    int64_t& bytes;
+    ~Release() { budget.release(static_cast<uint64_t>(bytes)); }
+  } release_header{budget, header_bytes};
+  std::string header = src.read_string(8, static_cast<size_t>(n), "header");
   EMBER_CHECK(!header.empty() && header[0] == '{', "load: ", file,
               ": the header does not start with '{' (not a safetensors file?)");
-  const json::Value root = json::parse(header, "load: " + file + ": header");
+  const std::function<void(int64_t)> account = [&](int64_t bytes) {
+    if (bytes >= 0) budget.charge(static_cast<uint64_t>(bytes), "the header's JSON values");
+    else budget.release(static_cast<uint64_t>(-bytes));
+    header_bytes += bytes;
+  };
+  const json::Value root = json::parse(header, "load: " + file + ": header", account);
   EMBER_CHECK(root.kind == json::Value::Kind::Object, "load: ", file,
               ": the header is not a JSON object");
 
-  const uint64_t data_begin = 8 + n;
-  const uint64_t data_size = src.size() - data_begin;
-  struct Entry {
-    std::string name;
-    DType dtype;
-    std::vector<int64_t> shape;
-    uint64_t begin, end;
-  };
-  std::vector<Entry> entries;
-  SafetensorsContents out;
+  budget.charge(root.object.size() * (sizeof(TensorEntry) + kHeapBlockOverhead) + kHeapBlockOverhead, "the tensor table");
+  entries.reserve(root.object.size());
   for (const auto& [name, v] : root.object) {
     const std::string where = "load: " + file + ": tensor '" + name + "'";
     if (name == "__metadata__") {
@@ -177,7 +190,9 @@ SafetensorsContents load_from(const ByteSource& src) {
       for (const auto& [k, s] : v.object) {
         EMBER_CHECK(s.kind == json::Value::Kind::String, "load: ", file, ": __metadata__ value '", k,
                     "' is not a string");
-        out.metadata.insert(k, s.string);
+        budget.charge(2 * (k.size() + s.string.size()) + 4 * sizeof(std::string) + kHashEntryBytes,
+                      "the metadata");
+        metadata.insert(k, s.string);
       }
       continue;
     }
@@ -194,7 +209,7 @@ SafetensorsContents load_from(const ByteSource& src) {
     EMBER_CHECK(dtype && shape && offsets, where, ": missing ",
                 !dtype ? "dtype" : !shape ? "shape" : "data_offsets");
     EMBER_CHECK(dtype->kind == json::Value::Kind::String, where, ": dtype must be a string");
-    Entry e{name, kFloat32, {}, 0, 0};
+    TensorEntry e{name, kFloat32, {}, 0, 0};
     if (!dtype_from_name(dtype->string, e.dtype)) {
       for (auto u : kUnsupportedNames)
         EMBER_CHECK(u != dtype->string, where, ": dtype ", u, " is not supported by Ember");
@@ -203,6 +218,8 @@ SafetensorsContents load_from(const ByteSource& src) {
     EMBER_CHECK(shape->kind == json::Value::Kind::Array, where, ": shape must be an array");
     EMBER_CHECK(shape->array.size() <= 64, where, ": shape has ", shape->array.size(),
                 " dimensions (at most 64)");
+    budget.charge(name.size() + 1 + shape->array.size() * sizeof(int64_t) + 2 * kHeapBlockOverhead,
+                  "the tensor table");
     // numel, and the product of max(dim, 1) so that strides cannot overflow.
     uint64_t numel = 1, extent = 1;
     bool overflow = false;
@@ -228,14 +245,35 @@ SafetensorsContents load_from(const ByteSource& src) {
                 e.end - e.begin, " bytes but the shape and dtype ", dtype->string, " need ", nbytes);
     entries.push_back(std::move(e));
   }
+}
+
+SafetensorsContents load_from(const ByteSource& src, MemoryBudget& budget) {
+  const std::string& file = src.name();
+  EMBER_CHECK(src.size() >= 8, "load: ", file, ": ", src.size(),
+              " bytes is too small for a safetensors file (8-byte header length missing)");
+  unsigned char lenbuf[8];
+  src.read(0, lenbuf, 8, "header length");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | lenbuf[i];
+  EMBER_CHECK(n <= kMaxSafetensorsHeader, "load: ", file, ": header length ", n,
+              " exceeds the 100 MB limit (not a safetensors file?)");
+  EMBER_CHECK(n <= src.size() - 8, "load: ", file, ": header length ", n, " exceeds the file size (",
+              src.size(), " bytes)");
+  const uint64_t data_begin = 8 + n;
+  const uint64_t data_size = src.size() - data_begin;
+  std::vector<TensorEntry> entries;
+  SafetensorsContents out;
+  read_header(src, n, budget, entries, out.metadata);
   // The entries, in offset order, must tile the data region exactly.
-  std::vector<const Entry*> sorted;
+  budget.charge(entries.size() * sizeof(const TensorEntry*) + kHeapBlockOverhead, "the tensor table");
+  std::vector<const TensorEntry*> sorted;
+  sorted.reserve(entries.size());
   for (const auto& e : entries) sorted.push_back(&e);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Entry* a, const Entry* b) {
+  std::stable_sort(sorted.begin(), sorted.end(), [](const TensorEntry* a, const TensorEntry* b) {
     return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
   });
   uint64_t pos = 0;
-  for (const Entry* e : sorted) {
+  for (const TensorEntry* e : sorted) {
     EMBER_CHECK(e->begin == pos, "load: ", file, ": tensor '", e->name, "': data_offsets [", e->begin,
                 ", ", e->end, "] ", e->begin < pos ? "overlap the previous tensor" : "leave a gap",
                 " (expected to start at ", pos, ")");
@@ -244,7 +282,20 @@ SafetensorsContents load_from(const ByteSource& src) {
   EMBER_CHECK(pos == data_size, "load: ", file, ": ", data_size - pos,
               " bytes after the last tensor's data (the file is longer than its header says)");
   for (const auto& e : entries) {
-    Tensor t = empty(e.shape, e.dtype);
+    // The data (at most the file: the entries tile it), the tensor and its
+    // name in the returned dict.
+    budget.charge(tensor_data_bytes(e.end - e.begin) + 512 + 2 * e.name.size() + kHashEntryBytes, "a tensor");
+    Tensor t;
+    try {
+      t = empty(e.shape, e.dtype);
+    } catch (const Error& err) {
+      ember::detail::take_allocation_failure();
+      EMBER_FAIL("load: ", file, ": out of memory while allocating tensor '", e.name, "' (", e.end - e.begin,
+                 " bytes): ", err.what());
+    } catch (const std::bad_alloc&) {
+      EMBER_FAIL("load: ", file, ": out of memory (std::bad_alloc) while allocating tensor '", e.name, "' (",
+                 e.end - e.begin, " bytes)");
+    }
     src.read(data_begin + e.begin, t.data_ptr(), static_cast<size_t>(e.end - e.begin), "tensor data");
     if (e.dtype == kBool) {
       const auto* b = static_cast<const unsigned char*>(t.data_ptr());
@@ -255,6 +306,11 @@ SafetensorsContents load_from(const ByteSource& src) {
     out.tensors.insert(e.name, std::move(t));
   }
   return out;
+}
+
+SafetensorsContents load_checked(const ByteSource& src) {
+  MemoryBudget budget("load: " + src.name(), src.size());
+  return run_within(budget, [&] { return load_from(src, budget); });
 }
 
 }  // namespace
@@ -273,12 +329,12 @@ std::string save_safetensors_bytes(const StateDict& tensors, const Metadata& met
 
 SafetensorsContents load_safetensors(const std::string& path) {
   FileSource src(path);
-  return load_from(src);
+  return load_checked(src);
 }
 
 SafetensorsContents load_safetensors_bytes(const void* data, size_t size) {
   MemorySource src(data, size);
-  return load_from(src);
+  return load_checked(src);
 }
 
 }  // namespace serialize

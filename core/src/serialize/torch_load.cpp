@@ -17,8 +17,11 @@
 // remaining file size.
 //
 // The unpickled tree (serialize/unpickler.h) is converted to IValues last:
-// shared objects stay shared, cycles and nesting deeper than kMaxDepth are
-// errors. Tensors are rebuilt over the loaded storages with their saved
+// shared objects stay shared (strings too: an IValue str shares the arena
+// node's text), cycles and nesting deeper than kMaxDepth are errors. The whole
+// load runs within one MemoryBudget (Note [Checkpoint memory budget]): the
+// storages, the unpickler's arena and the IValue tree are charged to it, and
+// running out of memory anyway is an ember::Error naming the file. Tensors are rebuilt over the loaded storages with their saved
 // offset, sizes and strides (checked by the unpickler to fit the storage), so
 // views saved together share memory again.
 #include "ember/serialize/torch_load.h"
@@ -29,7 +32,9 @@
 
 #include "ember/core/allocator.h"
 #include "ember/core/error.h"
+#include "ember/core/out_of_memory.h"
 #include "serialize/byte_source.h"
+#include "serialize/memory_budget.h"
 #include "serialize/unpickler.h"
 #include "serialize/zip_reader.h"
 
@@ -43,10 +48,16 @@ using pickle::Unpickler;
 using pickle::Value;
 
 constexpr int kMaxDepth = 1000;
+// A tensor's share of memory besides its data: TensorImpl, its storage
+// handle, sizes and strides beyond the inline ones, autograd metadata.
+constexpr uint64_t kTensorBytes = 512;
 constexpr unsigned char kLegacyMagic[10] = {0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
 
+using Key = std::shared_ptr<const pickle::SharedString>;
+using KeyIndex = std::unordered_map<pickle::HashedKey, int32_t, pickle::HashedKeyHash, pickle::HashedKeyEq>;
+
 struct StorageEntry {
-  std::string key;
+  Key key;  // the pickle's string, shared (hashed once)
   DType dtype;
   uint64_t numel;
   Storage data;         // roots, once loaded
@@ -63,9 +74,14 @@ void byteswap(void* data, size_t nbytes, DType dtype) {
 
 class Loader : public pickle::Hooks {
  public:
-  Loader(const ByteSource& src, std::string what) : src_(src), what_(std::move(what)) {}
+  Loader(const ByteSource& src, std::string what) : src_(src), what_(what), budget_(std::move(what), src.size()) {}
 
   IValue load() {
+    return run_within(budget_, [&] { return load_any(); });
+  }
+
+ private:
+  IValue load_any() {
     unsigned char head[4] = {0, 0, 0, 0};
     const size_t n = static_cast<size_t>(std::min<uint64_t>(src_.size(), 4));
     src_.read(0, head, n, "file header");
@@ -76,12 +92,14 @@ class Loader : public pickle::Hooks {
     EMBER_FAIL(what_, ": not a torch.save file (neither a zip archive nor a legacy pickle)");
   }
 
+
+ public:
   // ---- pickle::Hooks ----
   int32_t persistent_load(const Unpickler& u, const std::vector<Value>& pid) override {
     if (legacy_header_) u.fail("persistent id in a header pickle");
     if (pid.empty()) u.fail("empty persistent id");
     const Node* tag = u.node_of(pid[0]);
-    if (!tag || tag->kind != NodeKind::String || tag->text != "storage")
+    if (!tag || tag->kind != NodeKind::String || tag->text->str() != "storage")
       u.fail("persistent id must start with 'storage'");
     return zip_ ? zip_storage(u, pid) : legacy_storage(u, pid);
   }
@@ -90,7 +108,7 @@ class Loader : public pickle::Hooks {
 
  private:
   // ---- persistent ids ----
-  static const std::string& expect_string(const Unpickler& u, const Value& v, const char* what) {
+  static const Key& expect_string(const Unpickler& u, const Value& v, const char* what) {
     const Node* n = u.node_of(v);
     if (!n || n->kind != NodeKind::String) u.fail(std::string(what) + " must be a str, got " + u.describe(v));
     return n->text;
@@ -111,27 +129,47 @@ class Loader : public pickle::Hooks {
       u.fail("storage of " + std::to_string(numel) + " elements is larger than the file");
     return nbytes;
   }
-  int32_t existing(const Unpickler& u, const std::string& key, DType dtype, uint64_t numel) const {
-    auto it = by_key_.find(key);
+  int32_t existing(const Unpickler& u, const Key& key, DType dtype, uint64_t numel) const {
+    auto it = by_key_.find(serialize::detail::hashed_key(*key));
     if (it == by_key_.end()) return -1;
     const StorageEntry& e = storages_[static_cast<size_t>(it->second)];
     if (e.dtype != dtype || e.numel != numel)
-      u.fail("storage '" + key + "' is declared twice with different types or sizes");
+      u.fail("storage '" + key->str() + "' is declared twice with different types or sizes");
     return it->second;
   }
-  int32_t add(StorageEntry e) {
+  // Adds e to the table and to `index` under its key (shared, not copied).
+  int32_t add(StorageEntry e, KeyIndex& index) {
+    budget_.charge(sizeof(StorageEntry) + kHashEntryBytes, "a storage entry");
+    budget_.reserve_more(storages_, 1, "the storage table");
     storages_.push_back(std::move(e));
-    return static_cast<int32_t>(storages_.size() - 1);
+    const int32_t s = static_cast<int32_t>(storages_.size() - 1);
+    index.emplace(serialize::detail::hashed_key(*storages_.back().key), s);
+    return s;
+  }
+  // A storage's memory, charged to the budget; the allocator's out-of-memory
+  // error becomes one naming the file and the storage.
+  Storage allocate_storage(uint64_t nbytes, const std::string& key) {
+    budget_.charge(tensor_data_bytes(nbytes), "a tensor storage");
+    try {
+      return make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), cpu_allocator());
+    } catch (const Error& e) {
+      ember::detail::take_allocation_failure();
+      EMBER_FAIL(what_, ": out of memory while allocating storage '", key, "' (", nbytes, " bytes): ", e.what());
+    } catch (const std::bad_alloc&) {
+      EMBER_FAIL(what_, ": out of memory (std::bad_alloc) while allocating storage '", key, "' (", nbytes,
+                 " bytes)");
+    }
   }
 
   int32_t zip_storage(const Unpickler& u, const std::vector<Value>& pid) {
     // ('storage', storage_type, key, location, numel)
     if (pid.size() != 5) u.fail("zip persistent id must have 5 fields, got " + std::to_string(pid.size()));
     const DType dtype = expect_storage_type(u, pid[1]);
-    const std::string& key = expect_string(u, pid[2], "storage key");
+    const Key& key_text = expect_string(u, pid[2], "storage key");
     expect_string(u, pid[3], "storage location");
     const uint64_t numel = expect_count(u, pid[4], "storage size");
-    if (int32_t s = existing(u, key, dtype, numel); s >= 0) return s;
+    if (int32_t s = existing(u, key_text, dtype, numel); s >= 0) return s;
+    const std::string& key = key_text->str();
     const uint64_t nbytes = checked_nbytes(u, numel, dtype);
     const ZipReader::Entry* entry = zip_->find(prefix_ + "data/" + key);
     if (!entry) u.fail("storage '" + key + "' has no entry " + prefix_ + "data/" + key);
@@ -139,52 +177,45 @@ class Loader : public pickle::Hooks {
       u.fail("storage '" + key + "' of " + std::to_string(numel) + " " + std::string(dtype_name(dtype)) +
              " elements needs " + std::to_string(nbytes) + " bytes but its entry holds " +
              std::to_string(entry->size));
-    Storage data = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), cpu_allocator());
+    Storage data = allocate_storage(nbytes, key);
     zip_->read_into(*entry, data->data());
     if (big_endian_) byteswap(data->data(), static_cast<size_t>(nbytes), dtype);
-    StorageEntry e{key, dtype, numel, std::move(data)};
-    const int32_t s = add(std::move(e));
-    by_key_[key] = s;
-    return s;
+    return add(StorageEntry{key_text, dtype, numel, std::move(data)}, by_key_);
   }
 
   int32_t legacy_storage(const Unpickler& u, const std::vector<Value>& pid) {
     // ('storage', storage_type, root_key, location, numel, view_metadata)
     if (pid.size() != 6) u.fail("legacy persistent id must have 6 fields, got " + std::to_string(pid.size()));
     const DType dtype = expect_storage_type(u, pid[1]);
-    const std::string& key = expect_string(u, pid[2], "storage key");
+    const Key& key = expect_string(u, pid[2], "storage key");
     expect_string(u, pid[3], "storage location");
     const uint64_t numel = expect_count(u, pid[4], "storage size");
     checked_nbytes(u, numel, dtype);
     int32_t root = existing(u, key, dtype, numel);
-    if (root < 0) {
-      root = add(StorageEntry{key, dtype, numel, {}});
-      by_key_[key] = root;
-    }
+    if (root < 0) root = add(StorageEntry{key, dtype, numel, {}}, by_key_);
     if (pid[5].kind == Value::Kind::None) return root;
     // view_metadata = (view_key, offset, view_size), in elements of the root.
     const Node* view = u.node_of(pid[5]);
     if (!view || view->kind != NodeKind::Tuple || view->items.size() != 3)
       u.fail("storage view metadata must be a 3-tuple");
-    const std::string& view_key = expect_string(u, view->items[0], "view key");
+    const Key& view_key = expect_string(u, view->items[0], "view key");
     const uint64_t offset = expect_count(u, view->items[1], "view offset");
     const uint64_t size = expect_count(u, view->items[2], "view size");
-    if (offset > numel || size > numel - offset) u.fail("storage view '" + view_key + "' exceeds its storage");
-    auto it = views_.find(view_key);
+    if (offset > numel || size > numel - offset)
+      u.fail("storage view '" + view_key->str() + "' exceeds its storage");
+    auto it = views_.find(serialize::detail::hashed_key(*view_key));
     if (it != views_.end()) {
       const StorageEntry& e = storages_[static_cast<size_t>(it->second)];
       if (e.root != root || e.offset != offset || e.numel != size)
-        u.fail("storage view '" + view_key + "' is declared twice differently");
+        u.fail("storage view '" + view_key->str() + "' is declared twice differently");
       return it->second;
     }
-    const int32_t s = add(StorageEntry{view_key, dtype, size, {}, root, offset});
-    views_[view_key] = s;
-    return s;
+    return add(StorageEntry{view_key, dtype, size, {}, root, offset}, views_);
   }
 
   // ---- formats ----
   IValue load_zip() {
-    ZipReader zip(src_, what_);
+    ZipReader zip(src_, what_, &budget_);
     zip_ = &zip;
     const ZipReader::Entry* pkl = nullptr;
     for (const auto& e : zip.entries()) {
@@ -202,9 +233,10 @@ class Loader : public pickle::Hooks {
       EMBER_CHECK(order == "little" || order == "big", what_, ": unknown byteorder '", order, "'");
       big_endian_ = order == "big";
     }
-    const std::string bytes = zip.read(*pkl);
-    MemorySource pickle_src(bytes.data(), bytes.size(), pkl->name);
-    Unpickler u(pickle_src, 0, bytes.size(), what_ + ": " + pkl->name, this);
+    // The pickle is read from the file as it runs (CRC-checked first), not
+    // copied into memory.
+    const uint64_t begin = zip.verified_data_offset(*pkl);
+    Unpickler u(src_, begin, begin + pkl->size, what_ + ": " + pkl->name, this, budget_);
     const Value root = u.run();
     return convert(u, root);
   }
@@ -212,7 +244,7 @@ class Loader : public pickle::Hooks {
   IValue load_legacy() {
     uint64_t pos = 0;
     auto next = [&](const char* name) {
-      auto u = std::make_unique<Unpickler>(src_, pos, src_.size(), what_ + ": " + name, this);
+      auto u = std::make_unique<Unpickler>(src_, pos, src_.size(), what_ + ": " + name, this, budget_);
       return u;
     };
     // 1. magic number
@@ -221,8 +253,8 @@ class Loader : public pickle::Hooks {
       legacy_header_ = true;
       const Value v = u->run();
       const Node* n = u->node_of(v);
-      EMBER_CHECK(n && n->kind == NodeKind::BigInt && n->text.size() == sizeof(kLegacyMagic) &&
-                      std::memcmp(n->text.data(), kLegacyMagic, sizeof(kLegacyMagic)) == 0,
+      EMBER_CHECK(n && n->kind == NodeKind::BigInt && n->text->str().size() == sizeof(kLegacyMagic) &&
+                      std::memcmp(n->text->str().data(), kLegacyMagic, sizeof(kLegacyMagic)) == 0,
                   what_, ": bad magic number: not a torch.save file");
       pos = u->position();
     }
@@ -250,21 +282,19 @@ class Loader : public pickle::Hooks {
     const Value root = obj->run();
     pos = obj->position();
     // 5. storage keys, then the data.
-    std::vector<std::string> keys;
+    IValue list;  // the keys' strings, shared (not copied)
     {
       legacy_header_ = true;
       auto u = next("storage keys");
-      const IValue list = convert(*u, u->run());
+      list = convert(*u, u->run());
       EMBER_CHECK(list.is_list() && !list.is_tuple(), what_, ": storage key list is a ", list.type_name());
-      for (const IValue& k : list.to_list()) {
-        EMBER_CHECK(k.is_string(), what_, ": storage key is a ", k.type_name());
-        keys.push_back(k.to_string());
-      }
+      for (const IValue& k : list.to_list()) EMBER_CHECK(k.is_string(), what_, ": storage key is a ", k.type_name());
       pos = u->position();
       legacy_header_ = false;
     }
-    for (const std::string& key : keys) {
-      auto it = by_key_.find(key);
+    for (const IValue& key_value : list.to_list()) {
+      const std::string& key = key_value.to_string();
+      auto it = by_key_.find(serialize::detail::hashed_key(key));
       EMBER_CHECK(it != by_key_.end(), what_, ": data for unknown storage '", key, "'");
       StorageEntry& e = storages_[static_cast<size_t>(it->second)];
       EMBER_CHECK(!e.data, what_, ": storage '", key, "' is listed twice");
@@ -279,20 +309,29 @@ class Loader : public pickle::Hooks {
       const uint64_t nbytes = e.numel * element_size(e.dtype);  // <= file size (checked)
       EMBER_CHECK(src_.contains(pos, nbytes), what_, ": truncated file: storage '", key, "' needs ",
                   nbytes, " bytes at ", pos, " but the file has ", src_.size());
-      e.data = make_intrusive<StorageImpl>(static_cast<size_t>(nbytes), cpu_allocator());
+      e.data = allocate_storage(nbytes, key);
       src_.read(pos, e.data->data(), static_cast<size_t>(nbytes), "storage data");
       if (big_endian_) byteswap(e.data->data(), static_cast<size_t>(nbytes), e.dtype);
       pos += nbytes;
     }
     for (const StorageEntry& e : storages_)
-      EMBER_CHECK(e.root >= 0 || e.data, what_, ": storage '", e.key, "' has no data in the file");
+      EMBER_CHECK(e.root >= 0 || e.data, what_, ": storage '", e.key->str(), "' has no data in the file");
     return convert(*obj, root);
   }
 
   // ---- conversion to IValue ----
+  // The IValue tree of root. Its memory stays charged (the caller keeps it);
+  // the table of converted nodes is given back afterwards.
   IValue convert(const Unpickler& u, const Value& root) {
-    done_.clear();
-    return convert_value(u, root, 0);
+    const uint64_t table = u.node_count() * (sizeof(IValue) + 1) + 2 * kHeapBlockOverhead;
+    budget_.charge(table, "the table of converted objects");
+    done_.assign(u.node_count(), IValue());
+    state_.assign(u.node_count(), kTodo);
+    IValue out = convert_value(u, root, 0);
+    done_ = {};
+    state_ = {};
+    budget_.release(table);
+    return out;
   }
 
   IValue convert_value(const Unpickler& u, const Value& v, int depth) {
@@ -305,18 +344,21 @@ class Loader : public pickle::Hooks {
     }
     EMBER_CHECK(depth <= kMaxDepth, u.what(), ": objects nested more than ", kMaxDepth, " levels deep");
     const Node& n = u.node(v.ref);
-    if (auto it = done_.find(v.ref); it != done_.end()) {
-      EMBER_CHECK(it->second.second, u.what(), ": recursive structure (an object contains itself)");
-      return it->second.first;
+    if (state_[v.ref] != kTodo) {
+      EMBER_CHECK(state_[v.ref] == kDone, u.what(), ": recursive structure (an object contains itself)");
+      return done_[v.ref];  // shared: a copy of an IValue copies no elements or characters
     }
-    done_.emplace(v.ref, std::make_pair(IValue(), false));  // in progress
+    state_[v.ref] = kInProgress;
     IValue out;
     switch (n.kind) {
-      case NodeKind::String: out = IValue(n.text); break;
+      case NodeKind::String: out = IValue::shared_string(n.text); break;
       case NodeKind::BigInt:
-        EMBER_FAIL(u.what(), ": integer of ", n.text.size(), " bytes does not fit in 64 bits");
+        EMBER_FAIL(u.what(), ": integer of ", n.text->str().size(), " bytes does not fit in 64 bits");
       case NodeKind::List:
       case NodeKind::Tuple: {
+        // The elements' buffer, and make_shared's block holding the vector.
+        budget_.charge(n.items.size() * sizeof(IValue) + sizeof(std::vector<IValue>) + 16 + 2 * kHeapBlockOverhead,
+                       n.kind == NodeKind::List ? "a list" : "a tuple");
         std::vector<IValue> items;
         items.reserve(n.items.size());
         for (const Value& x : n.items) items.push_back(convert_value(u, x, depth + 1));
@@ -324,7 +366,12 @@ class Loader : public pickle::Hooks {
         break;
       }
       case NodeKind::Dict: {
+        // The items' buffer, the index (a hash entry per key) and make_shared's block.
+        const size_t pairs = n.items.size() / 2;
+        budget_.charge(pairs * (sizeof(IDict::Item) + kHashEntryBytes) + sizeof(IDict) + 16 + 3 * kHeapBlockOverhead,
+                       "a dict");
         IDict d;
+        d.reserve(pairs);
         for (size_t k = 0; k + 1 < n.items.size(); k += 2)
           d.insert(convert_value(u, n.items[k], depth + 1), convert_value(u, n.items[k + 1], depth + 1));
         out = IValue::dict(std::move(d));
@@ -334,10 +381,13 @@ class Loader : public pickle::Hooks {
         EMBER_FAIL(u.what(), ": a bare ", u.describe(v), " cannot be loaded (only its results can)");
       case NodeKind::Storage:
         EMBER_FAIL(u.what(), ": a bare storage cannot be loaded (only tensors)");
-      case NodeKind::Tensor: out = IValue(make_tensor(*n.tensor)); break;
+      case NodeKind::Tensor:
+        budget_.charge(kTensorBytes + 2 * n.tensor->sizes.size() * sizeof(int64_t), "a tensor");
+        out = IValue(make_tensor(*n.tensor));
+        break;
     }
-    auto& slot = done_[v.ref];
-    slot = {out, true};
+    done_[v.ref] = out;
+    state_[v.ref] = kDone;
     return out;
   }
 
@@ -348,7 +398,7 @@ class Loader : public pickle::Hooks {
       offset += static_cast<int64_t>(e->offset);
       e = &storages_.at(static_cast<size_t>(e->root));
     }
-    EMBER_CHECK(e->data, what_, ": storage '", e->key, "' was never loaded");
+    EMBER_CHECK(e->data, what_, ": storage '", e->key->str(), "' was never loaded");
     Tensor t(make_intrusive<TensorImpl>(e->data, e->dtype, d.sizes, d.strides, offset));
     if (d.requires_grad) t.requires_grad_(true);
     return t;
@@ -356,13 +406,17 @@ class Loader : public pickle::Hooks {
 
   const ByteSource& src_;
   std::string what_;
+  MemoryBudget budget_;
   const ZipReader* zip_ = nullptr;
   std::string prefix_;
   bool big_endian_ = false;
   bool legacy_header_ = false;
   std::vector<StorageEntry> storages_;
-  std::unordered_map<std::string, int32_t> by_key_, views_;
-  std::unordered_map<uint32_t, std::pair<IValue, bool>> done_;
+  KeyIndex by_key_, views_;  // keys are views of the entries' shared strings
+  // Conversion state per arena node: its IValue once converted.
+  enum : uint8_t { kTodo, kInProgress, kDone };
+  std::vector<IValue> done_;
+  std::vector<uint8_t> state_;
 };
 
 }  // namespace

@@ -64,6 +64,23 @@ const char* global_name(GlobalKind k) {
   return "?";
 }
 
+// A memo slot that was never stored.
+constexpr uint32_t kUnsetRef = ~uint32_t{0};
+Value unset_value() {
+  Value v;
+  v.kind = Value::Kind::Ref;
+  v.ref = kUnsetRef;
+  return v;
+}
+bool is_unset(const Value& v) { return v.kind == Value::Kind::Ref && v.ref == kUnsetRef; }
+
+// What a std::string of n characters costs beyond its own object: the heap
+// buffer of a string too long for the short-string buffer.
+uint64_t string_heap_bytes(uint64_t n) { return n > 15 ? n + 1 + kHeapBlockOverhead : 0; }
+// A shared string: make_shared's block (control block + SharedString) and its buffer.
+uint64_t shared_string_bytes(uint64_t n) {
+  return 16 + sizeof(SharedString) + kHeapBlockOverhead + string_heap_bytes(n);
+}
 // Printable form of a name from the file for error messages.
 std::string printable(const std::string& s) {
   std::string out;
@@ -74,8 +91,24 @@ std::string printable(const std::string& s) {
 
 }  // namespace
 
-Unpickler::Unpickler(const ByteSource& src, uint64_t begin, uint64_t end, std::string what, Hooks* hooks)
-    : src_(src), pos_(begin), end_(end), buf_start_(begin), what_(std::move(what)), hooks_(hooks) {}
+Unpickler::Unpickler(const ByteSource& src, uint64_t begin, uint64_t end, std::string what, Hooks* hooks,
+                     MemoryBudget& budget)
+    : src_(src), pos_(begin), end_(end), buf_start_(begin), what_(std::move(what)), hooks_(hooks),
+      budget_(budget) {}
+
+Unpickler::~Unpickler() { budget_.release(charged_); }
+
+void Unpickler::charge(uint64_t bytes, const char* item) {
+  budget_.charge(bytes, item);
+  charged_ += bytes;
+}
+
+template <class T>
+void Unpickler::reserve_more(std::vector<T>& v, size_t extra, const char* item) {
+  const uint64_t before = budget_.used();
+  budget_.reserve_more(v, extra, item);
+  charged_ += budget_.used() - before;  // grows: the new buffer minus the old one
+}
 
 void Unpickler::fail(const std::string& message) const {
   EMBER_FAIL(what_, ": ", message, " (pickle opcode at byte ", opcode_offset_, ")");
@@ -85,6 +118,7 @@ uint8_t Unpickler::read_u8() {
   if (pos_ < buf_start_ || pos_ >= buf_start_ + buf_.size()) {
     if (pos_ >= end_) fail("unexpected end of the pickle (truncated file?)");
     const uint64_t n = std::min<uint64_t>(end_ - pos_, 64 * 1024);
+    if (buf_.capacity() < n) charge(n + kHeapBlockOverhead, "the pickle's read buffer");
     buf_.resize(static_cast<size_t>(n));
     src_.read(pos_, buf_.data(), buf_.size(), "pickle");
     buf_start_ = pos_;
@@ -102,6 +136,7 @@ std::string Unpickler::read_bytes(uint64_t n) {
   if (n > end_ - pos_)
     fail("length " + std::to_string(n) + " runs past the end of the pickle (" +
          std::to_string(end_ - pos_) + " bytes left)");
+  charge(shared_string_bytes(n), "a string");
   std::string out(static_cast<size_t>(n), '\0');
   size_t done = 0;
   // Take what the buffer holds, then read the rest directly.
@@ -124,9 +159,10 @@ std::string Unpickler::read_line() {
   }
 }
 
-uint32_t Unpickler::add_node(NodeKind kind) {
+uint32_t Unpickler::add_node(NodeKind kind, uint64_t extra_bytes) {
   if (nodes_.size() >= kMaxNodes) fail("too many objects (more than " + std::to_string(kMaxNodes) + ")");
-  nodes_.push_back(Node{kind, {}, {}, {}, GlobalKind::OrderedDict, kFloat32, -1, {}});
+  charge(kNodeCost + extra_bytes, "an object");
+  nodes_.emplace_back().kind = kind;
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
@@ -137,14 +173,45 @@ Value Unpickler::ref(uint32_t r) const {
   return v;
 }
 
-void Unpickler::count_values(size_t n) {
-  values_ += n;
-  if (values_ > kMaxValues) fail("too many values (more than " + std::to_string(kMaxValues) + ")");
+void Unpickler::push(Value v) {
+  if (stack_.size() == stack_.capacity()) reserve_more(stack_, 1, "the pickle stack");
+  stack_.push_back(v);
 }
 
-void Unpickler::push(Value v) {
-  count_values(1);
-  stack_.push_back(v);
+void Unpickler::shrink_stack() {
+  const uint64_t before = budget_.used();
+  budget_.shrink(stack_, "the pickle stack");
+  charged_ -= std::min(charged_, before - std::min(before, budget_.used()));
+}
+
+void Unpickler::memo_put(uint32_t idx, const Value& v) {
+  if (idx < memo_.size()) {
+    memo_count_ += is_unset(memo_[idx]);
+    memo_[idx] = v;
+    return;
+  }
+  // Dense indices (Python's 0, 1, 2, ...) go to the vector, far ones to the map.
+  if (idx - memo_.size() < 1024 + memo_.size()) {
+    reserve_more(memo_, idx + 1 - memo_.size(), "the pickle memo");
+    memo_.resize(idx + 1, unset_value());
+    memo_[idx] = v;
+    ++memo_count_;
+    return;
+  }
+  auto it = memo_sparse_.find(idx);
+  if (it != memo_sparse_.end()) {
+    it->second = v;
+    return;
+  }
+  charge(kHashEntryBytes, "the pickle memo");
+  memo_sparse_.emplace(idx, v);
+  ++memo_count_;
+}
+
+const Value* Unpickler::memo_get(uint32_t idx) const {
+  if (idx < memo_.size()) return is_unset(memo_[idx]) ? nullptr : &memo_[idx];
+  auto it = memo_sparse_.find(idx);
+  return it == memo_sparse_.end() ? nullptr : &it->second;
 }
 
 Value Unpickler::pop() {
@@ -169,8 +236,20 @@ size_t Unpickler::pop_mark() {
 }
 
 void Unpickler::push_string(std::string s) {
+  // read_bytes charged the shared string; an equal one seen before is used
+  // instead (interned), and the charge given back.
+  const uint64_t bytes = shared_string_bytes(s.size());
+  auto text = std::make_shared<const SharedString>(std::move(s));
+  if (auto it = strings_.find(detail::hashed_key(*text)); it != strings_.end()) {
+    text = it->second;
+    budget_.release(bytes);
+    charged_ -= std::min(charged_, bytes);
+  } else {
+    charge(kHashEntryBytes, "a string");
+    strings_.emplace(detail::hashed_key(*text), text);
+  }
   const uint32_t r = add_node(NodeKind::String);
-  nodes_[r].text = std::move(s);
+  nodes_[r].text = std::move(text);
   push(ref(r));
 }
 
@@ -221,35 +300,44 @@ int64_t Unpickler::expect_int(const Value& v, const char* what) const {
   return v.i;
 }
 
-std::vector<int64_t> Unpickler::expect_int_tuple(const Value& v, const char* what) const {
+std::vector<int64_t> Unpickler::expect_int_tuple(const Value& v, const char* what) {
   const Node* n = node_of(v);
   if (!n || (n->kind != NodeKind::Tuple && n->kind != NodeKind::List))
     fail(std::string(what) + " must be a tuple of ints, got " + describe(v));
+  if (n->items.size() > 64) fail("tensor has more than 64 dimensions");
+  charge(n->items.size() * sizeof(int64_t) + kHeapBlockOverhead, "a tensor's sizes and strides");
   std::vector<int64_t> out;
+  out.reserve(n->items.size());
   for (const Value& x : n->items) out.push_back(expect_int(x, what));
   return out;
 }
 
 void Unpickler::dict_set(uint32_t dict, const Value& key, const Value& value) {
-  std::string k;
-  if (key.kind == Value::Kind::Int) {
-    k.assign(1, 'i');
-    k.append(reinterpret_cast<const char*>(&key.i), sizeof(key.i));
-  } else if (const Node* n = node_of(key); n && n->kind == NodeKind::String) {
-    k = "s" + n->text;
-  } else {
+  const Node* key_node = node_of(key);
+  if (key.kind != Value::Kind::Int && !(key_node && key_node->kind == NodeKind::String))
     fail("dict keys must be str or int, got " + describe(key));
-  }
-  count_values(2);
   Node& d = nodes_[dict];
-  if (!d.keys) d.keys = std::make_unique<std::unordered_map<std::string, size_t>>();
-  auto [it, fresh] = d.keys->emplace(std::move(k), d.items.size() / 2);
-  if (fresh) {
-    d.items.push_back(key);
-    d.items.push_back(value);
-  } else {
-    d.items[2 * it->second + 1] = value;  // Python: the later value wins, in place
+  if (!d.keys) {
+    charge(sizeof(DictIndex) + kHeapBlockOverhead, "a dict");
+    d.keys = std::make_unique<DictIndex>();
   }
+  const uint32_t slot = static_cast<uint32_t>(d.items.size() / 2);
+  // Python: a later value for an existing key replaces it in place.
+  if (key.kind == Value::Kind::Int) {
+    if (auto it = d.keys->ints.find(key.i); it != d.keys->ints.end()) {
+      d.items[2 * size_t(it->second) + 1] = value;
+      return;
+    }
+  } else if (auto it = d.keys->strings.find(detail::hashed_key(*key_node->text)); it != d.keys->strings.end()) {
+    d.items[2 * size_t(it->second) + 1] = value;
+    return;
+  }
+  charge(kHashEntryBytes, "a dict");
+  reserve_more(d.items, 2, "a dict");
+  if (key.kind == Value::Kind::Int) d.keys->ints.emplace(key.i, slot);
+  else d.keys->strings.emplace(detail::hashed_key(*key_node->text), slot);
+  d.items.push_back(key);
+  d.items.push_back(value);
 }
 
 Value Unpickler::rebuild_tensor(const std::vector<Value>& args, bool v2) {
@@ -259,6 +347,7 @@ Value Unpickler::rebuild_tensor(const std::vector<Value>& args, bool v2) {
     fail(std::string(v2 ? "_rebuild_tensor_v2" : "_rebuild_tensor") + " got " +
          std::to_string(args.size()) + " arguments");
   const Node* storage = expect_node(args[0], NodeKind::Storage, "the tensor's storage");
+  charge(sizeof(TensorDesc) + kHeapBlockOverhead, "a tensor");
   auto desc = std::make_unique<TensorDesc>();
   desc->storage = storage->storage;
   desc->offset = expect_int(args[1], "storage_offset");
@@ -273,7 +362,6 @@ Value Unpickler::rebuild_tensor(const std::vector<Value>& args, bool v2) {
   if (desc->sizes.size() != desc->strides.size())
     fail("tensor size has " + std::to_string(desc->sizes.size()) + " dimensions but stride has " +
          std::to_string(desc->strides.size()));
-  if (desc->sizes.size() > 64) fail("tensor has more than 64 dimensions");
   if (desc->offset < 0) fail("negative storage offset");
   // Every element must lie inside the storage: offset + sum((size-1)*stride) < numel.
   const uint64_t numel = hooks_->storage_numel(desc->storage);
@@ -300,7 +388,7 @@ Value Unpickler::rebuild_tensor(const std::vector<Value>& args, bool v2) {
           __builtin_add_overflow(last, span, &last) ||
           __builtin_mul_overflow(static_cast<uint64_t>(desc->strides[d]), itemsize, &stride_bytes) ||
           stride_bytes > static_cast<uint64_t>(INT64_MAX))
-        fail(detail::concat("tensor extent overflows (sizes ", IntArrayRef(desc->sizes), ", strides ",
+        fail(ember::detail::concat("tensor extent overflows (sizes ", IntArrayRef(desc->sizes), ", strides ",
                             IntArrayRef(desc->strides), ")"));
     }
     if (last >= numel)
@@ -328,6 +416,9 @@ Value Unpickler::rebuild_parameter(const std::vector<Value>& args, bool with_sta
   if (args[1].b && !is_floating_point(hooks_->storage_dtype(data->tensor->storage)) &&
       !is_complex(hooks_->storage_dtype(data->tensor->storage)))
     fail("only floating point and complex tensors can require grad");
+  charge(sizeof(TensorDesc) + 2 * (data->tensor->sizes.size() * sizeof(int64_t) + kHeapBlockOverhead) +
+             kHeapBlockOverhead,
+         "a tensor");
   auto desc = std::make_unique<TensorDesc>(*data->tensor);
   desc->requires_grad = args[1].b;
   const uint32_t r = add_node(NodeKind::Tensor);
@@ -341,7 +432,7 @@ void Unpickler::reduce() {
   const Node* args = expect_node(args_v, NodeKind::Tuple, "REDUCE arguments");
   const Node* g = node_of(callable);
   if (!g || g->kind != NodeKind::Global) fail("REDUCE on a " + describe(callable) + " (not callable)");
-  const std::vector<Value> a = args->items;  // copy: the arena may grow below
+  const std::vector<Value>& a = args->items;  // arena nodes never move (a deque)
   switch (g->global) {
     case GlobalKind::OrderedDict:
       if (!a.empty()) fail("collections.OrderedDict() with arguments is not supported");
@@ -386,9 +477,15 @@ Value Unpickler::run() {
         if (stack_.size() != 1) fail("STOP with " + std::to_string(stack_.size()) + " values on the stack");
         return stack_.back();
       }
-      case MARK: marks_.push_back(stack_.size()); break;
+      case MARK:
+        reserve_more(marks_, 1, "the pickle's marks");
+        marks_.push_back(stack_.size());
+        break;
       case POP: pop(); break;
-      case POP_MARK: stack_.resize(pop_mark()); break;
+      case POP_MARK:
+        stack_.resize(pop_mark());
+        shrink_stack();
+        break;
       case DUP: {
         const Value v = top();
         push(v);
@@ -417,18 +514,22 @@ Value Unpickler::run() {
       case LONG4: {
         const uint64_t n = op == LONG1 ? read_u8() : read_le(4);
         if (n > 4096) fail("integer of " + std::to_string(n) + " bytes is too large");
-        std::string bytes = read_bytes(n);
         if (n <= 8) {
           uint64_t u = 0;
-          for (size_t k = 0; k < n; ++k) u |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[k])) << (8 * k);
-          if (n > 0 && n < 8 && (static_cast<uint8_t>(bytes[n - 1]) & 0x80)) u |= ~uint64_t(0) << (8 * n);
+          uint8_t last = 0;
+          for (size_t k = 0; k < n; ++k) {
+            last = read_u8();
+            u |= static_cast<uint64_t>(last) << (8 * k);
+          }
+          if (n > 0 && n < 8 && (last & 0x80)) u |= ~uint64_t(0) << (8 * n);
           Value v;
           v.kind = Value::Kind::Int;
           v.i = static_cast<int64_t>(u);
           push(v);
         } else {
+          std::string bytes = read_bytes(n);
           const uint32_t r = add_node(NodeKind::BigInt);
-          nodes_[r].text = std::move(bytes);
+          nodes_[r].text = std::make_shared<const SharedString>(std::move(bytes));
           push(ref(r));
         }
         break;
@@ -462,8 +563,10 @@ Value Unpickler::run() {
       case TUPLE: {
         const size_t m = pop_mark();
         const uint32_t r = add_node(op == LIST ? NodeKind::List : NodeKind::Tuple);
+        reserve_more(nodes_[r].items, stack_.size() - m, op == LIST ? "a list" : "a tuple");
         nodes_[r].items.assign(stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
         stack_.resize(m);
+        shrink_stack();
         push(ref(r));
         break;
       }
@@ -471,10 +574,11 @@ Value Unpickler::run() {
       case TUPLE2:
       case TUPLE3: {
         const size_t n = op - TUPLE1 + 1u;
-        std::vector<Value> items(n);
+        Value items[3];
         for (size_t k = n; k-- > 0;) items[k] = pop();
         const uint32_t r = add_node(NodeKind::Tuple);
-        nodes_[r].items = std::move(items);
+        reserve_more(nodes_[r].items, n, "a tuple");
+        nodes_[r].items.assign(items, items + n);
         push(ref(r));
         break;
       }
@@ -484,6 +588,7 @@ Value Unpickler::run() {
         const uint32_t r = add_node(NodeKind::Dict);
         for (size_t k = m; k < stack_.size(); k += 2) dict_set(r, stack_[k], stack_[k + 1]);
         stack_.resize(m);
+        shrink_stack();
         push(ref(r));
         break;
       }
@@ -491,8 +596,9 @@ Value Unpickler::run() {
         const Value v = pop();
         const Node* list = node_of(top());
         if (!list || list->kind != NodeKind::List) fail("APPEND to a " + describe(top()));
-        count_values(1);
-        nodes_[top().ref].items.push_back(v);
+        auto& items = nodes_[top().ref].items;
+        reserve_more(items, 1, "a list");
+        items.push_back(v);
         break;
       }
       case APPENDS: {
@@ -501,10 +607,11 @@ Value Unpickler::run() {
         const Value target = stack_[m - 1];
         const Node* list = node_of(target);
         if (!list || list->kind != NodeKind::List) fail("APPENDS to a " + describe(target));
-        count_values(stack_.size() - m);
         auto& items = nodes_[target.ref].items;
+        reserve_more(items, stack_.size() - m, "a list");
         items.insert(items.end(), stack_.begin() + static_cast<std::ptrdiff_t>(m), stack_.end());
         stack_.resize(m);
+        shrink_stack();
         break;
       }
       case SETITEM: {
@@ -524,25 +631,25 @@ Value Unpickler::run() {
         if (!d || d->kind != NodeKind::Dict) fail("SETITEMS on a " + describe(target));
         for (size_t k = m; k < stack_.size(); k += 2) dict_set(target.ref, stack_[k], stack_[k + 1]);
         stack_.resize(m);
+        shrink_stack();
         break;
       }
       case BINPUT:
       case LONG_BINPUT:
       case MEMOIZE: {
+        if (op == MEMOIZE && memo_count_ >= kUnsetRef) fail("memo is full");
         const uint32_t idx = op == BINPUT        ? read_u8()
                              : op == LONG_BINPUT ? static_cast<uint32_t>(read_le(4))
-                                                 : static_cast<uint32_t>(memo_.size());
-        const Value v = top();
-        count_values(1);
-        memo_[idx] = v;
+                                                 : static_cast<uint32_t>(memo_count_);
+        memo_put(idx, top());
         break;
       }
       case BINGET:
       case LONG_BINGET: {
         const uint32_t idx = op == BINGET ? read_u8() : static_cast<uint32_t>(read_le(4));
-        auto it = memo_.find(idx);
-        if (it == memo_.end()) fail("memo index " + std::to_string(idx) + " was never stored");
-        push(it->second);
+        const Value* v = memo_get(idx);
+        if (!v) fail("memo index " + std::to_string(idx) + " was never stored");
+        push(*v);
         break;
       }
       case GLOBAL: {
@@ -556,8 +663,7 @@ Value Unpickler::run() {
         const Value module = pop();
         const Node* m = expect_node(module, NodeKind::String, "STACK_GLOBAL module");
         const Node* n = expect_node(name, NodeKind::String, "STACK_GLOBAL name");
-        const std::string ms = m->text, ns = n->text;
-        push_global(ms, ns);
+        push_global(m->text->str(), n->text->str());  // arena nodes never move
         break;
       }
       case REDUCE: reduce(); break;
@@ -566,8 +672,7 @@ Value Unpickler::run() {
         const Value pid = pop();
         const Node* t = node_of(pid);
         if (!t || t->kind != NodeKind::Tuple) fail("persistent id must be a tuple, got " + describe(pid));
-        const std::vector<Value> items = t->items;
-        const int32_t storage = hooks_->persistent_load(*this, items);
+        const int32_t storage = hooks_->persistent_load(*this, t->items);  // arena nodes never move
         const uint32_t r = add_node(NodeKind::Storage);
         nodes_[r].storage = storage;
         push(ref(r));

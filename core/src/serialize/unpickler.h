@@ -18,16 +18,28 @@
 //  - opcodes outside the set torch needs (INST, OBJ, NEWOBJ, EXT*, sets,
 //    buffers, text opcodes) are errors, as are stack underflow, a missing
 //    MARK, an unknown memo index, lengths past the end of the input and more
-//    than kMaxNodes objects.
+//    than kMaxNodes objects;
+//  - everything it builds is charged to the load's MemoryBudget (Note
+//    [Checkpoint memory budget]): a value the memo references many times is
+//    one node, strings are shared with the IValues made from them, and dict
+//    indexes refer to the key strings instead of copying them;
+//  - strings are hashed once and interned (equal strings become one shared
+//    string), so using a string as the key of many dicts costs neither a copy
+//    nor a rehash nor a comparison of its characters: the work of a load is
+//    linear in the input, however often the memo repeats a long string.
 // The caller turns the result into IValues once the storages are loaded.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "ember/core/dtype.h"
+#include "ember/serialize/ivalue.h"
 #include "serialize/byte_source.h"
+#include "serialize/memory_budget.h"
 
 namespace ember::serialize::pickle {
 
@@ -61,14 +73,28 @@ struct TensorDesc {
   bool requires_grad = false;
 };
 
+using detail::HashedKey;
+using detail::HashedKeyEq;
+using detail::HashedKeyHash;
+using detail::SharedString;
+
+// A dict's keys -> pair index. String keys are views of the key nodes'
+// shared strings (never modified, alive as long as the arena).
+struct DictIndex {
+  std::unordered_map<HashedKey, uint32_t, HashedKeyHash, HashedKeyEq> strings;
+  std::unordered_map<int64_t, uint32_t> ints;
+};
+
 struct Node {
-  NodeKind kind;
-  std::string text;          // String; BigInt: little-endian two's complement bytes
-  std::vector<Value> items;  // List, Tuple; Dict: key0, value0, key1, value1, ...
-  std::unique_ptr<std::unordered_map<std::string, size_t>> keys;  // Dict: key -> pair index
+  NodeKind kind = NodeKind::String;
   GlobalKind global = GlobalKind::OrderedDict;
   DType dtype = DType::Float32;  // Global StorageType
   int32_t storage = -1;          // Storage
+  // String (shared with the IValue made from it); BigInt: little-endian two's
+  // complement bytes.
+  std::shared_ptr<const SharedString> text;
+  std::vector<Value> items;  // List, Tuple; Dict: key0, value0, key1, value1, ...
+  std::unique_ptr<DictIndex> keys;  // Dict
   std::unique_ptr<TensorDesc> tensor;
 };
 
@@ -86,20 +112,27 @@ class Hooks {
 
 class Unpickler {
  public:
-  // Limits on what one pickle may build (objects in the arena; values on the
-  // stack, in containers and in the memo), far above what torch.save writes
-  // for any model, so that memory stays bounded for hostile inputs.
-  static constexpr size_t kMaxNodes = size_t(1) << 21;
-  static constexpr size_t kMaxValues = size_t(1) << 24;
+  // Objects in the arena (node references are 32-bit); memory is bounded by
+  // the budget long before.
+  static constexpr size_t kMaxNodes = (size_t(1) << 31) - 1;
+  // What an arena node costs the budget (its slot in the deque and the
+  // deque's block bookkeeping).
+  static constexpr uint64_t kNodeCost = sizeof(Node) + 16;
 
-  // Unpickles the pickle starting at `begin` (reading no further than `end`).
-  Unpickler(const ByteSource& src, uint64_t begin, uint64_t end, std::string what, Hooks* hooks);
+  // Unpickles the pickle starting at `begin` (reading no further than `end`),
+  // charging what it builds to `budget` (released when it is destroyed).
+  Unpickler(const ByteSource& src, uint64_t begin, uint64_t end, std::string what, Hooks* hooks,
+            MemoryBudget& budget);
+  ~Unpickler();
+  Unpickler(const Unpickler&) = delete;
+  Unpickler& operator=(const Unpickler&) = delete;
   // Runs to STOP and returns the result.
   Value run();
   // Offset just after STOP.
   uint64_t position() const { return pos_; }
 
   const Node& node(uint32_t ref) const { return nodes_[ref]; }
+  size_t node_count() const { return nodes_.size(); }
   const Node* node_of(const Value& v) const { return v.kind == Value::Kind::Ref ? &nodes_[v.ref] : nullptr; }
   const std::string& what() const { return what_; }
   // "str", "list", "int", "global torch.FloatStorage", ... for messages.
@@ -113,8 +146,10 @@ class Unpickler {
   std::string read_bytes(uint64_t n);
   std::string read_line();
   // Stack and arena.
-  uint32_t add_node(NodeKind kind);
-  void count_values(size_t n);
+  void charge(uint64_t bytes, const char* item);
+  template <class T>
+  void reserve_more(std::vector<T>& v, size_t extra, const char* item);
+  uint32_t add_node(NodeKind kind, uint64_t extra_bytes = 0);
   Value ref(uint32_t r) const;
   Value pop();
   Value& top();
@@ -122,6 +157,9 @@ class Unpickler {
   void push(Value v);
   void push_string(std::string s);
   void push_global(const std::string& module, const std::string& name);
+  void shrink_stack();
+  void memo_put(uint32_t idx, const Value& v);
+  const Value* memo_get(uint32_t idx) const;
   void dict_set(uint32_t dict, const Value& key, const Value& value);
   void reduce();
   void build();
@@ -129,7 +167,7 @@ class Unpickler {
   Value rebuild_parameter(const std::vector<Value>& args, bool with_state);
   const Node* expect_node(const Value& v, NodeKind kind, const char* what) const;
   int64_t expect_int(const Value& v, const char* what) const;
-  std::vector<int64_t> expect_int_tuple(const Value& v, const char* what) const;
+  std::vector<int64_t> expect_int_tuple(const Value& v, const char* what);
 
   const ByteSource& src_;
   uint64_t pos_, end_;
@@ -137,12 +175,21 @@ class Unpickler {
   uint64_t buf_start_ = 0;
   std::string what_;
   Hooks* hooks_;
-  std::vector<Node> nodes_;
+  MemoryBudget& budget_;
+  uint64_t charged_ = 0;   // what this unpickler charged to budget_
+  std::deque<Node> nodes_;  // a deque: nodes never move, so references stay valid
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
-  std::unordered_map<uint32_t, Value> memo_;
+  // The memo: indices below memo_.size() (Python writes them 0, 1, 2, ...;
+  // unset slots hold kUnset), others in memo_sparse_. memo_count_ is the
+  // number of stored entries, MEMOIZE's next index (Python's len(memo)).
+  std::vector<Value> memo_;
+  std::unordered_map<uint32_t, Value> memo_sparse_;
+  size_t memo_count_ = 0;
+  // Every distinct string so far (Python's str objects are immutable, so equal
+  // strings may be one object): keys of one text are then one pointer.
+  std::unordered_map<HashedKey, std::shared_ptr<const SharedString>, HashedKeyHash, HashedKeyEq> strings_;
   uint64_t opcode_offset_ = 0;
-  size_t values_ = 0;  // values stored so far (bounded by kMaxValues)
 };
 
 }  // namespace ember::serialize::pickle

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include <ember/core/error.h>
+#include <ember/core/out_of_memory.h>
 #include <ember/io/audio.h>
 
 namespace ember::audio {
@@ -47,16 +48,22 @@ std::vector<std::string> list_audio_backends() {
   return out;
 }
 
+// Running out of memory is an ember::Error naming the file (Note [Out of
+// memory at the entry points]).
 Waveform load(const std::string& path, int64_t frame_offset, int64_t num_frames, bool normalize,
               bool channels_first, const std::string& format) {
-  if (selected() == Backend::Sox) {
-    return sox_io::load(path, frame_offset, num_frames, normalize, channels_first, format);
-  }
-  return ffmpeg::load(path, frame_offset, num_frames, normalize, channels_first, format);
+  return with_out_of_memory_context("audio::load: '" + path + "'", "decoding the audio", [&] {
+    if (selected() == Backend::Sox) {
+      return sox_io::load(path, frame_offset, num_frames, normalize, channels_first, format);
+    }
+    return ffmpeg::load(path, frame_offset, num_frames, normalize, channels_first, format);
+  });
 }
 
 AudioMetaData info(const std::string& path, const std::string& format) {
-  return selected() == Backend::Sox ? sox_io::info(path, format) : ffmpeg::info(path, format);
+  return with_out_of_memory_context("audio::info: '" + path + "'", "reading the header", [&] {
+    return selected() == Backend::Sox ? sox_io::info(path, format) : ffmpeg::info(path, format);
+  });
 }
 
 void save(const std::string& path, const Tensor& src, int64_t sample_rate, bool channels_first,

@@ -14,6 +14,7 @@
 
 #include <ember/core/checked_size.h>
 #include <ember/core/error.h>
+#include <ember/core/out_of_memory.h>
 #include <ember/io/video.h>
 #include <ember/ops/factories.h>
 #include <ember/ops/shape.h>
@@ -175,8 +176,9 @@ Tensor read_frames(detail::MediaInput& input, int index, double start_pts, doubl
 
 }  // namespace
 
-VideoClip read_video(const std::string& path, double start_pts, std::optional<double> end_pts,
-                     PtsUnit pts_unit, bool strict) {
+// Note [Out of memory at the entry points]: read_video below runs this.
+static VideoClip read_video_impl(const std::string& path, double start_pts, std::optional<double> end_pts,
+                                 PtsUnit pts_unit, bool strict) {
   const double end = end_pts.value_or(std::numeric_limits<double>::infinity());
   EMBER_CHECK(!std::isnan(start_pts) && !std::isnan(end), "read_video: start_pts and end_pts must be numbers");
   EMBER_CHECK(end >= start_pts, "read_video: end_pts should be larger than start_pts, got start_pts=",
@@ -201,7 +203,14 @@ VideoClip read_video(const std::string& path, double start_pts, std::optional<do
   return clip;
 }
 
-VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit, bool strict) {
+VideoClip read_video(const std::string& path, double start_pts, std::optional<double> end_pts,
+                     PtsUnit pts_unit, bool strict) {
+  return with_out_of_memory_context("read_video: '" + path + "'", "decoding the video",
+                                    [&] { return read_video_impl(path, start_pts, end_pts, pts_unit, strict); });
+}
+
+// Note [Out of memory at the entry points]: read_video_timestamps below runs this.
+static VideoTimestamps read_video_timestamps_impl(const std::string& path, PtsUnit pts_unit, bool strict) {
   detail::MediaInput input = detail::MediaInput::open_file(path, /*generate_pts=*/true);
   VideoTimestamps out;
   const int index = input.find_stream(AVMEDIA_TYPE_VIDEO, 0);
@@ -270,6 +279,11 @@ VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit,
   const AVRational rate = stream->avg_frame_rate;
   if (rate.num > 0 && rate.den > 0) out.video_fps = av_q2d(rate);
   return out;
+}
+
+VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit, bool strict) {
+  return with_out_of_memory_context("read_video_timestamps: '" + path + "'", "reading the timestamps",
+                                    [&] { return read_video_timestamps_impl(path, pts_unit, strict); });
 }
 
 }  // namespace ember::io

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <ember/core/error.h>
+#include <ember/core/out_of_memory.h>
 #include <ember/io/video.h>
 
 #include "frame_convert.h"
@@ -99,12 +100,18 @@ std::unique_ptr<VideoReader::Impl> make_impl(detail::MediaInput in, const std::s
 
 }  // namespace
 
+// Running out of memory is an ember::Error naming the file (Note [Out of
+// memory at the entry points]).
 VideoReader::VideoReader(const std::string& path, const std::string& stream, int64_t num_threads,
                          bool strict)
-    : impl_(make_impl(detail::MediaInput::open_file(path), stream, num_threads, strict)) {}
+    : impl_(with_out_of_memory_context("VideoReader: '" + path + "'", "opening the file", [&] {
+        return make_impl(detail::MediaInput::open_file(path), stream, num_threads, strict);
+      })) {}
 
 VideoReader::VideoReader(const Tensor& data, const std::string& stream, int64_t num_threads, bool strict)
-    : impl_(make_impl(detail::MediaInput::open_memory(data), stream, num_threads, strict)) {}
+    : impl_(with_out_of_memory_context("VideoReader", "opening the encoded video", [&] {
+        return make_impl(detail::MediaInput::open_memory(data), stream, num_threads, strict);
+      })) {}
 
 VideoReader::~VideoReader() = default;
 VideoReader::VideoReader(VideoReader&&) noexcept = default;
@@ -128,7 +135,10 @@ VideoReader& VideoReader::seek(double seconds, bool keyframes_only) {
   return *this;
 }
 
-std::optional<VideoFrame> VideoReader::next() { return impl_->next(); }
+std::optional<VideoFrame> VideoReader::next() {
+  return with_out_of_memory_context([&] { return "VideoReader: '" + impl_->input->name() + "'"; },
+                                    "decoding a frame", [&] { return impl_->next(); });
+}
 
 VideoReader::iterator::iterator(VideoReader* reader) : reader_(reader), frame_(reader->next()) {}
 

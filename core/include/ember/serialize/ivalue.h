@@ -4,8 +4,13 @@
 // (insertion-ordered, str or int keys; collections.OrderedDict loads as a
 // dict). Containers are immutable once loaded and shared by reference, like
 // the Python objects they came from: an object pickled twice (a tensor in two
-// places) loads as one IValue referenced twice.
+// places) loads as one IValue referenced twice. Strings are shared too:
+// copying an IValue never copies its characters, and a string's hash is
+// computed once, so a string a pickle references a thousand times through
+// its memo (as a value or as the key of a thousand dicts) is held once and
+// hashed once.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -21,6 +26,41 @@ namespace ember::serialize {
 
 class IDict;
 
+namespace detail {
+// A str's characters and their hash (std::hash<std::string>), computed once
+// and never modified: shared by every IValue copy and, while loading, by the
+// unpickler's arena.
+class SharedString {
+ public:
+  explicit SharedString(std::string text) : text_(std::move(text)), hash_(std::hash<std::string>{}(text_)) {}
+  const std::string& str() const { return text_; }
+  size_t hash() const { return hash_; }
+
+ private:
+  std::string text_;
+  size_t hash_;
+};
+
+// A key of a string-keyed index: a view of the characters and their hash, so
+// that indexing a shared string neither copies nor rehashes it; two views of
+// the same characters compare equal without reading them.
+struct HashedKey {
+  std::string_view text;
+  size_t hash;
+};
+struct HashedKeyHash {
+  size_t operator()(const HashedKey& k) const { return k.hash; }
+};
+struct HashedKeyEq {
+  bool operator()(const HashedKey& a, const HashedKey& b) const {
+    return a.hash == b.hash && a.text.size() == b.text.size() &&
+           (a.text.data() == b.text.data() || a.text == b.text);
+  }
+};
+inline HashedKey hashed_key(const SharedString& s) { return {s.str(), s.hash()}; }
+inline HashedKey hashed_key(std::string_view s) { return {s, std::hash<std::string_view>{}(s)}; }
+}  // namespace detail
+
 class IValue {
  public:
   enum class Tag : uint8_t { None, Bool, Int, Double, String, Tensor, List, Tuple, Dict };
@@ -30,8 +70,11 @@ class IValue {
   IValue(int v) : tag_(Tag::Int), v_(int64_t{v}) {}
   IValue(int64_t v) : tag_(Tag::Int), v_(v) {}
   IValue(double v) : tag_(Tag::Double), v_(v) {}
-  IValue(std::string v) : tag_(Tag::String), v_(std::move(v)) {}
+  IValue(std::string v)
+      : tag_(Tag::String), v_(std::make_shared<const detail::SharedString>(std::move(v))) {}
   IValue(const char* v) : IValue(std::string(v)) {}
+  // A str that shares `text` (not null) instead of copying it.
+  static IValue shared_string(std::shared_ptr<const detail::SharedString> text);
   IValue(Tensor v) : tag_(Tag::Tensor), v_(std::move(v)) {}
   static IValue list(std::vector<IValue> items);
   static IValue tuple(std::vector<IValue> items);
@@ -54,7 +97,7 @@ class IValue {
   bool to_bool() const;
   int64_t to_int() const;
   double to_double() const;  // an int converts, as Python's float(x)
-  const std::string& to_string() const;
+  const std::string& to_string() const;  // valid while any copy of this IValue lives
   const Tensor& to_tensor() const;
   const std::vector<IValue>& to_list() const;   // list or tuple elements
   const std::vector<IValue>& to_tuple() const;  // tuples only
@@ -69,21 +112,25 @@ class IValue {
   friend std::ostream& operator<<(std::ostream& os, const IValue& v);
 
  private:
+  friend class IDict;  // indexes keys by their shared strings
   using Seq = std::shared_ptr<const std::vector<IValue>>;
   [[noreturn]] void type_error(std::string_view expected) const;
   Tag tag_ = Tag::None;
-  std::variant<std::monostate, bool, int64_t, double, std::string, Tensor, Seq,
-               std::shared_ptr<const IDict>>
+  std::variant<std::monostate, bool, int64_t, double, std::shared_ptr<const detail::SharedString>,
+               Tensor, Seq, std::shared_ptr<const IDict>>
       v_;
 };
 
 // An insertion-ordered dict with str or int keys; inserting an existing key
-// replaces its value in place (as Python's dict).
+// replaces its value in place (as Python's dict). The index refers to the
+// keys' shared strings, never to copies of them.
 class IDict {
  public:
   using Item = std::pair<IValue, IValue>;
   // key must be a str or an int (ember::Error otherwise).
   void insert(IValue key, IValue value);
+  // Room for n items without reallocating.
+  void reserve(size_t n);
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
   std::vector<Item>::const_iterator begin() const { return items_.begin(); }
@@ -94,7 +141,9 @@ class IDict {
 
  private:
   std::vector<Item> items_;
-  std::unordered_map<std::string, size_t> str_index_;
+  // Views of the keys' strings, which the items own (shared, never
+  // modified), with their precomputed hashes.
+  std::unordered_map<detail::HashedKey, size_t, detail::HashedKeyHash, detail::HashedKeyEq> str_index_;
   std::unordered_map<int64_t, size_t> int_index_;
 };
 

@@ -5,6 +5,7 @@
 // nesting deeper than kMaxDepth are errors).
 // Errors are ember::Error naming `what` and the byte offset.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,6 +56,13 @@ inline constexpr int kMaxDepth = 64;
 
 // Parses one JSON value; only whitespace may follow it.
 Value parse(std::string_view text, std::string_view what);
+
+// The same, reporting the memory the tree takes as it grows: account(+n)
+// before n bytes are allocated (a string, an array's or object's larger
+// buffer, a key in the duplicate-key check), account(-n) when n bytes are
+// freed. A loader bounds what a hostile document can make it allocate by
+// throwing from account (safetensors headers: Note [Checkpoint memory budget]).
+Value parse(std::string_view text, std::string_view what, const std::function<void(int64_t)>& account);
 
 // The JSON string literal for s (quotes included). s must be valid UTF-8.
 std::string quote(std::string_view s);

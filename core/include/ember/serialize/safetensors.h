@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
+#include "ember/serialize/memory_limit.h"
 #include "ember/serialize/ordered_dict.h"
 
 namespace ember {
@@ -27,7 +28,9 @@ void save(const std::string& path, const StateDict& tensors, const Metadata& met
 
 // All tensors of a safetensors file, in the order of its header; the file's
 // "__metadata__" goes to *metadata when given. Tensors are on the CPU, each
-// with its own storage. Any malformed input is an ember::Error.
+// with its own storage. Any malformed input is an ember::Error, and so is a
+// file that needs more memory than the checkpoint memory limit allows
+// (memory_limit.h) or than the machine has.
 StateDict load(const std::string& path, Metadata* metadata = nullptr);
 // The only tensor of a file (as written by save(path, tensor)).
 Tensor load_tensor(const std::string& path);

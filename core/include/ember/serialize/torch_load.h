@@ -10,12 +10,15 @@
 // Any other global (os.system, torch.storage._load_from_bytes, a user class)
 // is an ember::Error naming it. Tensors load on the CPU whatever device they
 // were saved from; views that shared a storage in Python share memory here.
-// Truncated, corrupted or hostile files raise ember::Error; allocations are
-// bounded by the file size.
+// Truncated, corrupted or hostile files raise ember::Error; tensor storages
+// are bounded by the file size and the whole load by the checkpoint memory
+// limit (memory_limit.h: 16 x the file + 256 MiB by default); running out of
+// memory is an ember::Error naming the file.
 #include <cstddef>
 #include <string>
 
 #include "ember/serialize/ivalue.h"
+#include "ember/serialize/memory_limit.h"
 #include "ember/serialize/ordered_dict.h"
 
 namespace ember::serialize {
