@@ -196,7 +196,8 @@ std::string compare_values(const at::Tensor& e, const at::Tensor& t, double rtol
   at::Tensor a = complex ? at::view_as_real(e.to(at::kComplexDouble)) : e.to(at::kDouble);
   at::Tensor b = complex ? at::view_as_real(t.to(at::kComplexDouble)) : t.to(at::kDouble);
   at::Tensor na = a.isnan(), nb = b.isnan();
-  at::Tensor close = (a - b).abs() <= atol + rtol * b.abs();
+  // (an infinity is close to itself only: rtol * inf would admit anything)
+  at::Tensor close = ((a - b).abs() <= atol + rtol * b.abs()) & b.isfinite();
   at::Tensor bad = (na != nb) | (~na & ~(a == b) & ~close);
   if (complex) bad = bad.any(-1);
   bad = bad.reshape({-1});

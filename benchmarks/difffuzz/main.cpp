@@ -22,6 +22,8 @@ namespace {
 
 using namespace difffuzz;
 
+bool g_full_values = false;  // --full
+
 struct Options {
   uint64_t seed = 1;
   int64_t cases = -1;
@@ -50,6 +52,7 @@ void usage() {
       "  --op LIST        ops or groups (elementwise, reduce, scan, sort, shape, index, linalg, nn)\n"
       "                   the cases draw from (default: all)\n"
       "  --replay S:I     run case I of seed S alone and print its inputs and both outputs\n"
+      "  --full           with --replay: print every input value (default: the first 64)\n"
       "                   (give the same --max-numel and --op as the run that found it)\n"
       "  --max-report R   new mismatches printed per op (default 3)\n"
       "  --show-known     also print a replay line for each op's first known difference\n"
@@ -75,6 +78,7 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--case-timeout") o.case_timeout = std::stod(value());
     else if (a == "--show-known") o.show_known = true;
     else if (a == "--list") o.list = true;
+    else if (a == "--full") g_full_values = true;
     else if (a == "--replay") {
       const std::string v = value();
       const size_t colon = v.find(':');
@@ -124,7 +128,7 @@ std::string replay_line(const Options& o, uint64_t index) {
 }
 
 // ---- crash and hang reports: the case that was running, as a replay line ----
-char g_current[512];
+char g_current[4096];
 std::atomic<int64_t> g_case_started_ms{0};
 
 int64_t now_ms() {
@@ -147,6 +151,12 @@ void set_current(const Options& o, uint64_t index) {
   g_case_started_ms = now_ms();
 }
 
+// Adds the generated case's description to the crash report's line.
+void describe_current(const Case& c) {
+  const size_t n = strlen(g_current);
+  std::snprintf(g_current + n, sizeof(g_current) - n, "\n  %s", c.str().c_str());
+}
+
 void start_watchdog(double timeout_s) {
   std::thread([timeout_s] {
     for (;;) {
@@ -163,6 +173,23 @@ void start_watchdog(double timeout_s) {
   }).detach();
 }
 
+// Up to 64 values (all with --full) in row-major order (re, im pairs for complex), and how many are not finite.
+std::string values_str(const at::Tensor& t) {
+  at::Tensor flat = (t.is_complex() ? at::view_as_real(t.detach().resolve_conj()) : t.detach()).reshape({-1}).to(at::kDouble);
+  std::ostringstream s;
+  s.precision(9);
+  s << '[';
+  const int64_t n = g_full_values ? flat.numel() : std::min<int64_t>(flat.numel(), 64);
+  flat = flat.contiguous();
+  const double* p = flat.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i) s << (i ? ", " : "") << p[i];
+  if (flat.numel() > n) s << ", ... (" << flat.numel() << " in all)";
+  s << ']';
+  const int64_t nonfinite = (~flat.isfinite()).sum().item<int64_t>();
+  if (nonfinite) s << " (" << nonfinite << " not finite)";
+  return s.str();
+}
+
 void print_mismatch(const Mismatch& m) {
   std::cout << "    [" << m.kind << (m.output >= 0 ? " #" + std::to_string(m.output) : "") << "] " << m.detail;
   if (!m.known.empty()) std::cout << "  (known: " << m.known << ")";
@@ -175,18 +202,17 @@ int replay(const Options& o, const RunConfig& cfg) {
   std::cout << "  tol_scale " << r.c.tol_scale << "\n";
   for (size_t i = 0; i < r.c.tensors.size(); ++i) {
     const at::Tensor t = make_torch_tensor(r.c.tensors[i]);
-    std::ostringstream v;
-    if (t.numel() <= 48)
-      v << (t.is_complex() ? at::view_as_real(t.detach()) : t.detach()).reshape({-1}).to(at::kDouble);
-    std::string vs = v.str();
-    for (char& ch : vs)
-      if (ch == '\n') ch = ' ';
-    std::cout << "  input " << i << ": " << r.c.tensors[i].str() << (vs.empty() ? "" : " values=" + vs) << "\n";
+    std::cout << "  input " << i << ": " << r.c.tensors[i].str() << " values=" << values_str(t) << "\n";
+    if (r.c.tensors[i].layout != "contiguous")  // the whole storage, to rebuild the view elsewhere
+      std::cout << "    storage=" << values_str(t.detach().as_strided({r.c.tensors[i].storage_numel()}, {1}, 0)) << "\n";
   }
   if (r.ember_raised) std::cout << "  ember raised: " << r.ember_error << "\n";
   if (r.torch_raised) std::cout << "  torch raised: " << r.torch_error << "\n";
   for (size_t i = 0; i < r.ember_outputs.size(); ++i) std::cout << "  ember output " << i << ": " << r.ember_outputs[i] << "\n";
   for (size_t i = 0; i < r.torch_outputs.size(); ++i) std::cout << "  torch output " << i << ": " << r.torch_outputs[i] << "\n";
+  for (size_t i = 0; i < r.ember_grads.size(); ++i) std::cout << "  ember gradient " << i << ": " << r.ember_grads[i] << "\n";
+  for (size_t i = 0; i < r.torch_grads.size(); ++i) std::cout << "  torch gradient " << i << ": " << r.torch_grads[i] << "\n";
+  if (r.torch_skipped) std::cout << "  libtorch would crash on this case (torch_hazard): only Ember ran\n";
   if (r.ember_extension) std::cout << "  libtorch does not implement this dtype; Ember does (not compared)\n";
   if (r.mismatches.empty() && r.layout.empty()) std::cout << "  agree\n";
   for (const Mismatch& m : r.mismatches) print_mismatch(m);
@@ -230,6 +256,7 @@ int main(int argc, char** argv) {
   set_threads(o.threads);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, on_crash);
   start_watchdog(o.case_timeout);
+  on_case_generated = describe_current;
 
   if (o.replay) {
     cfg.keep_outputs = true;
@@ -254,7 +281,9 @@ int main(int argc, char** argv) {
       if (!m.known.empty()) ++known_seen[m.known];
     for (const Mismatch& m : r.layout)
       if (!m.known.empty()) ++known_seen[m.known];
-    if (r.ember_extension) {
+    for (size_t i = 0; i < r.ember_grads.size(); ++i) std::cout << "  ember gradient " << i << ": " << r.ember_grads[i] << "\n";
+  for (size_t i = 0; i < r.torch_grads.size(); ++i) std::cout << "  torch gradient " << i << ": " << r.torch_grads[i] << "\n";
+  if (r.ember_extension) {
       ++s.extension;
     } else if (r.new_mismatch()) {
       ++s.fail;
@@ -291,7 +320,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(s.agree), static_cast<long long>(s.both_raise), static_cast<long long>(s.known),
                 static_cast<long long>(s.fail), static_cast<long long>(s.layout), static_cast<long long>(s.extension));
   std::printf("(raise2: both raised; known: only known differences; layout: output strides differ, a warning;\n"
-              " ext: libtorch does not implement the dtype, Ember does)\n");
+              " ext: not compared: libtorch does not implement the dtype (Ember does), or would crash)\n");
   if (!known_seen.empty()) {
     std::printf("\nknown differences seen (mismatches):\n");
     for (const KnownDifference& k : known_differences()) {

@@ -57,8 +57,10 @@ void gen_add(Gen& g, Case& c) {
   binary(Domain::Any)(g, c);
   if (g.rng.chance(0.4)) {
     c.p.flag = true;
-    c.p.scalars.insert(c.p.scalars.begin(),
-                       g.rng.chance(0.5) ? ScalarArg::of_int(g.rng.range(-3, 3)) : g.small_double());
+    const double u = g.rng.uniform(0, 1);
+    c.p.scalars.insert(c.p.scalars.begin(), u < 0.4   ? ScalarArg::of_int(g.rng.range(-3, 3))
+                                            : u < 0.8 ? g.small_double()
+                                                      : ScalarArg::of_complex(g.small_double().re, g.small_double().re));
   }
 }
 
@@ -193,7 +195,18 @@ void add_binary(std::vector<OpDef>& ops) {
   DF_BINARY(floor_divide, Domain::Any, 0);
   DF_BINARY(fmod, Domain::Any, kGrad);
   DF_BINARY(remainder, Domain::Any, kGrad);
-  DF_BINARY(pow, Domain::Any, kGrad);
+  // Python's `t ** n` calls pow(Tensor, Scalar), which checks integer tensors
+  // to negative integer powers; the wrapped-number form does not.
+  ops.push_back({"pow", binary(Domain::Any),
+                 DF_E {
+                   if (c.p.variant == 1) return {ember::pow(x[0], to_ember(number(c)))};
+                   return {ember::pow(x[0], x[1])};
+                 },
+                 DF_T {
+                   if (c.p.variant == 1) return {at::pow(x[0], to_torch(number(c)))};
+                   return {at::pow(x[0], x[1])};
+                 },
+                 kGrad, "elementwise"});
   ops.push_back({"pow_scalar_base",
                  [](Gen& g, Case& c) {
                    const DType t = pick(g, Domain::Any);
@@ -416,12 +429,37 @@ void add_ternary(std::vector<OpDef>& ops) {
                  "elementwise"});
 }
 
+// libtorch's integer division kernels trap (SIGFPE) on INT_MIN / -1 instead of
+// raising; such cases run in Ember alone.
+bool int_division_trap(const Case& c) {
+  if (c.tensors.empty() || !ember::is_integral(c.tensors[0].dtype, true)) return false;
+  const TensorArg& a = c.tensors[0];
+  bool has_min = false;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double v = a.value(i);
+    if (v == -2147483648.0 || v == -9223372036854775808.0) has_min = true;
+  }
+  if (!has_min) return false;
+  if (c.p.variant == 1) {  // the number converted to the tensor's dtype (INT64_MAX is -1 as int32)
+    const ScalarArg& s = c.p.scalars.back();
+    if (s.kind != ScalarArg::Kind::Int) return false;
+    return a.dtype == DType::Int64 ? s.i == -1 : static_cast<int32_t>(s.i) == -1;
+  }
+  if (c.tensors.size() < 2 || !ember::is_integral(c.tensors[1].dtype, true)) return false;
+  for (int64_t i = 0; i < c.tensors[1].numel(); ++i)
+    if (c.tensors[1].value(i) == -1) return true;
+  return false;
+}
+
 }  // namespace
 
 void add_elementwise_ops(std::vector<OpDef>& ops) {
   add_unary(ops);
   add_binary(ops);
   add_ternary(ops);
+  for (OpDef& op : ops)
+    if (op.name == "remainder" || op.name == "fmod" || op.name == "floor_divide" || op.name == "div_rounding")
+      op.torch_hazard = int_division_trap;
 }
 
 }  // namespace difffuzz

@@ -117,7 +117,9 @@ void add_reductions(std::vector<OpDef>& ops) {
                    },
                    [is_var](const Case& c, TTensors& x) -> TTensors {
                      at::OptionalIntArrayRef d = c.p.dims.empty() ? at::OptionalIntArrayRef() : at::OptionalIntArrayRef(c.p.dims);
-                     return {is_var ? at::var(x[0], d, c.p.k, c.p.keepdim) : at::std(x[0], d, c.p.k, c.p.keepdim)};
+                     // (an int64 correction would pick the `bool unbiased` overload)
+                     const c10::optional<int64_t> corr = c.p.k;
+                     return {is_var ? at::var(x[0], d, corr, c.p.keepdim) : at::std(x[0], d, corr, c.p.keepdim)};
                    },
                    kGrad, "reduce"});
   }
@@ -211,7 +213,9 @@ void add_sorting(std::vector<OpDef>& ops) {
                  DF_E { return {ember::argsort(x[0], *c.p.dim, c.p.flag, true)}; },
                  DF_T { return {std::get<1>(at::sort(x[0], true, *c.p.dim, c.p.flag))}; }, 0, "sort"});
   ops.push_back({"msort", [](Gen& g, Case& c) { gen_select(g, c, false, 0); },
-                 DF_E { return {ember::msort(x[0])}; }, DF_T { return {at::msort(x[0])}; }, kGrad, "sort"});
+                 DF_E { return {ember::msort(x[0])}; },
+                 // libtorch's msort is not stable: ties would route gradients differently
+                 DF_T { return {std::get<0>(at::sort(x[0], true, 0, false))}; }, kGrad, "sort"});
   ops.push_back({"topk",
                  [](Gen& g, Case& c) {
                    gen_select(g, c, true, 0);

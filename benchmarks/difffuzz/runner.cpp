@@ -37,17 +37,18 @@ size_t op_for_case(const RunConfig& cfg, uint64_t index) {
 
 namespace {
 
-std::string describe(const at::Tensor& t) {
+std::string describe(const at::Tensor& t, at::IntArrayRef strides) {
   std::ostringstream s;
-  s << c10::toString(t.scalar_type()) << shape_str(t.sizes()) << " strides=" << shape_str(t.strides());
-  if (t.numel() <= 24) {
+  s.precision(9);
+  s << c10::toString(t.scalar_type()) << shape_str(t.sizes()) << " strides=" << shape_str(strides);
+  if (t.numel() <= 64) {
     at::Tensor v = t.detach().resolve_conj().resolve_neg();
-    s << " values=" << (v.is_complex() ? at::view_as_real(v.contiguous()) : v).reshape({-1}).to(at::kDouble);
+    v = (v.is_complex() ? at::view_as_real(v.contiguous()) : v).reshape({-1}).to(at::kDouble).contiguous();
+    s << " values=[";
+    for (int64_t i = 0; i < v.numel(); ++i) s << (i ? ", " : "") << v.data_ptr<double>()[i];
+    s << ']';
   }
-  std::string out = s.str();
-  for (char& ch : out)
-    if (ch == '\n') ch = ' ';
-  return out;
+  return s.str();
 }
 
 // Values compared through the entries they select: output 1 holds indices
@@ -64,6 +65,83 @@ std::string compare_tied_indices(const Case& c, const at::Tensor& input, const a
   return compare_values(x.gather(d, e), x.gather(d, t), 0, 0);
 }
 
+// Per element: 0 where a equals ref (NaN equal to NaN), inf where only one is
+// NaN, else |a - ref|. Real views of complex tensors.
+at::Tensor distance(const at::Tensor& a, const at::Tensor& ref) {
+  at::Tensor same = (a == ref) | (a.isnan() & ref.isnan());
+  at::Tensor one_nan = a.isnan() ^ ref.isnan();
+  at::Tensor d = (a - ref).abs();
+  d = at::where(one_nan, at::full({}, INFINITY, d.options()), d);
+  return at::where(same, at::zeros({}, d.options()), d);
+}
+
+// The referee's inputs: float64 / complex128 (from narrower floating types)
+// and contiguous, so that the referee also stands apart from libtorch's
+// precision and from its strided code paths.
+at::Tensor widen(const at::Tensor& t) {
+  const at::ScalarType s = t.scalar_type();
+  at::Tensor w = t.detach();
+  if (s == at::kHalf || s == at::kBFloat16 || s == at::kFloat) w = w.to(at::kDouble);
+  else if (s == at::kComplexFloat) w = w.to(at::kComplexDouble);
+  return w.contiguous().clone();
+}
+
+// Whether `te` is, on every element, within tolerance of `ref` or at least as
+// close to it as `tt` (all three of one shape).
+bool closer(const at::Tensor& te, const at::Tensor& tt, const at::Tensor& ref_in, const Tolerance& tol, double scale) {
+  if (ref_in.sizes() != tt.sizes() || te.sizes() != tt.sizes()) return false;
+  const bool complex = tt.is_complex() || ref_in.is_complex();
+  auto real = [&](const at::Tensor& t) {
+    return complex ? at::view_as_real(t.to(at::kComplexDouble)) : t.to(at::kDouble);
+  };
+  const at::Tensor ref = real(ref_in.detach().resolve_conj().resolve_neg());
+  const at::Tensor de = distance(real(te), ref), dt = distance(real(tt), ref);
+  const at::Tensor ok = (de <= dt) | ((de <= tol.atol * scale + tol.rtol * ref.abs()) & ref.isfinite());
+  return ok.all().item<bool>();
+}
+
+// The referee for a values mismatch: libtorch again, on inputs widened to
+// float64 / complex128 and made contiguous; Ember passes when closer() to that
+// than libtorch's own result.
+bool ember_closer(const OpDef& op, const Case& c, const TTensors& inputs, size_t out, const at::Tensor& te,
+                  const at::Tensor& tt, const Tolerance& tol) {
+  TTensors wide;
+  for (const at::Tensor& t : inputs) wide.push_back(widen(t));
+  TTensors ref_out;
+  try {
+    at::NoGradGuard no_grad;
+    ref_out = op.torch(c, wide);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (out >= ref_out.size()) return false;
+  return closer(te, tt, ref_out[out], tol, c.tol_scale);
+}
+
+// The same for gradients: the widened inputs' gradients of the same weighted
+// sum (weights widened too).
+std::vector<at::Tensor> reference_gradients(const OpDef& op, const Case& c, const TTensors& inputs,
+                                            const std::vector<size_t>& grad_inputs,
+                                            const std::vector<size_t>& outputs, const TTensors& weights) {
+  TTensors wide;
+  for (const at::Tensor& t : inputs) wide.push_back(widen(t));
+  std::vector<at::Tensor> in, out, w;
+  for (size_t i : grad_inputs) {
+    wide[i].requires_grad_(true);
+    in.push_back(wide[i]);
+  }
+  try {
+    TTensors o = op.torch(c, wide);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      out.push_back(o.at(outputs[k]));
+      w.push_back(widen(weights[k]).to(o.at(outputs[k]).scalar_type()));
+    }
+    return torch::autograd::grad(out, in, w, c10::nullopt, false, /*allow_unused=*/true);
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 // Weights for the vector-Jacobian product: uniform in [-1, 1] (both parts for complex).
 TensorArg weight_like(Rng& rng, const at::Tensor& out) {
   TensorArg w;
@@ -78,13 +156,14 @@ TensorArg weight_like(Rng& rng, const at::Tensor& out) {
 bool differentiable(at::ScalarType t) { return at::isFloatingType(t) || at::isComplexType(t); }
 
 void compare_gradients(const OpDef& op, CaseResult& r, Rng& rng, ETensors& ex, TTensors& tx, const ETensors& eo,
-                       const TTensors& to) {
+                       const TTensors& to, bool keep) {
   std::vector<size_t> inputs;
   for (size_t i = 0; i < tx.size(); ++i)
     if (tx[i].requires_grad()) inputs.push_back(i);
   if (inputs.empty()) return;
   std::vector<ember::Tensor> e_out, e_w, e_in;
   std::vector<at::Tensor> t_out, t_w, t_in;
+  std::vector<size_t> out_idx;
   for (size_t i = 0; i < to.size(); ++i) {
     const bool er = eo[i].requires_grad(), tr = to[i].requires_grad();
     if (er != tr) {
@@ -93,6 +172,7 @@ void compare_gradients(const OpDef& op, CaseResult& r, Rng& rng, ETensors& ex, T
       return;
     }
     if (!tr || !differentiable(to[i].scalar_type())) continue;
+    out_idx.push_back(i);
     const TensorArg w = weight_like(rng, to[i]);
     e_out.push_back(eo[i]);
     t_out.push_back(to[i]);
@@ -118,11 +198,17 @@ void compare_gradients(const OpDef& op, CaseResult& r, Rng& rng, ETensors& ex, T
     t_err = error_text(e);
   }
   if (!e_err.empty() || !t_err.empty()) {
+    if (e_err.empty() && t_err.find("not implemented for") != std::string::npos) {
+      r.ember_extension = true;  // libtorch has no backward kernel for the dtype
+      return;
+    }
     if (e_err.empty() != t_err.empty())
       r.mismatches.push_back({"grad_raise", -1,
                               e_err.empty() ? "torch raised: " + t_err : "ember raised: " + e_err});
     return;
   }
+  std::vector<at::Tensor> ref;  // the referee's gradients, computed at the first mismatch
+  bool referee_done = false;
   for (size_t k = 0; k < inputs.size(); ++k) {
     // An unused input's gradient is undefined in one library and zeros in the other.
     at::Tensor te = eg[k].defined() ? ember_to_torch(eg[k]) : at::zeros_like(tx[inputs[k]]).detach();
@@ -133,14 +219,33 @@ void compare_gradients(const OpDef& op, CaseResult& r, Rng& rng, ETensors& ex, T
                                   " vs torch " + c10::toString(tt.scalar_type()) + shape_str(tt.sizes())});
       continue;
     }
-    const Tolerance tol = tolerance_for(tt.scalar_type());
-    const std::string d = compare_values(te, tt.contiguous(), 4 * tol.rtol, 4 * tol.atol * r.c.tol_scale);
-    if (!d.empty()) r.mismatches.push_back({"grad", static_cast<int>(inputs[k]), "d/d input " + std::to_string(inputs[k]) + ": " + d});
+    if (keep) {
+      r.ember_grads.push_back(describe(te, te.strides()));
+      r.torch_grads.push_back(describe(tt, tt.strides()));
+    }
+    // The gradient went through every output's dtype (a float64 input
+    // reduced with dtype=float32 has a float32-accurate gradient).
+    Tolerance tol = tolerance_for(tt.scalar_type());
+    for (const at::Tensor& o : t_out) {
+      const Tolerance ot = tolerance_for(o.scalar_type());
+      tol = {std::max(tol.rtol, ot.rtol), std::max(tol.atol, ot.atol)};
+    }
+    tol = {4 * tol.rtol, 4 * tol.atol};
+    const std::string d = compare_values(te, tt.contiguous(), tol.rtol, tol.atol * r.c.tol_scale);
+    if (d.empty()) continue;
+    Mismatch m{"grad", static_cast<int>(inputs[k]), "d/d input " + std::to_string(inputs[k]) + ": " + d};
+    if (!referee_done) {
+      ref = reference_gradients(op, r.c, r.torch_inputs, inputs, out_idx, t_w);
+      referee_done = true;
+    }
+    if (k < ref.size() && ref[k].defined()) m.ember_closer = closer(te, tt, ref[k], tol, r.c.tol_scale);
+    r.mismatches.push_back(m);
   }
-  (void)op;
 }
 
 }  // namespace
+
+std::function<void(const Case&)> on_case_generated;
 
 CaseResult run_case(const RunConfig& cfg, uint64_t index) {
   const OpDef& op = op_table()[op_for_case(cfg, index)];
@@ -153,6 +258,7 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
     for (TensorArg& t : r.c.tensors)
       if (!t.no_grad && (ember::is_floating_point(t.dtype) || ember::is_complex(t.dtype))) t.requires_grad = rng.chance(0.8);
 
+  if (on_case_generated) on_case_generated(r.c);
   ETensors ex = make_ember_inputs(r.c);
   TTensors tx = make_torch_inputs(r.c);
   // The torch inputs before the op (in-place ops write into theirs).
@@ -166,18 +272,23 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
     r.ember_raised = true;
     r.ember_error = error_text(e);
   }
+  if (op.torch_hazard && op.torch_hazard(r.c)) {
+    // libtorch would crash (not raise) on this case: Ember ran; nothing to compare.
+    r.torch_skipped = true;
+    return r;
+  }
   try {
     to = op.torch(r.c, tx);
   } catch (const std::exception& e) {
     r.torch_raised = true;
     r.torch_error = error_text(e);
   }
+  r.torch_inputs = tx_before;
+  r.torch_outputs_t = to;
   if (cfg.keep_outputs) {
-    for (const ember::Tensor& t : eo) {
-      std::vector<int64_t> st(t.strides().begin(), t.strides().end());
-      r.ember_outputs.push_back(describe(ember_to_torch(t)) + " (ember strides=" + shape_str(st) + ")");
-    }
-    for (const at::Tensor& t : to) r.torch_outputs.push_back(describe(t));
+    for (const ember::Tensor& t : eo)
+      r.ember_outputs.push_back(describe(ember_to_torch(t), std::vector<int64_t>(t.strides().begin(), t.strides().end())));
+    for (const at::Tensor& t : to) r.torch_outputs.push_back(describe(t, t.strides()));
   }
   if (r.ember_raised || r.torch_raised) {
     if (r.ember_raised != r.torch_raised) {
@@ -196,7 +307,7 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
     classify_known(r);
     return r;
   }
-  bool forward_ok = true;
+  bool forward_ok = true, grads_comparable = true;
   for (size_t i = 0; i < to.size(); ++i) {
     const int oi = static_cast<int>(i);
     if (!eo[i].defined() || !to[i].defined()) {
@@ -219,12 +330,17 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
     std::string d;
     if ((op.flags & kTiedIndices) && i == 1 && to.size() == 2) {
       d = compare_tied_indices(r.c, tx_before[0], te, tt);
+      // Equal values picked at other positions route the gradient elsewhere.
+      if (!at::equal(te, tt)) grads_comparable = false;
     } else {
       const Tolerance tol = tolerance_for(tt.scalar_type());
       d = compare_values(te, tt.contiguous(), tol.rtol, tol.atol * r.c.tol_scale);
     }
     if (!d.empty()) {
-      r.mismatches.push_back({"values", oi, d});
+      Mismatch m{"values", oi, d};
+      if (tt.is_floating_point() || tt.is_complex())
+        m.ember_closer = ember_closer(op, r.c, tx_before, i, te, tt, tolerance_for(tt.scalar_type()));
+      r.mismatches.push_back(m);
       forward_ok = false;
     }
     if (!(op.flags & kNoLayout)) {
@@ -232,7 +348,7 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
       if (!l.empty()) r.layout.push_back({"layout", oi, l});
     }
   }
-  if (forward_ok && (op.flags & kGrad)) compare_gradients(op, r, rng, ex, tx, eo, to);
+  if (forward_ok && grads_comparable && (op.flags & kGrad)) compare_gradients(op, r, rng, ex, tx, eo, to, cfg.keep_outputs);
   classify_known(r);
   return r;
 }

@@ -110,6 +110,7 @@ Tensor& relu_(Tensor& input) { return ember::relu_(input); }
 Tensor hardtanh(const Tensor& input, double min_val, double max_val) {
   EMBER_CHECK(max_val >= min_val, "hardtanh: max_val (", max_val, ") must be greater than or equal to min_val (",
               min_val, ")");
+  EMBER_CHECK(!input.defined() || input.dtype() != kBool, "hardtanh: Bool inputs not supported for hardtanh");
   if (!is_floating_point(input.dtype()))  // integers: clamp keeps the dtype
     return ember::clamp(input, Scalar(min_val), Scalar(max_val)).to(input.dtype());
   return run(ActOp::Hardtanh, "hardtanh", input, {min_val, max_val}, d_hardtanh);
