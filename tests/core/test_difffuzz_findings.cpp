@@ -1,0 +1,141 @@
+// Regressions found by ember_difffuzz (benchmarks/difffuzz/), the differential
+// fuzzer against libtorch: each test says which case found the bug (a replay
+// line of the fuzzer as it was then; later op-table changes move cases) and
+// checks PyTorch 1.13's values (computed with Debian's torch, quoted here).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+
+#include <ember/ember.h>
+
+#include "tensor_expect.h"
+
+using namespace ember;
+using namespace ember::testing;
+namespace F = ember::nn::functional;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Tensor c128(std::vector<std::complex<double>> v) { return tensor(v); }
+Tensor f64(std::vector<double> v) { return tensor(v, TensorOptions(kFloat64)); }
+
+// ember_difffuzz --replay 1:138: std of a complex tensor whose slice has equal
+// values (std 0) had a NaN gradient (sqrt's derivative at 0); PyTorch's
+// std_backward gives 0 there.
+TEST(DiffFuzzFindings, ComplexStdGradientIsZeroWhereTheStdIsZero) {
+  Tensor x = c128({{1, 2}, {1, 2}}).requires_grad_();
+  x.std({0}).backward();
+  expect_tensor_near(x.grad(), c128({{0, 0}, {0, 0}}), 0, 0);
+
+  // Elsewhere the gradient is unchanged (torch: std 2.0 and this gradient).
+  Tensor y = c128({{1, 2}, {3, -1}, {0.5, 0.5}}).requires_grad_();
+  Tensor s = y.std({0});
+  EXPECT_DOUBLE_EQ(s.item<double>(), 2.0);
+  s.backward();
+  expect_tensor_near(y.grad(), c128({{-0.125, 0.375}, {0.375, -0.375}, {-0.25, 0}}), 1e-14, 1e-15);
+}
+
+// ember_difffuzz --replay 7:2961: complex log2 divided by a complex
+// ln 2, and C99's complex division turned log(0) = -inf + 0i into -inf + NaN i.
+TEST(DiffFuzzFindings, ComplexLog2AtZeroKeepsItsImaginaryPart) {
+  const double pi_over_ln2 = std::numbers::pi / std::numbers::ln2;
+  Tensor z = c128({{0, 0}, {-0.0, 0}, {-1, 0}, {2, 0}});
+  Tensor r = log2(z);
+  expect_tensor_near(r, c128({{-kInf, 0}, {-kInf, pi_over_ln2}, {0, pi_over_ln2}, {1, 0}}), 1e-15, 0);
+  EXPECT_FALSE(view_as_real(r).isnan().any().item<bool>());
+  // log10 (std::log10 directly) agrees with PyTorch on the same points.
+  const double pi_over_ln10 = std::numbers::pi / std::numbers::ln10;
+  expect_tensor_near(log10(z), c128({{-kInf, 0}, {-kInf, pi_over_ln10}, {0, pi_over_ln10}, {std::log10(2.0), 0}}),
+                     1e-15, 0);
+}
+
+// ember_difffuzz --replay 3:837: smooth_l1_loss / huber_loss gradients were
+// NaN where |input - target| is infinite (the untaken quadratic branch's
+// 0 * inf); PyTorch's are +-1 there, and NaN where the difference is NaN.
+TEST(DiffFuzzFindings, SmoothL1AndHuberGradientsAtInfiniteDifferences) {
+  for (int huber = 0; huber < 2; ++huber) {
+    Tensor a = f64({-kInf, 2.0, 0.5, kNaN}).requires_grad_();
+    Tensor b = f64({1.0, -kInf, 0.0, 0.0}).requires_grad_();
+    Tensor loss = huber ? F::huber_loss(a, b, {.reduction = F::Reduction::Sum})
+                        : F::smooth_l1_loss(a, b, {.reduction = F::Reduction::Sum});
+    auto g = autograd::grad({loss}, {a, b});
+    SCOPED_TRACE(huber ? "huber_loss" : "smooth_l1_loss");
+    expect_tensor_near(g[0], f64({-1, 1, 0.5, kNaN}), 0, 0);
+    expect_tensor_near(g[1], f64({1, -1, -0.5, kNaN}), 0, 0);
+  }
+}
+
+// ember_difffuzz --replay 1:1385: index_put (the op) accepted values with
+// extra leading size-1 dims ([1] into a 0-dim result); PyTorch raises. Python's
+// x[i] = v still drops them, and a one-element value through a single mask is
+// a masked fill whatever its shape, as in PyTorch.
+TEST(DiffFuzzFindings, IndexPutValuesMustBroadcastToTheIndexingResult) {
+  const std::vector<std::optional<Tensor>> at3 = {tensor({int64_t{3}}).reshape({})};
+  expect_error([&] { ember::index_put(zeros({28}), at3, ones({1})); },
+               "value tensor of shape [1] cannot be broadcast to indexing result of shape []");
+  Tensor x = zeros({4});
+  x.index_put_({tensor({int64_t{2}}).reshape({})}, full({1}, 7.0f));  // x[i] = v
+  expect_tensor_near(x, tensor({0.f, 0.f, 7.f, 0.f}), 0, 0);
+  Tensor mask = tensor({false, true, false, false});
+  const std::vector<std::optional<Tensor>> by_mask = {mask};
+  expect_tensor_near(ember::index_put(zeros({4}), by_mask, full({1, 1}, 5.0f)), tensor({0.f, 5.f, 0.f, 0.f}), 0, 0);
+}
+
+// ember_difffuzz --replay 1:3648 (and seed 2's cases): with class
+// probabilities, cross_entropy's weight got no gradient (it was detached) and
+// a non-negative ignore_index was ignored silently; PyTorch differentiates the
+// weight and rejects the ignore_index.
+TEST(DiffFuzzFindings, CrossEntropyWithProbabilitiesDifferentiatesTheWeight) {
+  Tensor input = f64({2.0, 0.5, -1.0, 0.1, 0.2, 0.3}).view({2, 3}).requires_grad_();
+  Tensor target = f64({0.7, 0.2, 0.1, 0.0, 0.5, 0.5}).view({2, 3});
+  Tensor weight = f64({1.0, 2.0, 0.5}).requires_grad_();
+  Tensor loss = F::cross_entropy(input, target, {.weight = weight});
+  EXPECT_NEAR(loss.item<double>(), 1.189968275721143, 1e-14);
+  auto g = autograd::grad({loss}, {input, weight});
+  expect_tensor_near(g[0],
+                     f64({0.10171829488883370, -0.09920802451947890, -0.00251027036935472, 0.18788100334732960,
+                          -0.29235937904165793, 0.10447837569432844})
+                         .view({2, 3}),
+                     1e-13, 1e-15);
+  expect_tensor_near(g[1], f64({0.08445895383000496, 0.44961684172302674, 0.41255127689016891}), 1e-13, 1e-15);
+  expect_error([&] { F::cross_entropy(input, target, {.ignore_index = 1}); },
+               "ignore_index is not supported for floating point target");
+}
+
+// ember_difffuzz --replay 8:197: binary_cross_entropy's target gradient
+// used the forward's log clamp (finite at input 0 and 1); PyTorch's is
+// -logit(input), infinite there.
+TEST(DiffFuzzFindings, BinaryCrossEntropyTargetGradientIsMinusLogit) {
+  Tensor x = f64({0.0, 0.25, 1.0}).requires_grad_();
+  Tensor y = f64({0.5, 0.5, 0.5}).requires_grad_();
+  Tensor loss = F::binary_cross_entropy(x, y);
+  EXPECT_NEAR(loss.item<double>(), 33.61232940559528, 1e-12);
+  auto g = autograd::grad({loss}, {x, y});
+  expect_tensor_near(g[0], f64({-1.66666667332633820e+11, -4.44444444444444420e-01, 1.66666667332633820e+11}), 1e-8, 0);
+  expect_tensor_near(g[1], f64({kInf, 0.36620409622270317, -kInf}), 1e-14, 0);
+}
+
+// ember_difffuzz --replay 8:3811: the mean of an empty complex tensor was
+// nan + 0i; PyTorch's 0 / 0 is nan + nan i.
+TEST(DiffFuzzFindings, MeanOfNothingComplexIsNanNan) {
+  for (DType t : {kComplex64, kComplex128}) {
+    Tensor m = zeros({0}, TensorOptions(t)).mean();
+    EXPECT_EQ(m.dtype(), t);
+    EXPECT_TRUE(view_as_real(m).isnan().all().item<bool>()) << m;
+  }
+}
+
+// ember_difffuzz, seed 9: hardtanh on bool clamped it; PyTorch
+// rejects bool inputs.
+TEST(DiffFuzzFindings, HardtanhRejectsBool) {
+  expect_error([] { F::hardtanh(tensor({true, false})); }, "Bool inputs not supported for hardtanh");
+  expect_error([] { F::relu6(tensor({true})); }, "Bool inputs not supported for hardtanh");
+}
+
+}  // namespace
