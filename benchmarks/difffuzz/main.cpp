@@ -214,6 +214,8 @@ int replay(const Options& o, const RunConfig& cfg) {
   for (size_t i = 0; i < r.torch_grads.size(); ++i) std::cout << "  torch gradient " << i << ": " << r.torch_grads[i] << "\n";
   if (r.torch_skipped) std::cout << "  libtorch would crash on this case (torch_hazard): only Ember ran\n";
   if (r.ember_extension) std::cout << "  libtorch does not implement this dtype; Ember does (not compared)\n";
+  std::printf("  seconds: ember %.4f (backward %.4f), libtorch %.4f (backward %.4f)\n", r.seconds[0], r.seconds[2],
+              r.seconds[1], r.seconds[3]);
   if (r.mismatches.empty() && r.layout.empty()) std::cout << "  agree\n";
   for (const Mismatch& m : r.mismatches) print_mismatch(m);
   for (const Mismatch& m : r.layout) print_mismatch(m);
@@ -329,6 +331,14 @@ int main(int argc, char** argv) {
         std::printf("  %-24s %6lld  %s%s\n", k.id.c_str(), static_cast<long long>(it->second), k.reason.c_str(),
                     k.deliberate ? " [deliberate]" : "");
     }
+  }
+  {
+    std::string unseen;
+    for (const KnownDifference& k : known_differences())
+      if (!known_seen.count(k.id)) unseen += " " + k.id;
+    if (!unseen.empty())
+      std::printf("known differences that matched nothing in this run (remove those whose fix landed):%s\n",
+                  unseen.c_str());
   }
   if (o.show_known) {
     std::printf("\nfirst known difference per op:\n");

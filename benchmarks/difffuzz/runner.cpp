@@ -3,6 +3,7 @@
 
 #include <torch/csrc/autograd/autograd.h>
 
+#include <chrono>
 #include <sstream>
 
 #include "bridge.h"
@@ -36,6 +37,11 @@ size_t op_for_case(const RunConfig& cfg, uint64_t index) {
 }
 
 namespace {
+
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+};
 
 std::string describe(const at::Tensor& t, at::IntArrayRef strides) {
   std::ostringstream s;
@@ -188,12 +194,16 @@ void compare_gradients(const OpDef& op, CaseResult& r, Rng& rng, ETensors& ex, T
   std::vector<at::Tensor> tg;
   std::string e_err, t_err;
   try {
+    const Stopwatch sw;
     eg = ember::autograd::grad(e_out, e_in, e_w, std::nullopt, false, /*allow_unused=*/true);
+    r.seconds[2] = sw.seconds();
   } catch (const std::exception& e) {
     e_err = error_text(e);
   }
   try {
+    const Stopwatch sw;
     tg = torch::autograd::grad(t_out, t_in, t_w, c10::nullopt, false, /*allow_unused=*/true);
+    r.seconds[3] = sw.seconds();
   } catch (const std::exception& e) {
     t_err = error_text(e);
   }
@@ -267,7 +277,9 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
   ETensors eo;
   TTensors to;
   try {
+    const Stopwatch sw;
     eo = op.ember(r.c, ex);
+    r.seconds[0] = sw.seconds();
   } catch (const std::exception& e) {
     r.ember_raised = true;
     r.ember_error = error_text(e);
@@ -278,7 +290,9 @@ CaseResult run_case(const RunConfig& cfg, uint64_t index) {
     return r;
   }
   try {
+    const Stopwatch sw;
     to = op.torch(r.c, tx);
+    r.seconds[1] = sw.seconds();
   } catch (const std::exception& e) {
     r.torch_raised = true;
     r.torch_error = error_text(e);

@@ -40,6 +40,8 @@ struct CaseResult {
   // For the known-differences predicates: libtorch's inputs (before the op)
   // and outputs.
   TTensors torch_inputs, torch_outputs_t;
+  // Seconds: Ember forward, libtorch forward, Ember backward, libtorch backward.
+  double seconds[4] = {0, 0, 0, 0};
   bool new_mismatch() const;
   bool known_only() const;
 };

@@ -138,4 +138,14 @@ TEST(DiffFuzzFindings, HardtanhRejectsBool) {
   expect_error([] { F::relu6(tensor({true})); }, "Bool inputs not supported for hardtanh");
 }
 
+// ember_difffuzz --replay 1:21928 (--max-numel 256): addmm on float64 rejected
+// beta = complex(-2.5, -0); PyTorch converts a complex number whose imaginary
+// part is zero (and rejects one whose part is not).
+TEST(DiffFuzzFindings, AddmmTakesComplexCoefficientsWithZeroImaginaryPart) {
+  Tensor a = f64({1, 2, 3, 4}).view({2, 2});
+  Tensor m = f64({0.5, -1, 2, 0.25}).view({2, 2});
+  expect_tensor_near(addmm(a, m, m, Scalar(std::complex<double>(-2.5, -0.0)), 1), addmm(a, m, m, -2.5, 1), 0, 0);
+  expect_error([&] { addmm(a, m, m, Scalar(std::complex<double>(-2.5, 1.0)), 1); }, "non-zero imaginary part");
+}
+
 }  // namespace
