@@ -242,6 +242,10 @@ std::vector<KnownDifference> build() {
                  const DType t = r.c.tensors[0].dtype;
                  return (t == DType::BFloat16 || t == DType::Float16) && has_value(r.c.tensors[0], 0.0);
                }});
+  k.push_back({"libtorch.pad-empty-dims", "libtorch 1.13's reflect/replicate/circular pads accept or reject a "
+               "size-0 dim they do not pad, depending on the mode and rank; Ember pads such inputs (an empty result)",
+               {"pad"}, {"raise"},
+               [](const CaseResult& r, const Mismatch&) { return r.c.tensors[0].numel() == 0 && !r.ember_raised; }});
   k.push_back({"libtorch.addmv-empty", "libtorch's addmv with an empty matrix returns `self` unbroadcast (a 0-dim "
                "self gives a 0-dim result); Ember broadcasts it to [m]", {"addmv"}, {"shape"},
                [](const CaseResult& r, const Mismatch&) { return r.c.tensors[1].numel() == 0; }});

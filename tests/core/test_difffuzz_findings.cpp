@@ -131,11 +131,14 @@ TEST(DiffFuzzFindings, MeanOfNothingComplexIsNanNan) {
   }
 }
 
-// ember_difffuzz, seed 9: hardtanh on bool clamped it; PyTorch
-// rejects bool inputs.
-TEST(DiffFuzzFindings, HardtanhRejectsBool) {
+// ember_difffuzz, seed 9 and --replay 1:72169 (--max-numel 256): hardtanh on
+// bool, and on uint8 with a negative min_val, clamped; PyTorch rejects both.
+TEST(DiffFuzzFindings, HardtanhRejectsBoolAndNegativeLimitsOnUInt8) {
   expect_error([] { F::hardtanh(tensor({true, false})); }, "Bool inputs not supported for hardtanh");
   expect_error([] { F::relu6(tensor({true})); }, "Bool inputs not supported for hardtanh");
+  Tensor u = tensor({0, 3, 200}).to(kUInt8);
+  expect_error([&] { F::hardtanh(u, -2.875, 2.5); }, "cannot do hardtanh on an unsigned type with negative limits");
+  expect_tensor_near(F::hardtanh(u, 1, 100), tensor({1, 3, 100}).to(kUInt8), 0, 0);
 }
 
 // ember_difffuzz --replay 1:21928 (--max-numel 256): addmm on float64 rejected
