@@ -34,6 +34,7 @@ struct Options {
   uint64_t replay_index = 0;
   int max_report = 3;
   bool show_known = false;
+  bool show_layout = false;
   bool list = false;
   double case_timeout = 120;
   Limits limits;
@@ -43,7 +44,7 @@ void usage() {
   std::cout <<
       "usage: ember_difffuzz [--seed S] [--cases N] [--seconds T] [--max-numel M] [--threads K]\n"
       "                      [--op NAME[,NAME...]] [--replay SEED:INDEX] [--max-report R]\n"
-      "                      [--show-known] [--case-timeout T] [--list]\n"
+      "                      [--show-known] [--show-layout] [--case-timeout T] [--list] [--full]\n"
       "  --seed S         run seed (default 1); case i of a run is generated from (S, i) alone\n"
       "  --cases N        stop after N cases (default 1000 when --seconds is not given)\n"
       "  --seconds T      stop after T seconds\n"
@@ -56,7 +57,9 @@ void usage() {
       "                   (give the same --max-numel and --op as the run that found it)\n"
       "  --max-report R   new mismatches printed per op (default 3)\n"
       "  --show-known     also print a replay line for each op's first known difference\n"
-      "  --case-timeout T abort with the case's replay line when one case runs T seconds (default 120)\n"
+      "  --show-layout    also print each op's first output-stride difference (the layout column)\n"
+      "  --case-timeout T abort with the case's replay line when one case runs T seconds of wall time\n"
+      "                   (default 120; raise it on a loaded machine, or under nice)\n"
       "  --list           list the ops\n"
       "Exit status: 0 when every mismatch is a known difference, 1 otherwise, 2 on bad usage.\n";
 }
@@ -77,6 +80,7 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--max-report") o.max_report = std::stoi(value());
     else if (a == "--case-timeout") o.case_timeout = std::stod(value());
     else if (a == "--show-known") o.show_known = true;
+    else if (a == "--show-layout") o.show_layout = true;
     else if (a == "--list") o.list = true;
     else if (a == "--full") g_full_values = true;
     else if (a == "--replay") {
@@ -225,7 +229,7 @@ int replay(const Options& o, const RunConfig& cfg) {
 struct OpStats {
   int64_t cases = 0, agree = 0, both_raise = 0, known = 0, fail = 0, layout = 0, extension = 0;
   std::vector<std::string> reports;
-  std::string first_known;
+  std::string first_known, first_layout;
 };
 
 }  // namespace
@@ -278,7 +282,13 @@ int main(int argc, char** argv) {
     const CaseResult r = run_case(cfg, index);
     OpStats& s = stats[r.c.op];
     ++s.cases;
-    if (!r.layout.empty()) ++s.layout;
+    if (!r.layout.empty()) {
+      ++s.layout;
+      if (s.first_layout.empty())
+        s.first_layout = r.c.str() + "\n    " + r.layout[0].detail +
+                         (r.layout[0].known.empty() ? "" : "  (known: " + r.layout[0].known + ")") + "\n    replay: " +
+                         replay_line(o, index);
+    }
     for (const Mismatch& m : r.mismatches)
       if (!m.known.empty()) ++known_seen[m.known];
     for (const Mismatch& m : r.layout)
@@ -339,6 +349,11 @@ int main(int argc, char** argv) {
     if (!unseen.empty())
       std::printf("known differences that matched nothing in this run (remove those whose fix landed):%s\n",
                   unseen.c_str());
+  }
+  if (o.show_layout) {
+    std::printf("\nfirst output-stride difference per op (ember vs torch):\n");
+    for (const auto& [name, s] : stats)
+      if (!s.first_layout.empty()) std::printf("  %s\n", s.first_layout.c_str());
   }
   if (o.show_known) {
     std::printf("\nfirst known difference per op:\n");
