@@ -57,6 +57,7 @@ Case train_epoch_case() {
   Case c{ember_epoch, nullptr};
   c.rtol = 0;
   c.atol = 0;
+  c.under_load = true;
   const char* python = std::getenv("EMBER_BENCH_PYTHON");
   c.external_peers = {{"torch_script",
                        {python && *python ? python : "/usr/bin/python3",

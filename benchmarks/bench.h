@@ -79,6 +79,10 @@ struct Case {
   std::string peer_name = "libtorch";
   // Optional: peers in other processes, each reported on a line of its own.
   std::vector<ExternalPeer> external_peers = {};
+  // Also timed while another process keeps one core busy (BusyCore): each
+  // peer's row is repeated as "<workload>@busy_core", with every side's
+  // slowdown against its own quiet time (README, "Speed under load").
+  bool under_load = false;
 };
 
 // Thrown by Workload::make when the workload cannot run on this machine (e.g.

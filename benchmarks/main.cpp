@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "bench.h"
+#include "busy_core.h"
 #include "external_peer.h"
 #include "measure.h"
 #include "report.h"
@@ -61,6 +63,81 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+// The medians of one timing of a workload, per peer, for the slowdowns of a
+// second timing under load.
+struct Timed {
+  bool ok = false;
+  double ember_s = 0;
+  std::map<std::string, double> peer_s;
+};
+
+// Times one workload (in-process peer interleaved, then external peers) and
+// reports a row per peer. With `quiet` (a timing of the same case without
+// load), the rows carry each side's slowdown against it.
+Timed time_workload(const std::string& name, const ember_bench::Case& c, const ember_bench::TimingOptions& timing,
+                    const Args& args, ember_bench::Report& report, const Timed* quiet) {
+  Timed t;
+  ember_bench::Measurement m;
+  try {
+    m = ember_bench::measure(c, timing);
+  } catch (const std::exception& e) {
+    m.error = e.what();
+  }
+  if (!m.error.empty()) {
+    report.failed(name, c.peer_name, m.error);
+    return t;
+  }
+  t.ok = true;
+  t.ember_s = m.ember_s;
+  auto with_quiet = [&](ember_bench::Row& row) {
+    if (quiet == nullptr) return;
+    const auto it = quiet->peer_s.find(row.peer);
+    if (it == quiet->peer_s.end()) return;
+    row.quiet_ember_s = quiet->ember_s;
+    row.quiet_peer_s = it->second;
+  };
+  ember_bench::Row row =
+      ember_bench::timed_row(name, c.peer_name, m.ember_s, m.ember_min_s, m.peer_s, m.peer_min_s, m.reps);
+  row.bytes = c.bytes;
+  row.units = c.units;
+  row.unit_name = c.unit_name;
+  if (c.ceiling) {
+    row.ceiling = c.ceiling->name;
+    row.ceiling_s = m.ceiling_s;
+    row.ceiling_min_s = m.ceiling_min_s;
+    row.ceiling_mismatch = m.ceiling_mismatch;
+  }
+  row.mismatch = m.mismatch;
+  if (c.peer) {  // else: external peers only, rows below
+    with_quiet(row);
+    report.row(row);
+    t.peer_s[c.peer_name] = m.peer_s;
+  }
+  // Peers in other processes run after the in-process timing (they cannot
+  // be interleaved); their rows reuse Ember's times from above.
+  for (const auto& peer : c.external_peers) {
+    ember_bench::ExternalMeasurement x;
+    try {
+      x = ember_bench::run_external_peer(peer, c.ember(), args.target_s, args.threads, c.rtol, c.atol);
+    } catch (const std::exception& e) {
+      x.error = e.what();
+    }
+    if (!x.error.empty()) {
+      report.failed(name, peer.name, x.error);
+    } else if (!x.skipped.empty()) {
+      report.skipped(name, peer.name, x.skipped);
+    } else {
+      ember_bench::Row ext =
+          ember_bench::timed_row(name, peer.name, m.ember_s, m.ember_min_s, x.median_s, x.min_s, x.reps);
+      ext.mismatch = x.mismatch;
+      with_quiet(ext);
+      report.row(ext);
+      t.peer_s[peer.name] = x.median_s;
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,55 +173,24 @@ int main(int argc, char** argv) {
   timing.target_s = args.target_s;
   for (const auto* w : selected) {
     std::optional<ember_bench::Case> c;
-    ember_bench::Measurement m;
     try {
       c = w->make();
-      m = ember_bench::measure(*c, timing);
     } catch (const ember_bench::SkipWorkload& e) {
       report.skipped(w->name, "", e.what());
       continue;
     } catch (const std::exception& e) {
-      m.error = e.what();
-    }
-    if (!m.error.empty()) {
-      report.failed(w->name, c ? c->peer_name : "", m.error);
+      report.failed(w->name, "", e.what());
       continue;
     }
-    ember_bench::Row row = ember_bench::timed_row(w->name, c->peer_name, m.ember_s, m.ember_min_s, m.peer_s,
-                                                  m.peer_min_s, m.reps);
-    row.bytes = c->bytes;
-    row.units = c->units;
-    row.unit_name = c->unit_name;
-    if (c->ceiling) {
-      row.ceiling = c->ceiling->name;
-      row.ceiling_s = m.ceiling_s;
-      row.ceiling_min_s = m.ceiling_min_s;
-      row.ceiling_mismatch = m.ceiling_mismatch;
-    }
-    row.mismatch = m.mismatch;
-    if (c->peer) report.row(row);  // else: external peers only, rows below
-    // Peers in other processes run after the in-process timing (they cannot
-    // be interleaved); their rows reuse Ember's times from above.
-    for (const auto& peer : c->external_peers) {
-      ember_bench::ExternalMeasurement x;
-      try {
-        x = ember_bench::run_external_peer(peer, c->ember(), args.target_s, args.threads, c->rtol, c->atol);
-      } catch (const std::exception& e) {
-        x.error = e.what();
-      }
-      if (!x.error.empty()) {
-        report.failed(w->name, peer.name, x.error);
-      } else if (!x.skipped.empty()) {
-        report.skipped(w->name, peer.name, x.skipped);
-      } else {
-        ember_bench::Row ext = ember_bench::timed_row(w->name, peer.name, m.ember_s, m.ember_min_s, x.median_s,
-                                                      x.min_s, x.reps);
-        ext.mismatch = x.mismatch;
-        report.row(ext);
-      }
+    const Timed quiet = time_workload(w->name, *c, timing, args, report, nullptr);
+    if (c->under_load && quiet.ok) {
+      ember_bench::BusyCore busy;
+      time_workload(w->name + "@busy_core", *c, timing, args, report, &quiet);
     }
   }
   const int problems = report.summary();
+  // How Ember's loops ran (quiet or shared cores: Note [Two ways to run a loop]).
+  std::printf("%s", ember::parallel_info().c_str());
   // Measured again so that a reader sees whether other load moved the machine
   // during the run (the bandwidth column uses the first measurement).
   const auto bw_end = ember_bench::measure_copy_bandwidth(size_t(256) << 20, args.threads);

@@ -56,7 +56,8 @@ void Report::header() const {
 
 void Report::row(const Row& r) {
   const double speedup = r.peer_s / r.ember_s;
-  speedups_[r.peer].push_back(speedup);
+  // Rows timed under load get a geometric mean of their own.
+  speedups_[r.quiet_ember_s > 0 ? r.peer + ", under load" : r.peer].push_back(speedup);
   problems_ += !r.mismatch.empty() + !r.ceiling_mismatch.empty();
   std::ostringstream line;
   line << "{\"workload\": " << json_string(r.workload) << ", \"ember_s\": " << num(r.ember_s)
@@ -91,6 +92,14 @@ void Report::row(const Row& r) {
          << ", \"" << r.ceiling << "_min_s\": " << num(r.ceiling_min_s) << ", \"ratio_to_" << r.ceiling
          << "\": " << num(ratio);
     if (!r.ceiling_mismatch.empty()) line << ", \"ceiling_mismatch\": " << json_string(r.ceiling_mismatch);
+  }
+  if (r.quiet_ember_s > 0 && r.quiet_peer_s > 0) {
+    const double ours = r.ember_s / r.quiet_ember_s, theirs = r.peer_s / r.quiet_peer_s;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "slowdown %.2fx (peer %.2fx)", ours, theirs);
+    extra_col = buf;
+    line << ", \"quiet_ember_s\": " << num(r.quiet_ember_s) << ", \"quiet_peer_s\": " << num(r.quiet_peer_s)
+         << ", \"ember_slowdown\": " << num(ours) << ", \"peer_slowdown\": " << num(theirs);
   }
   if (!r.mismatch.empty()) line << ", \"mismatch\": " << json_string(r.mismatch);
   if (!commit_.empty()) line << ", \"commit\": " << json_string(commit_);

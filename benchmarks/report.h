@@ -23,6 +23,8 @@ struct Row {
   double ceiling_s = 0, ceiling_min_s = 0;
   std::string ceiling_mismatch;
   std::string mismatch;                 // the peer's result differs from Ember's
+  // For a row timed under load: each side's quiet median, for the slowdowns.
+  double quiet_ember_s = 0, quiet_peer_s = 0;
 };
 
 // A Row with its times; the optional parts empty.

@@ -11,7 +11,11 @@ function(ember_add_library name)
     OUTPUT_NAME ember_${name}
     EXPORT_NAME ${name}
     VERSION ${PROJECT_VERSION}
-    SOVERSION ${PROJECT_VERSION_MAJOR})
+    SOVERSION ${PROJECT_VERSION_MAJOR}
+    # Installed side by side: each finds the Ember libraries it needs next to
+    # itself, whatever the prefix and whatever the program's own search path
+    # (a program's RUNPATH does not apply to its libraries' dependencies).
+    INSTALL_RPATH "$ORIGIN")
   target_include_directories(${target}
     PUBLIC
       $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
@@ -34,8 +38,7 @@ function(ember_add_test_suite library label)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   set(target ember_${library}_tests)
   add_executable(${target} ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE Ember::${library} ${ARG_DEPS} GTest::gtest GTest::gtest_main ember_build_flags
-                        Ember::omp_defaults)
+  target_link_libraries(${target} PRIVATE Ember::${library} ${ARG_DEPS} GTest::gtest GTest::gtest_main ember_build_flags)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${library}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${target} PRIVATE EMBER_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data")
   set(test_properties LABELS ${label})

@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
   flags.add("--threads", &c.threads, "N", "intra-op threads (0: all cores)");
   flags.add("--seed", &c.seed, "N", "seed of the initialisation, data order and augmentation");
   flags.add_switch("--channels-last", &c.channels_last, "NHWC activations");
+  flags.add_switch("--deterministic", &c.deterministic,
+                   "bitwise-reproducible results under any machine load (slower when other processes share the cores)");
   flags.add("--output", &c.output, "DIR", "checkpoints and metrics.json go here");
   flags.add("--resume", &c.resume, "FILE", "continue a run from its checkpoint");
   flags.add("--stop-after", &c.stop_after, "N", "stop after N epochs of this run (0: run all; --resume later)");

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include <ember/autograd/grad_mode.h>
+#include <ember/core/determinism.h>
 #include <ember/core/parallel.h>
 #include <ember/datasets/data_loader.h>
 #include <ember/datasets/progress.h>
@@ -130,6 +131,14 @@ TrainResult train(const TrainConfig& c) {
   const auto t_start = Clock::now();
   EMBER_CHECK(c.epochs >= 1 && c.batch_size >= 2, "--epochs must be >= 1 and --batch-size >= 2");
   if (c.threads > 0) set_num_threads(static_cast<int>(c.threads));
+  // Restored when the run ends (a program may train more than once).
+  struct DeterministicScope {
+    bool saved = are_deterministic_algorithms_enabled();
+    explicit DeterministicScope(bool on) {
+      if (on) use_deterministic_algorithms(true);
+    }
+    ~DeterministicScope() { use_deterministic_algorithms(saved); }
+  } deterministic_scope(c.deterministic);
   manual_seed(static_cast<uint64_t>(c.seed));
   fs::create_directories(c.output);
 

@@ -23,6 +23,9 @@ struct TrainConfig {
   int64_t workers = 2;
   int64_t threads = 0;                 // intra-op threads; 0: Ember's default
   int64_t seed = 0;
+  // Bitwise-reproducible runs whatever the machine's load (use_deterministic_algorithms:
+  // OpenBLAS and oneDNN keep their thread count when other processes share the cores).
+  bool deterministic = false;
   bool channels_last = false;
   std::string output = "ember-train-out";
   std::string resume;                  // checkpoint to continue from

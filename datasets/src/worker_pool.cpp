@@ -1,40 +1,29 @@
 // The DataLoader's worker threads.
 //
 // Note [Threads in workers]
-// Ember's intra-op parallelism is OpenMP (Note [One thread pool] in core). A
-// std::thread starts at the process-wide default thread count (the number of
-// cores), so every loader worker running an op would start an OpenMP team of
-// its own: N workers on C cores would run N * C compute threads next to the
-// caller's C. torch sets 1 intra-op thread in its worker processes. Here the
-// caller's thread count T is shared out instead: each of N workers gets
-// max(1, T / N), so the workers together use at most max(T, N) threads. With
-// N >= T that is torch's 1; with one worker on 2 cores it is 2, which measured
-// 20% faster when loading is the bottleneck and the same while the caller
-// trains (docs/datasets.md). The count is set with omp_set_num_threads() from
-// the worker thread: libgomp gives a thread that is not part of an OpenMP team
-// its own copy of the setting, so the caller's count is untouched.
-// ember::set_num_threads() would be wrong here: it also sets OpenBLAS's thread
-// count, which is process-wide. (OpenBLAS's OpenMP build reads the calling
-// thread's omp_get_max_threads() at each call, so a GEMM in a worker uses the
-// worker's count and leaves the caller's alone.)
+// A worker's ops parallelize like the caller's (Note [Two ways to run a loop]
+// in core): in an OpenMP team of the worker's own on quiet cores, on Ember's
+// one thread pool, shared by every thread of the process, on shared cores.
+// What a worker may use is capped: torch sets 1 intra-op thread in its worker
+// processes; here the caller's thread count T is shared out instead, each of
+// N workers getting max(1, T / N) (ember::set_thread_local_num_threads, which
+// also decides the worker's OpenMP count for BLAS and oneDNN calls), so the
+// workers together use at most max(T, N) threads. With N >= T that is
+// torch's 1; with one worker on 2 cores it is 2, which measured 20% faster
+// when loading is the bottleneck and the same while the caller trains
+// (docs/datasets.md). The caller's count is untouched.
 #include "ember/datasets/detail/worker_pool.h"
-
-#include <omp.h>
 
 #include <algorithm>
 #include <utility>
 
 #include "ember/core/error.h"
+#include "ember/core/parallel.h"
 
 namespace ember::datasets::detail {
 
-void set_thread_local_num_threads(int n) {
-  EMBER_CHECK(n > 0, "set_thread_local_num_threads: expected a positive count, got ", n);
-  omp_set_num_threads(n);
-}
-
 int threads_per_worker(int64_t num_workers) {
-  const int caller = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int caller = get_num_threads();
   return static_cast<int>(std::max<int64_t>(1, caller / std::max<int64_t>(1, num_workers)));
 }
 
@@ -94,7 +83,7 @@ void WorkerPool::submit_to(int64_t worker, Job job) {
 }
 
 void WorkerPool::run(int64_t id) {
-  set_thread_local_num_threads(threads_per_worker_);
+  ember::set_thread_local_num_threads(threads_per_worker_);
   WorkerContext context{id, nullptr};
   if (worker_init_fn_) {
     WorkerInfoScope info(worker_info_for(seed_, epoch_, id, size()));

@@ -40,16 +40,20 @@ TEST(TrainApp, ShortRunReachesStatedAccuracy) {
 
 // Two epochs in one go, and one epoch + a resumed second one, give the same
 // model and optimizer state bit for bit (same batches, same augmentation draws,
-// same schedule position, same generator state).
+// same schedule position, same generator state). Deterministic: other tests
+// running beside this one may make the cores count as shared for one run and
+// not the other (Note [OpenMP libraries]).
 TEST(TrainApp, ResumeMatchesAnUninterruptedRun) {
   const std::string data = shapes_data(20);
   TrainConfig whole = small_run(data, fresh_dir("resume_whole"));
   whole.epochs = 2;
+  whole.deterministic = true;
   const TrainResult a = train(whole);
 
   TrainConfig part = small_run(data, fresh_dir("resume_part"));
   part.epochs = 2;
   part.stop_after = 1;
+  part.deterministic = true;
   const TrainResult first = train(part);
   EXPECT_EQ(first.epochs_done, 1);
   part.stop_after = 0;

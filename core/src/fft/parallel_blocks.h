@@ -1,11 +1,8 @@
 #pragma once
-// Work split for the engine: f(i) for every block i in [0, count), blocks
-// handed out one at a time from a shared counter rather than in fixed halves.
-// A thread that starts late (the cores are shared, or busy with another
-// process) then just takes fewer blocks instead of leaving the others waiting
-// for its half. Each block's result does not depend on which thread ran it,
-// so the output is the same for any thread count.
-#include <atomic>
+// Work split for the engine: f(i) for every block i in [0, count), in chunks
+// of blocks claimed by whichever thread of the pool is free (Note [Ember's
+// thread pool]), so a thread that starts late just takes fewer blocks. Each block's result does not depend on which thread ran it, so the
+// output is the same for any thread count.
 #include <cstdint>
 
 #include "ember/core/parallel.h"
@@ -13,8 +10,7 @@
 namespace ember::fft::detail {
 
 // Transforms touching fewer elements than this (all signals together) run on
-// one thread: they take ~0.1 ms, less than what waking a second thread can
-// cost when the cores are shared (a descheduled worker holds up the join).
+// one thread: at ~0.1 ms, a second thread's wake-up eats most of the gain.
 inline constexpr int64_t kParallelMinElements = 1 << 18;
 
 // Runs serially when count < min_parallel_blocks (not worth waking threads).
@@ -25,12 +21,8 @@ void parallel_blocks(int64_t count, int64_t min_parallel_blocks, const F& f) {
     for (int64_t i = 0; i < count; ++i) f(i);
     return;
   }
-  std::atomic<int64_t> next{0};
-  parallel_for(0, std::min<int64_t>(threads, count), 1, [&](int64_t, int64_t) {
-    for (int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < count;
-         i = next.fetch_add(1, std::memory_order_relaxed)) {
-      f(i);
-    }
+  parallel_for(0, count, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
   });
 }
 

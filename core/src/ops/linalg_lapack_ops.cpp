@@ -16,6 +16,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
 #include "ops/op_utils.h"
+#include "runtime/openmp_calls.h"
 
 extern "C" {
 void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info);
@@ -38,23 +39,31 @@ template <class T>
 struct Lapack;
 template <>
 struct Lapack<float> {
-  static void gesv(int n, int k, float* a, int* ipiv, float* b, int* info) { sgesv_(&n, &k, a, &n, ipiv, b, &n, info); }
+  static void gesv(int n, int k, float* a, int* ipiv, float* b, int* info) {
+    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
+    sgesv_(&n, &k, a, &n, ipiv, b, &n, info);
+  }
   static void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
+    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
     sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
   }
   static void orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) {
+    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
     sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
   }
 };
 template <>
 struct Lapack<double> {
   static void gesv(int n, int k, double* a, int* ipiv, double* b, int* info) {
+    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
     dgesv_(&n, &k, a, &n, ipiv, b, &n, info);
   }
   static void geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) {
+    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
     dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
   }
   static void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) {
+    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
     dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
   }
 };

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include <ember/core/error.h>
+
+#include "container_size.h"
 
 namespace ember::io::detail {
 namespace {
@@ -90,6 +94,38 @@ void MediaInput::probe() {
   const int r = avformat_find_stream_info(format_.get(), nullptr);
   EMBER_CHECK(r >= 0, "video: cannot read the stream information of ", name_, ": ",
               av_error_text(r));
+}
+
+std::optional<std::string> MediaInput::truncation() const {
+  uint64_t size = 0;
+  ReadAt read;
+  std::ifstream file;
+  if (memory_) {
+    size = static_cast<uint64_t>(memory_->size);
+    read = [m = memory_.get()](uint64_t offset, uint8_t* out, uint64_t n) -> uint64_t {
+      const uint64_t total = static_cast<uint64_t>(m->size);
+      if (offset >= total) return 0;
+      const uint64_t take = std::min(n, total - offset);
+      std::memcpy(out, m->data + offset, static_cast<size_t>(take));
+      return take;
+    };
+  } else {
+    std::error_code ec;
+    size = std::filesystem::file_size(path_, ec);
+    if (ec) return std::nullopt;  // not a regular file (a pipe, a device): cannot tell
+    file.open(path_, std::ios::binary);
+    if (!file) return std::nullopt;
+    read = [&file](uint64_t offset, uint8_t* out, uint64_t n) -> uint64_t {
+      file.clear();
+      file.seekg(static_cast<std::streamoff>(offset));
+      file.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n));
+      return static_cast<uint64_t>(file.gcount());
+    };
+  }
+  const auto declared = truncated_container_size(format_->iformat->name, read, size);
+  if (!declared) return std::nullopt;
+  return "the file has " + std::to_string(size) + " bytes, its container declares " +
+         std::to_string(*declared);
 }
 
 int MediaInput::find_stream(AVMediaType type, int64_t index_in_type) const {

@@ -2,6 +2,7 @@
 // An opened (demuxed) media file: from a path, or from the encoded bytes in
 // memory through a custom AVIOContext (used by VideoReader(Tensor) and the fuzzer).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <ember/core/tensor.h>
@@ -28,6 +29,11 @@ class MediaInput {
   AVFormatContext* format() const { return format_.get(); }
   // "'clip.mp4'" or "in-memory video (1234 bytes)", for error messages.
   const std::string& name() const { return name_; }
+
+  // When the file is shorter than its container declares (a truncated MP4,
+  // Matroska/WebM or AVI): "the file has N bytes, its container declares M".
+  // Reads the container's top-level structure separately from the demuxer.
+  std::optional<std::string> truncation() const;
 
   // The file's streams as torchvision labels them: "video:0" is stream `index`
   // of av streams of type video. Returns -1 when there is no such stream.

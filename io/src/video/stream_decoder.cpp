@@ -41,6 +41,21 @@ void StreamDecoder::open_codec() {
               ": ", av_error_text(r));
   flushed_ = false;
   last_pts_ = AV_NOPTS_VALUE;
+  damage_.reset();
+  last_decoded_s_.reset();
+  failed_ = false;
+}
+
+void StreamDecoder::flush() {
+  const int s = avcodec_send_packet(codec_.get(), nullptr);
+  EMBER_CHECK(s >= 0 || s == AVERROR_EOF, "video: decoding ", input_.name(), " failed at its end: ",
+              av_error_text(s));
+  flushed_ = true;
+}
+
+void StreamDecoder::end_at_damage(std::string reason) {
+  damage_ = std::move(reason);
+  flush();
 }
 
 void StreamDecoder::feed() {
@@ -48,38 +63,70 @@ void StreamDecoder::feed() {
   while (true) {
     const int r = av_read_frame(fmt, packet_.get());
     if (r == AVERROR_EOF) {
-      // The end: flush the frames the decoder still holds.
-      const int s = avcodec_send_packet(codec_.get(), nullptr);
-      EMBER_CHECK(s >= 0 || s == AVERROR_EOF, "video: decoding ", input_.name(),
-                  " failed at its end: ", av_error_text(s));
-      flushed_ = true;
+      // The end of the data; of the file's too, unless its container says
+      // there should be more.
+      if (auto cut = input_.truncation()) {
+        end_at_damage("the data ends early: " + *cut);
+      } else {
+        flush();
+      }
       return;
     }
-    EMBER_CHECK(r >= 0, "video: cannot read ", input_.name(), " (truncated or corrupt?): ",
-                av_error_text(r));
+    if (r < 0) {
+      end_at_damage("reading failed: " + av_error_text(r));
+      return;
+    }
     if (packet_->stream_index != stream_->index) {
       av_packet_unref(packet_.get());
       continue;
     }
-    const int s = avcodec_send_packet(codec_.get(), packet_.get());
     const int64_t pos = packet_->pos;
+    if (packet_->flags & AV_PKT_FLAG_CORRUPT) {
+      // Read short (the file ends inside it) or marked broken by the demuxer.
+      av_packet_unref(packet_.get());
+      std::string reason = "a packet" + at_byte(pos) + " is cut short or corrupt";
+      if (auto cut = input_.truncation()) reason += "; " + *cut;
+      end_at_damage(std::move(reason));
+      return;
+    }
+    const int s = avcodec_send_packet(codec_.get(), packet_.get());
     av_packet_unref(packet_.get());
-    EMBER_CHECK(s >= 0, "video: the ", codec_->codec->name, " decoder rejected the data of ",
-                input_.name(), " at byte ", pos, " (corrupt file?): ", av_error_text(s));
+    if (s < 0) {
+      end_at_damage("the " + std::string(codec_->codec->name) + " decoder rejected the data" + at_byte(pos) +
+                    ": " + av_error_text(s));
+    }
     return;
   }
 }
 
 AVFrame* StreamDecoder::next_frame() {
+  if (failed_) return nullptr;
   while (true) {
     const int r = avcodec_receive_frame(codec_.get(), frame_.get());
-    if (r >= 0) return frame_.get();
+    if (r >= 0) {
+      int64_t ts = frame_->best_effort_timestamp;
+      if (ts == AV_NOPTS_VALUE) ts = frame_->pts;
+      if (ts != AV_NOPTS_VALUE) last_decoded_s_ = static_cast<double>(ts) * av_q2d(stream_->time_base);
+      return frame_.get();
+    }
     if (r == AVERROR_EOF) return nullptr;
-    EMBER_CHECK(r == AVERROR(EAGAIN), "video: decoding ", input_.name(), " failed: ",
-                av_error_text(r));
+    if (r != AVERROR(EAGAIN)) {
+      // The decoder failed on data it had accepted: what it returned so far
+      // stands; the rest of the stream is lost.
+      if (!damage_) damage_ = "decoding failed: " + av_error_text(r);
+      failed_ = true;
+      return nullptr;
+    }
     if (flushed_) return nullptr;  // (a decoder that never reports EOF)
     feed();
   }
+}
+
+std::optional<StreamDamage> StreamDecoder::take_damage() {
+  if (!damage_) return std::nullopt;
+  StreamDamage d{std::move(*damage_), last_decoded_s_};
+  damage_.reset();
+  return d;
 }
 
 int64_t StreamDecoder::frame_pts(const AVFrame* frame) {
@@ -114,6 +161,9 @@ void StreamDecoder::seek_ticks(int64_t ticks) {
   avcodec_flush_buffers(codec_.get());
   flushed_ = false;
   last_pts_ = AV_NOPTS_VALUE;
+  damage_.reset();
+  last_decoded_s_.reset();
+  failed_ = false;
 }
 
 void StreamDecoder::seek_us(int64_t time_us) {

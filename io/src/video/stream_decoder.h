@@ -3,9 +3,12 @@
 // VideoReader and read_video. Frames come out with their timestamp; seeking goes
 // to the keyframe at or before a time, the caller drops what it does not want.
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "ffmpeg_raii.h"
 #include "media_input.h"
+#include "stream_damage.h"
 
 namespace ember::io::detail {
 
@@ -24,8 +27,14 @@ class StreamDecoder {
   AVCodecContext* codec() const { return codec_.get(); }
 
   // The next decoded frame (owned by the decoder, valid until the next call), or
-  // nullptr at the end of the stream. Raises on a read or decode error.
+  // nullptr at the end of the stream. A stream also ends at damaged data (a
+  // corrupt packet, a read or decode error, the end of a truncated file);
+  // take_damage() then says why (Note [Truncated and damaged media]).
   AVFrame* next_frame();
+
+  // After next_frame() returned nullptr: why the stream ended early, or
+  // nullopt when it ended at its end. Reported once (cleared by the call).
+  std::optional<StreamDamage> take_damage();
 
   // The frame's presentation time in microseconds (torchvision's units), from its
   // best-effort timestamp; frames without one continue from the previous frame.
@@ -44,6 +53,10 @@ class StreamDecoder {
  private:
   // Feeds the decoder one packet of our stream (or the end-of-stream flush).
   void feed();
+  // Records why the stream ends early and flushes the decoder: the frames it
+  // holds came from intact packets and still come out.
+  void end_at_damage(std::string reason);
+  void flush();
   // (Re)creates and opens the codec context.
   void open_codec();
 
@@ -56,6 +69,9 @@ class StreamDecoder {
   FramePtr frame_;
   bool flushed_ = false;       // the end-of-stream packet was sent
   int64_t last_pts_ = AV_NOPTS_VALUE;  // in the stream's time base
+  std::optional<std::string> damage_;  // why the stream ends early
+  bool failed_ = false;                // the decoder failed: the stream is over
+  std::optional<double> last_decoded_s_;  // seconds: the last frame next_frame() returned
 };
 
 }  // namespace ember::io::detail

@@ -1,11 +1,14 @@
 // read_video and read_video_timestamps with the semantics of torchvision.io's
 // default (PyAV) backend, torchvision/io/video.py in 0.14: the same seek margins,
 // the same frame selection (including the frame before start_pts), the same audio
-// trimming. Differences are in docs/io.md ("Video"): errors raise instead of
-// returning what was decoded so far, and audio is always float32.
+// trimming. Differences are in docs/io.md ("Video"): a truncated or damaged
+// file returns what decoded with a warning, or raises with strict (torchvision
+// returns it silently), and audio is always float32.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <string_view>
 
@@ -16,6 +19,7 @@
 
 #include "frame_convert.h"
 #include "media_input.h"
+#include "stream_damage.h"
 #include "stream_decoder.h"
 
 namespace ember::io {
@@ -66,7 +70,8 @@ Offsets to_ticks(double start, double end, PtsUnit unit, AVRational tb) {
 // The frames torchvision's _read_from_stream keeps: pts in [start, end] in pts
 // order, plus the last frame before start when no frame starts exactly there.
 std::vector<std::pair<int64_t, FramePtr>> read_from_stream(detail::MediaInput& input, int stream_index,
-                                                           double start_pts, double end_pts, PtsUnit unit) {
+                                                           double start_pts, double end_pts, PtsUnit unit,
+                                                           bool strict) {
   detail::StreamDecoder dec(input, stream_index, 0);
   const Offsets off = to_ticks(start_pts, end_pts, unit, dec.stream()->time_base);
   const bool buffer = should_buffer(dec.stream());
@@ -77,7 +82,7 @@ std::vector<std::pair<int64_t, FramePtr>> read_from_stream(detail::MediaInput& i
   std::map<int64_t, FramePtr> kept;       // pts in [start, end]
   FramePtr before;                        // the latest frame with pts < start
   int64_t before_pts = std::numeric_limits<int64_t>::min();
-  bool any = false, exact_start = false;
+  bool any = false, exact_start = false, reached_end = false;
   int buffered = 0;
   while (AVFrame* f = dec.next_frame()) {
     const int64_t pts = pyav_pts(dec, f);
@@ -91,6 +96,7 @@ std::vector<std::pair<int64_t, FramePtr>> read_from_stream(detail::MediaInput& i
       before_pts = pts;
     }
     if (p >= off.end) {
+      reached_end = true;
       if (buffer && buffered < kMaxBuffer) {
         ++buffered;
         continue;
@@ -104,6 +110,15 @@ std::vector<std::pair<int64_t, FramePtr>> read_from_stream(detail::MediaInput& i
     EMBER_CHECK(frame, "read_video: out of memory");
     out.emplace_back(pts, std::move(frame));
   }
+  // A stream that ends at damage before end_pts: what was asked for is
+  // incomplete (Note [Truncated and damaged media]).
+  auto damage = dec.take_damage();
+  if (damage && !reached_end) {
+    const char* type = av_get_media_type_string(dec.stream()->codecpar->codec_type);
+    detail::report_damage("read_video", input, type, *damage, strict,
+                          "returning the " + std::to_string(out.size()) + " " + type +
+                              " frames in range that decoded");
+  }
   return out;
 }
 
@@ -114,8 +129,9 @@ std::pair<int64_t, int64_t> python_slice(int64_t s, int64_t e, int64_t n) {
   return {a, std::max(a, b)};
 }
 
-Tensor read_audio(detail::MediaInput& input, int index, double start_pts, double end_pts, PtsUnit unit) {
-  auto frames = read_from_stream(input, index, start_pts, end_pts, unit);
+Tensor read_audio(detail::MediaInput& input, int index, double start_pts, double end_pts, PtsUnit unit,
+                  bool strict) {
+  auto frames = read_from_stream(input, index, start_pts, end_pts, unit, strict);
   if (frames.empty()) return empty({1, 0}, kFloat32);
   detail::FrameConverter convert(SWS_BILINEAR);
   std::vector<Tensor> parts;
@@ -134,8 +150,9 @@ Tensor read_audio(detail::MediaInput& input, int index, double start_pts, double
   return audio.slice(1, a, b).contiguous();
 }
 
-Tensor read_frames(detail::MediaInput& input, int index, double start_pts, double end_pts, PtsUnit unit) {
-  auto frames = read_from_stream(input, index, start_pts, end_pts, unit);
+Tensor read_frames(detail::MediaInput& input, int index, double start_pts, double end_pts, PtsUnit unit,
+                   bool strict) {
+  auto frames = read_from_stream(input, index, start_pts, end_pts, unit, strict);
   if (frames.empty()) return empty({0, 1, 1, 3}, kUInt8);
   const int h = frames.front().second->height, w = frames.front().second->width;
   Tensor out = empty({static_cast<int64_t>(frames.size()), h, w, 3}, kUInt8);
@@ -155,7 +172,7 @@ Tensor read_frames(detail::MediaInput& input, int index, double start_pts, doubl
 }  // namespace
 
 VideoClip read_video(const std::string& path, double start_pts, std::optional<double> end_pts,
-                     PtsUnit pts_unit) {
+                     PtsUnit pts_unit, bool strict) {
   const double end = end_pts.value_or(std::numeric_limits<double>::infinity());
   EMBER_CHECK(!std::isnan(start_pts) && !std::isnan(end), "read_video: start_pts and end_pts must be numbers");
   EMBER_CHECK(end >= start_pts, "read_video: end_pts should be larger than start_pts, got start_pts=",
@@ -165,14 +182,14 @@ VideoClip read_video(const std::string& path, double start_pts, std::optional<do
   const int video = input.find_stream(AVMEDIA_TYPE_VIDEO, 0);
   const int audio = input.find_stream(AVMEDIA_TYPE_AUDIO, 0);
   if (video >= 0) {
-    clip.video = read_frames(input, video, start_pts, end, pts_unit);
+    clip.video = read_frames(input, video, start_pts, end, pts_unit, strict);
     const AVRational rate = input.format()->streams[video]->avg_frame_rate;
     if (rate.num > 0 && rate.den > 0) clip.info.video_fps = av_q2d(rate);
   } else {
     clip.video = empty({0, 1, 1, 3}, kUInt8);
   }
   if (audio >= 0) {
-    clip.audio = read_audio(input, audio, start_pts, end, pts_unit);
+    clip.audio = read_audio(input, audio, start_pts, end, pts_unit, strict);
     clip.info.audio_fps = input.format()->streams[audio]->codecpar->sample_rate;
   } else {
     clip.audio = empty({1, 0}, kFloat32);
@@ -180,7 +197,7 @@ VideoClip read_video(const std::string& path, double start_pts, std::optional<do
   return clip;
 }
 
-VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit) {
+VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit, bool strict) {
   detail::MediaInput input = detail::MediaInput::open_file(path, /*generate_pts=*/true);
   VideoTimestamps out;
   const int index = input.find_stream(AVMEDIA_TYPE_VIDEO, 0);
@@ -200,19 +217,42 @@ VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit)
     for (unsigned i = 0; i < fmt->nb_streams; ++i) {
       fmt->streams[i]->discard = static_cast<int>(i) == index ? AVDISCARD_DEFAULT : AVDISCARD_ALL;
     }
+    // The packet loop ends at damage as StreamDecoder does (Note [Truncated and
+    // damaged media]): a flagged packet, a read error, a truncated file's end.
     detail::PacketPtr packet = detail::make_packet();
+    std::optional<std::string> damage;
     while (true) {
       const int r = av_read_frame(fmt, packet.get());
-      if (r == AVERROR_EOF) break;
-      EMBER_CHECK(r >= 0, "read_video_timestamps: cannot read ", input.name(),
-                  " (truncated or corrupt?): ", detail::av_error_text(r));
+      if (r == AVERROR_EOF) {
+        if (auto cut = input.truncation()) damage = "the data ends early: " + *cut;
+        break;
+      }
+      if (r < 0) {
+        damage = "reading failed: " + detail::av_error_text(r);
+        break;
+      }
+      if (packet->stream_index == index && (packet->flags & AV_PKT_FLAG_CORRUPT)) {
+        damage = "a packet" + detail::at_byte(packet->pos) + " is cut short or corrupt";
+        av_packet_unref(packet.get());
+        break;
+      }
       if (packet->stream_index == index && packet->pts != AV_NOPTS_VALUE) pts.push_back(packet->pts);
       av_packet_unref(packet.get());
+    }
+    if (damage) {
+      std::optional<double> last;
+      if (!pts.empty()) last = static_cast<double>(*std::max_element(pts.begin(), pts.end())) * av_q2d(stream->time_base);
+      detail::report_damage("read_video_timestamps", input, "video", {*damage, last}, strict,
+                            "returning the " + std::to_string(pts.size()) + " timestamps before it");
     }
   } else {
     detail::StreamDecoder dec(input, index, 0);
     while (AVFrame* f = dec.next_frame()) {
       if (f->pts != AV_NOPTS_VALUE) pts.push_back(f->pts);
+    }
+    if (auto damage = dec.take_damage()) {
+      detail::report_damage("read_video_timestamps", input, "video", *damage, strict,
+                            "returning the " + std::to_string(pts.size()) + " timestamps before it");
     }
   }
   std::sort(pts.begin(), pts.end());

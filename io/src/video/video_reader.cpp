@@ -9,6 +9,7 @@
 
 #include "frame_convert.h"
 #include "media_input.h"
+#include "stream_damage.h"
 #include "stream_decoder.h"
 #include "stream_spec.h"
 #include "video_metadata.h"
@@ -63,6 +64,10 @@ struct VideoReader::Impl {
       }
       return out;
     }
+    if (auto damage = decoder->take_damage()) {
+      detail::report_damage("VideoReader", *input, spec.type.c_str(), *damage, strict,
+                            "the stream ends there");
+    }
     return std::nullopt;
   }
 
@@ -70,6 +75,7 @@ struct VideoReader::Impl {
   VideoMetadata meta;
   int stream_index = -1;
   int64_t num_threads = 0;
+  bool strict = false;  // damaged data raises instead of ending the stream with a warning
   detail::StreamSpec spec;
   std::unique_ptr<detail::StreamDecoder> decoder;
   // SWS_AREA: torchvision's VideoReader (video_sampler.cpp).
@@ -80,23 +86,25 @@ struct VideoReader::Impl {
 namespace {
 
 std::unique_ptr<VideoReader::Impl> make_impl(detail::MediaInput in, const std::string& stream,
-                                             int64_t num_threads) {
+                                             int64_t num_threads, bool strict) {
   EMBER_CHECK(num_threads >= 0 && num_threads <= 256, "VideoReader: num_threads must be in [0, 256], got ",
               num_threads);
   const detail::StreamSpec spec = detail::parse_stream_spec(stream);
   auto impl = std::make_unique<VideoReader::Impl>(std::move(in));
   impl->num_threads = num_threads;
+  impl->strict = strict;
   impl->open_stream(spec);
   return impl;
 }
 
 }  // namespace
 
-VideoReader::VideoReader(const std::string& path, const std::string& stream, int64_t num_threads)
-    : impl_(make_impl(detail::MediaInput::open_file(path), stream, num_threads)) {}
+VideoReader::VideoReader(const std::string& path, const std::string& stream, int64_t num_threads,
+                         bool strict)
+    : impl_(make_impl(detail::MediaInput::open_file(path), stream, num_threads, strict)) {}
 
-VideoReader::VideoReader(const Tensor& data, const std::string& stream, int64_t num_threads)
-    : impl_(make_impl(detail::MediaInput::open_memory(data), stream, num_threads)) {}
+VideoReader::VideoReader(const Tensor& data, const std::string& stream, int64_t num_threads, bool strict)
+    : impl_(make_impl(detail::MediaInput::open_memory(data), stream, num_threads, strict)) {}
 
 VideoReader::~VideoReader() = default;
 VideoReader::VideoReader(VideoReader&&) noexcept = default;

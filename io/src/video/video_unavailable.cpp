@@ -17,8 +17,8 @@ bool video_available() { return false; }
 
 struct VideoReader::Impl {};
 
-VideoReader::VideoReader(const std::string&, const std::string&, int64_t) { unavailable("VideoReader"); }
-VideoReader::VideoReader(const Tensor&, const std::string&, int64_t) { unavailable("VideoReader"); }
+VideoReader::VideoReader(const std::string&, const std::string&, int64_t, bool) { unavailable("VideoReader"); }
+VideoReader::VideoReader(const Tensor&, const std::string&, int64_t, bool) { unavailable("VideoReader"); }
 VideoReader::~VideoReader() = default;
 VideoReader::VideoReader(VideoReader&&) noexcept = default;
 VideoReader& VideoReader::operator=(VideoReader&&) noexcept = default;
@@ -30,10 +30,10 @@ std::optional<VideoFrame> VideoReader::next() { unavailable("VideoReader::next")
 VideoReader::iterator::iterator(VideoReader*) { unavailable("VideoReader::begin"); }
 VideoReader::iterator& VideoReader::iterator::operator++() { unavailable("VideoReader::iterator"); }
 
-VideoClip read_video(const std::string&, double, std::optional<double>, PtsUnit) {
+VideoClip read_video(const std::string&, double, std::optional<double>, PtsUnit, bool) {
   unavailable("read_video");
 }
-VideoTimestamps read_video_timestamps(const std::string&, PtsUnit) {
+VideoTimestamps read_video_timestamps(const std::string&, PtsUnit, bool) {
   unavailable("read_video_timestamps");
 }
 void write_video(const std::string&, const Tensor&, double, const std::string&,

@@ -19,6 +19,9 @@ run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE_DIR} -B ${WORK_DIR}/build -G Ninj
          -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
          "-DCMAKE_CXX_FLAGS=${_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${_flags}")
 run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run_step(${WORK_DIR}/build/consumer)
-run_step(${WORK_DIR}/build/io_consumer)
+# Run as on a user's machine: nothing in LD_LIBRARY_PATH points at Ember.
+set(_run ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH)
+run_step(${_run} ${WORK_DIR}/build/consumer)
+run_step(${_run} ${WORK_DIR}/build/io_consumer)
+run_step(${_run} ${WORK_DIR}/build/datasets_consumer)
 message(STATUS "consumer built and ran against the installed Ember")

@@ -7,7 +7,12 @@
 // detail::alert_not_deterministic("op") first thing.
 //
 // All of Ember's CPU ops are deterministic: run to run, for a given thread
-// count, they give bitwise-identical results. There are no atomics-based
+// count, they give bitwise-identical results. One exception needs the flag:
+// while other busy threads share the cores, Ember gives OpenBLAS and oneDNN
+// one thread (Note [OpenMP libraries] in core/src/runtime/openmp_calls.cpp),
+// and their last bits depend on their thread count; with the flag on, they
+// keep get_num_threads() under any load (slower then), and results do not
+// depend on the machine's load. There are no atomics-based
 // accumulations on CPU (index_add_/scatter_add-style ops do not need them),
 // and parallel loops split their work statically. Random ops go further and
 // are independent of the thread count (Note [Counter-based random numbers] in

@@ -11,6 +11,7 @@
 #include "ember/ops/factories.h"
 #include "kernels/cpu/gemm_loop.h"
 #include "ops/linalg_kernels.h"
+#include "runtime/openmp_calls.h"
 
 namespace ember {
 namespace {
@@ -132,6 +133,7 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
                   int64_t a_col_stride, int64_t a_row_stride, const T* b, BlasLayout lb,
                   int64_t b_row_stride, int64_t b_col_stride, T beta, T* c, BlasLayout lc,
                   int64_t c_row_stride, int64_t c_col_stride, bool beta_zero, bool conj_a, bool conj_b) {
+  runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
   if (n == 1 && b_row_stride != 0 && c_row_stride != 0) {
     // y[m] = A x: x is column 0 of b, y column 0 of c. Some BLAS scale y by
@@ -263,6 +265,7 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, const Tensor& out, bool 
       const T* pb = memory_of<T>(b);
       const int64_t sa = a.stride(0), sb = b.stride(0);
       T sum = T(0);
+      runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
       constexpr int64_t kChunk = int64_t{1} << 30;  // BLAS counts are int
       for (int64_t i = 0; i < a.size(0); i += kChunk) {
         const int n = static_cast<int>(std::min(kChunk, a.size(0) - i));

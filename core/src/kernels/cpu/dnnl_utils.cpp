@@ -1,12 +1,12 @@
 // Note [oneDNN primitives]
 // Convolutions, batch and layer normalization run on oneDNN (Debian's
-// libdnnl, 2.x). Its CPU runtime is OpenMP (libgomp), so its primitives run on
-// the pool Ember's loops and OpenBLAS use (Note [One thread pool]), with the
-// thread count set_num_threads gives.
+// libdnnl, 2.x). Its CPU runtime is OpenMP (libgomp); the thread count each
+// call gets is Ember's choice (Note [OpenMP libraries] in
+// runtime/openmp_calls.cpp) and part of the primitive cache's key.
 //
 // Making a primitive descriptor and a primitive takes 10-100 us (the JIT
 // generates code), far more than a small convolution; every primitive is made
-// once per (shape, layout, parameters) and kept in an LRU cache keyed by
+// once per (shape, layout, parameters, threads) and kept in an LRU cache keyed by
 // those integers. Executing a cached primitive is thread-safe.
 //
 // Layouts: a primitive created with format_tag::any picks its own blocked
@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "ember/ops/factories.h"
+#include "runtime/openmp_calls.h"
 
 namespace ember::dnnl_glue {
 
@@ -215,7 +216,12 @@ Cache& cache() {
 }
 }  // namespace
 
-std::shared_ptr<void> cache_lookup(const CacheKey& key, const std::function<std::shared_ptr<void>()>& make) {
+std::shared_ptr<void> cache_lookup(const CacheKey& key_without_threads,
+                                   const std::function<std::shared_ptr<void>()>& make) {
+  // oneDNN fixes a primitive's OpenMP team size when it is made (Note [OpenMP
+  // libraries]): the thread count Ember gives this call is part of the key.
+  CacheKey key = key_without_threads;
+  key.add(runtime::prepare_openmp_library_call());
   Cache& c = cache();
   {
     std::lock_guard<std::mutex> g(c.mu);

@@ -28,7 +28,9 @@ struct Waveform {
 // torchaudio.backend.common.AudioMetaData.
 struct AudioMetaData {
   int64_t sample_rate = 0;
-  int64_t num_frames = 0;       // 0 when the container does not say (some MP3s, streams)
+  // 0 when the container does not say (streams). MP3 through the FFmpeg backend:
+  // exactly the length load() returns (gapless; docs/io.md, "MP3 length").
+  int64_t num_frames = 0;
   int64_t num_channels = 0;
   int64_t bits_per_sample = 0;  // 0 for lossy codecs (MP3, Vorbis, Opus)
   // "PCM_S", "PCM_U", "PCM_F", "FLAC", "ULAW", "ALAW", "MP3", "VORBIS", "OPUS",

@@ -67,11 +67,17 @@ class VideoReader {
   // stream: "video", "audio", or with an index among streams of that type,
   // "video:1". An index of -1 / no index picks the first stream of the type.
   // num_threads: decoder threads; 0 lets FFmpeg choose.
+  // strict: what a truncated or damaged file does when iteration reaches the
+  // damage. false (default, as torchvision): the stream ends there, after the
+  // frames that decoded, and an ember::warn (core/warning.h) names the file,
+  // the reason and the last good pts. true: next() raises an ember::Error
+  // saying the same (once; the reader is then at its end). A file that cannot
+  // be opened raises either way. See docs/io.md, "Truncated and damaged files".
   explicit VideoReader(const std::string& path, const std::string& stream = "video",
-                       int64_t num_threads = 0);
+                       int64_t num_threads = 0, bool strict = false);
   // From the encoded file's bytes: a 1-D uint8 tensor (copied reference kept alive).
   explicit VideoReader(const Tensor& data, const std::string& stream = "video",
-                       int64_t num_threads = 0);
+                       int64_t num_threads = 0, bool strict = false);
   ~VideoReader();
   VideoReader(VideoReader&&) noexcept;
   VideoReader& operator=(VideoReader&&) noexcept;
@@ -147,8 +153,13 @@ struct VideoClip {
 
 // Every video frame with start_pts <= pts <= end_pts (end = nullopt: to the end), and
 // the audio over the same time span, as torchvision.io.read_video (PyAV backend).
+// strict: a stream that ends at damaged data (a truncated file) before end_pts
+// raises an ember::Error (true) or returns the frames that decoded with an
+// ember::warn naming the file, the reason and the last good pts (false, the
+// default; torchvision returns them silently). As VideoReader's strict.
 VideoClip read_video(const std::string& path, double start_pts = 0,
-                     std::optional<double> end_pts = std::nullopt, PtsUnit pts_unit = PtsUnit::PTS);
+                     std::optional<double> end_pts = std::nullopt, PtsUnit pts_unit = PtsUnit::PTS,
+                     bool strict = false);
 
 struct VideoTimestamps {
   std::vector<double> pts;          // per frame, in pts_unit (time-base ticks or seconds)
@@ -156,8 +167,10 @@ struct VideoTimestamps {
 };
 
 // The presentation timestamps of every video frame, in presentation order, without
-// decoding pixels (torchvision.io.read_video_timestamps).
-VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit = PtsUnit::PTS);
+// decoding pixels (torchvision.io.read_video_timestamps). strict as read_video's:
+// the timestamps up to the damage of a truncated file, with a warning, or an error.
+VideoTimestamps read_video_timestamps(const std::string& path, PtsUnit pts_unit = PtsUnit::PTS,
+                                      bool strict = false);
 
 // Writes [T, H, W, 3] uint8 RGB frames as a video. The container is chosen by the
 // file extension (.mp4, .mkv, .webm, .avi, ...). codec: an FFmpeg encoder name

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <tuple>
 #include <type_traits>
 
 #include <ember/core/error.h>
@@ -17,10 +18,12 @@
 #include <ember/ops/factories.h>
 
 #include "audio/audio_common.h"
+#include "audio/ffmpeg/mp3_length.h"
 #include "audio/ffmpeg/ffmpeg_raii.h"
 
 extern "C" {
 #include <libavutil/channel_layout.h>
+#include <libavutil/intreadwrite.h>
 #include <libavutil/samplefmt.h>
 }
 
@@ -306,8 +309,11 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
   if (declared > 0 && declared * channels < (int64_t{1} << 26)) {
     out.reserve(static_cast<size_t>((num_frames > 0 ? std::min(num_frames, declared) : declared) * channels));
   }
-  int64_t position = 0;   // frames decoded so far (before trimming)
+  int64_t position = 0;   // frames of the signal decoded so far (before frame_offset / num_frames)
   int64_t kept = 0;
+  // MP3: the encoder delay and padding are dropped here (Note [MP3 length]).
+  const bool gapless = dec->flags2 & AV_CODEC_FLAG2_SKIP_MANUAL;
+  GaplessTrim trim;
   // Ogg states the exact end (the last granule position); this FFmpeg does not
   // drop the padding of the last Vorbis packet, so Ember does, as libsox does.
   const bool ogg = std::strcmp(in.format->iformat->name, "ogg") == 0;
@@ -327,14 +333,19 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
                   ": '", in.label, "': the stream changes its channels or sample rate mid-way (",
                   channels, " ch ", sample_rate, " Hz -> ", f->ch_layout.nb_channels, " ch ",
                   f->sample_rate, " Hz)");
-      const int64_t n = f->nb_samples;
+      // [lo, lo + n): the frame's samples that belong to the signal.
+      int64_t lo = 0, n = f->nb_samples;
+      if (gapless) {
+        const AVFrameSideData* side = av_frame_get_side_data(f, AV_FRAME_DATA_SKIP_SAMPLES);
+        std::tie(lo, n) = trim.keep(n, side ? side->data : nullptr, side ? side->size : 0);
+      }
       int64_t first = std::clamp<int64_t>(frame_offset - position, 0, n);
       int64_t count = std::min(n, std::max<int64_t>(end - position, 0)) - first;
       if (num_frames > 0) count = std::min(count, num_frames - kept);
       if (count > 0) {
         const size_t at = out.size();
         out.resize(at + static_cast<size_t>(count * channels));
-        append_any<Out>(in.op, in.label, f, channels, static_cast<int>(first), static_cast<int>(count),
+        append_any<Out>(in.op, in.label, f, channels, static_cast<int>(lo + first), static_cast<int>(count),
                         out.data() + at);
         kept += count;
       }
@@ -355,7 +366,9 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
       break;
     }
     EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': cannot read: ", why(rc));
-    if (pkt->stream_index == in.stream_index) {
+    if (pkt->stream_index == in.stream_index && gapless && mp3_frame_cut_short(pkt.get())) {
+      av_packet_unref(pkt.get());  // the partial last frame of a cut file (Note [MP3 length])
+    } else if (pkt->stream_index == in.stream_index) {
       const int sent = avcodec_send_packet(dec, pkt.get());
       av_packet_unref(pkt.get());
       EMBER_CHECK(sent >= 0 || sent == AVERROR(EAGAIN), in.op, ": '", in.label,
@@ -389,6 +402,7 @@ Waveform load_input(Input& in, int64_t frame_offset, int64_t num_frames, bool no
   int rc = avcodec_parameters_to_context(dec.get(), par);
   EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': ", av_error(rc));
   dec->pkt_timebase = in.stream->time_base;
+  if (trims_gaplessly(par->codec_id)) dec->flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL;  // Note [MP3 length]
   rc = avcodec_open2(dec.get(), codec, nullptr);
   EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': cannot open the ", codec->name, " decoder: ",
               av_error(rc));
@@ -560,7 +574,12 @@ AudioMetaData info(const std::string& path, const std::string& format) {
   AudioMetaData m;
   m.sample_rate = par->sample_rate;
   m.num_channels = par->ch_layout.nb_channels;
-  m.num_frames = declared_frames(in.format.get(), in.stream);
+  // An MP3's container length includes the encoder delay and padding that
+  // load() drops (or is a bit-rate estimate): count what load() returns
+  // (Note [MP3 length] in mp3_length.cpp).
+  m.num_frames = std::strcmp(in.format->iformat->name, "mp3") == 0 && trims_gaplessly(par->codec_id)
+                     ? decoded_length(in.format.get(), in.stream_index)
+                     : declared_frames(in.format.get(), in.stream);
   m.bits_per_sample = bits_of(par);
   m.encoding = encoding_of(par->codec_id);
   return m;
@@ -641,11 +660,31 @@ void save(const std::string& path, const Tensor& src, int64_t sample_rate, bool 
   Packet pkt(av_packet_alloc());
   Frame frame(av_frame_alloc());
   EMBER_CHECK(pkt && frame, op, ": out of memory");
+  // Note [MP3 end padding]: FFmpeg 5.1's mp3 muxer writes the LAME header's
+  // end padding from the discard of the last packet alone. When libmp3lame's
+  // last frame holds no signal (the padding spans two frames; at 44.1 kHz for
+  // lengths with N mod 1152 < 47), the discard of the frame before it is lost
+  // and the header says that many samples too little, so a gapless decoder
+  // returns them as padding. Giving each of the trailing discarding packets
+  // the running total makes the last one carry all of it: then load()
+  // returns exactly the frames saved (Mp3Length.SavedLengthsRoundTripExactly).
+  const bool mp3_header = std::strcmp(out->oformat->name, "mp3") == 0;
+  uint32_t trailing_discard = 0;
   auto drain = [&]() {
     for (;;) {
       const int r = avcodec_receive_packet(enc.get(), pkt.get());
       if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
       EMBER_CHECK(r >= 0, op, ": encoding '", path, "' failed: ", av_error(r));
+      if (mp3_header) {
+        size_t size = 0;
+        uint8_t* side = av_packet_get_side_data(pkt.get(), AV_PKT_DATA_SKIP_SAMPLES, &size);
+        if (side != nullptr && size >= 10 && AV_RL32(side + 4) > 0) {
+          trailing_discard += AV_RL32(side + 4);
+          AV_WL32(side + 4, trailing_discard);
+        } else {
+          trailing_discard = 0;
+        }
+      }
       av_packet_rescale_ts(pkt.get(), enc->time_base, st->time_base);
       pkt->stream_index = st->index;
       const int w = av_interleaved_write_frame(out.get(), pkt.get());

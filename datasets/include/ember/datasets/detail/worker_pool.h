@@ -65,9 +65,6 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
-// Sets OpenMP's thread count (Ember's intra-op threads) for the calling thread
-// only, without touching other threads' settings. See Note [Threads in workers].
-void set_thread_local_num_threads(int n);
 // The intra-op threads each of num_workers workers gets: the caller's count
 // shared out, at least 1 (Note [Threads in workers]).
 int threads_per_worker(int64_t num_workers);

@@ -1,0 +1,38 @@
+cmake_minimum_required(VERSION 3.24)
+# ctest driver: every public header of a library (but those under detail/) is
+# reachable from the library's umbrella header through #include <ember/...>
+# lines, so `#include <umbrella>` really brings the whole library.
+#   UMBRELLA      the umbrella header's path
+#   LIBRARY_DIR   <library>/include of the library checked
+#   INCLUDE_DIRS  every Ember include dir (;-separated), to resolve includes
+set(_seen "")
+set(_stack "${UMBRELLA}")
+while(_stack)
+  list(POP_BACK _stack _file)
+  if(_file IN_LIST _seen)
+    continue()
+  endif()
+  list(APPEND _seen "${_file}")
+  file(STRINGS "${_file}" _lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]ember/")
+  foreach(_line IN LISTS _lines)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"](ember/[^>\"]+)[>\"].*" "\\1" _name "${_line}")
+    foreach(_dir IN LISTS INCLUDE_DIRS)
+      if(EXISTS "${_dir}/${_name}")
+        list(APPEND _stack "${_dir}/${_name}")
+        break()
+      endif()
+    endforeach()
+  endforeach()
+endwhile()
+file(GLOB_RECURSE _headers "${LIBRARY_DIR}/*.h")
+set(_missing "")
+foreach(_h IN LISTS _headers)
+  if(NOT _h MATCHES "/detail/" AND NOT _h IN_LIST _seen)
+    file(RELATIVE_PATH _rel "${LIBRARY_DIR}" "${_h}")
+    list(APPEND _missing "${_rel}")
+  endif()
+endforeach()
+if(_missing)
+  file(RELATIVE_PATH _um "${LIBRARY_DIR}" "${UMBRELLA}")
+  message(FATAL_ERROR "${_um} does not include: ${_missing}")
+endif()
