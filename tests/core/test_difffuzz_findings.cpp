@@ -152,3 +152,17 @@ TEST(DiffFuzzFindings, AddmmTakesComplexCoefficientsWithZeroImaginaryPart) {
 }
 
 }  // namespace
+
+// ember_difffuzz --replay 201:160365 --max-numel 100000 --threads 2: the
+// gradient of atan2(float64 tensor, 0.1) was float32-accurate (6.87499951 for
+// 6.875): the backward squared the wrapped 0.1 as a number times a number,
+// whose result type is float32. torch: d/dx atan2(x, 0.1) = 0.1 / (x^2 + 0.01).
+TEST(DiffFuzzFindings, Atan2GradientWithANumberKeepsFloat64) {
+  Tensor x = f64({0.0, 0.5, -1.5}).requires_grad_();
+  atan2(x, Scalar(0.1)).sum().backward();
+  for (int64_t i = 0; i < 3; ++i) {
+    const double xi = x.detach()[i].item<double>();
+    EXPECT_NEAR(x.grad()[i].item<double>(), 0.1 / (xi * xi + 0.1 * 0.1), 4e-15) << "x = " << xi;
+  }
+  EXPECT_EQ(x.grad().dtype(), kFloat64);
+}
