@@ -198,6 +198,14 @@ std::string compare_values(const at::Tensor& e, const at::Tensor& t, double rtol
   at::Tensor na = a.isnan(), nb = b.isnan();
   // (an infinity is close to itself only: rtol * inf would admit anything)
   at::Tensor close = ((a - b).abs() <= atol + rtol * b.abs()) & b.isfinite();
+  if (complex) {
+    // Complex numbers as isclose compares them: the modulus of the difference
+    // against rtol times the modulus, so that a component much smaller than
+    // the other one is not held to its own relative precision.
+    const at::Tensor ec = e.to(at::kComplexDouble), tc = t.to(at::kComplexDouble);
+    const at::Tensor close_c = ((ec - tc).abs() <= atol + rtol * tc.abs()) & b.isfinite().all(-1);
+    close = close_c.unsqueeze(-1).expand_as(a);
+  }
   at::Tensor bad = (na != nb) | (~na & ~(a == b) & ~close);
   if (complex) bad = bad.any(-1);
   bad = bad.reshape({-1});

@@ -88,6 +88,32 @@ bool complex_values(const std::string& detail, double& er, double& ei, double& t
   return parse(detail.substr(e + 9), er, ei) && parse(detail.substr(t + 11), tr, ti);
 }
 
+// The first differing element is infinite in Ember and NaN in libtorch.
+bool ember_inf_torch_nan(const Mismatch& m) {
+  for (const char* e : {": ember inf vs torch ", ": ember -inf vs torch "})
+    for (const char* t : {"nan", "-nan"})
+      if (m.detail.find(std::string(e) + t) != std::string::npos) return true;
+  return false;
+}
+
+// A nonzero value below the dtype's smallest normal one.
+bool has_subnormal(const TensorArg& t) {
+  if (!ember::is_floating_point(t.dtype)) return false;
+  const double tiny = t.dtype == DType::Float64 ? 2.2250738585072014e-308
+                      : t.dtype == DType::Float16 ? 6.103515625e-05 : 1.1754943508222875e-38;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (t.value(i) != 0 && std::abs(t.value(i)) < tiny) return true;
+  return false;
+}
+
+bool zero_or_nonfinite(const ScalarArg& a) {
+  if (a.kind == ScalarArg::Kind::Bool) return !a.b;
+  if (a.kind == ScalarArg::Kind::Int) return a.i == 0;
+  return (a.re == 0 && a.im == 0) || !std::isfinite(a.re) || !std::isfinite(a.im);
+}
+
+bool half_precision(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
+
 int bit_width(DType t) { return static_cast<int>(ember::element_size(t)) * 8; }
 
 bool rank0(const TensorArg& t) { return t.sizes.empty(); }
@@ -208,11 +234,12 @@ std::vector<KnownDifference> build() {
                "promotes to int64; Ember keeps the input dtype (as for every other einsum)", {"einsum"}, {"dtype"},
                [](const CaseResult& r, const Mismatch& m) { return m.detail.find("torch Long") != std::string::npos; }});
   k.push_back({"libtorch.backward-errors", "libtorch 1.13 backward formulas that fail on inputs their forward "
-               "accepts (mixed dtypes, src larger than index in scatter_reduce, strided grad_input in nll_loss)",
+               "accepts (mixed dtypes, src larger than index in scatter_reduce, strided grad_input in nll_loss, a strided grad_weight in slow_conv2d)",
                {}, {"grad_raise"},
                [](const CaseResult& r, const Mismatch& m) {
                  for (const char* text : {"must match the size of tensor", "can't be cast to the desired output type",
-                                          "grad_input must be contiguous", "Found dtype",
+                                          "grad_input must be contiguous", "grad_weight must be contiguous",
+                                          "Found dtype",
                                           "expected self and source to have same dtypes"})
                    if (m.detail.find(std::string("torch raised: ")) != std::string::npos && m.detail.find(text) != std::string::npos)
                      return true;
@@ -339,6 +366,10 @@ std::vector<KnownDifference> build() {
                    return true;
                  for (const ScalarArg& a : r.c.p.scalars)
                    if (a.kind == ScalarArg::Kind::Complex && (!std::isfinite(a.re) || !std::isfinite(a.im))) return true;
+                 // a real gradient through a complex result (pow(real, complex number) at base 0)
+                 const bool complex_scalar = std::any_of(r.c.p.scalars.begin(), r.c.p.scalars.end(),
+                                                         [](const ScalarArg& a) { return a.kind == ScalarArg::Kind::Complex; });
+                 if (complex_scalar && ember_inf_torch_nan(m)) return true;
                  double er, ei, tr, ti;
                  if (!complex_values(m.detail, er, ei, tr, ti)) return false;
                  // a pole: Ember infinite where libtorch is NaN
@@ -507,6 +538,69 @@ std::vector<KnownDifference> build() {
                         (ember_error_has(r, m, "expected a float32 or float64") ||
                          ember_error_has(r, m, "dtype bool is not supported") ||
                          ember_error_has(r, m, "needs a floating point input"));
+               }});
+  // ---- found by the longer run (seed 201, --max-numel 100000, --threads 2) ----
+  k.push_back({"difffuzz.int-reduce-dtype", "sum/prod/mean with a floating dtype= on integer input convert each "
+               "element exactly and accumulate wide; PyTorch casts the input first (int32/int64 beyond 2^24 round, "
+               "float16 sums overflow): issue18.1's rule for integer inputs", {"sum", "prod", "mean"}, {"values"},
+               [](const CaseResult& r, const Mismatch&) {
+                 return !is_float_or_complex(r.c.tensors[0].dtype) && r.c.p.dtype &&
+                        is_float_or_complex(*r.c.p.dtype);
+               }});
+  k.push_back({"libtorch.half-accumulation", "libtorch's norm of a float16/bfloat16 tensor accumulates in the "
+               "tensor's dtype, stalling at a power of two (2048-8192, depending on the threads); Ember accumulates "
+               "in float, so a sum beyond 65504 is inf", {"norm"}, {"values", "grad"},
+               [](const CaseResult& r, const Mismatch&) {
+                 return half_precision(r.c.tensors[0].dtype) && r.c.tensors[0].numel() >= 1024;
+               }});
+  k.push_back({"libtorch.half-div-grad", "libtorch's div gradient w.r.t. a float16/bfloat16 divisor computes "
+               "(a / b) / b, which overflows where the result fits; Ember's a / (b * b) does not", {"div"}, {"grad"},
+               [](const CaseResult& r, const Mismatch& m) {
+                 return any_input(r, [](const TensorArg& t) { return half_precision(t.dtype); }) &&
+                        (m.detail.find("vs torch inf") != std::string::npos ||
+                         m.detail.find("vs torch -inf") != std::string::npos);
+               }});
+  k.push_back({"libtorch.div-floor-overflow", "floor division whose quotient overflows (by a subnormal divisor): "
+               "Ember gives +-inf, libtorch 1.13's (a - fmod(a, b)) / b correction NaN", {"div_rounding", "floor_divide"},
+               {"values"}, [](const CaseResult&, const Mismatch& m) { return ember_inf_torch_nan(m); }});
+  k.push_back({"difffuzz.blas-coefficients", "addmm/addmv/baddbmm with a zero or infinite alpha/beta where the "
+               "product holds infinities or zeros: Ember's BLAS skips the product at alpha 0 and scales inside it, "
+               "libtorch 1.13 multiplies the finished product (NaN from 0 * inf)", {"addmm", "addmv", "baddbmm"},
+               {"values", "grad"},
+               [](const CaseResult& r, const Mismatch&) {
+                 return std::any_of(r.c.p.scalars.begin(), r.c.p.scalars.end(), zero_or_nonfinite);
+               }});
+  k.push_back({"difffuzz.addcdiv-order", "addcdiv with a zero or infinite value where tensor1 / tensor2 overflows "
+               "or is NaN: Ember computes value * (tensor1 / tensor2), libtorch (value * tensor1) / tensor2",
+               {"addcdiv"}, {"values", "grad"},
+               [](const CaseResult& r, const Mismatch&) {
+                 return std::any_of(r.c.p.scalars.begin(), r.c.p.scalars.end(), zero_or_nonfinite);
+               }});
+  k.push_back({"difffuzz.layer_norm-long-rows", "layer_norm (float32, oneDNN) accumulates each row's mean and "
+               "variance in float32: on rows of ~10^4 elements and more whose variance is ~0 next to eps, its "
+               "~1e-6 relative rounding is amplified by 1/sqrt(eps) (libtorch's is ~1e-8)", {"layer_norm"},
+               {"values", "grad"},
+               [](const CaseResult& r, const Mismatch&) {
+                 int64_t row = 1;
+                 for (int64_t d : r.c.p.dims) row *= d;
+                 return r.c.tensors[0].dtype == DType::Float32 && row >= 4096;
+               }});
+  k.push_back({"difffuzz.reciprocal-grad-subnormal", "log2/log10 gradients at subnormal inputs: Ember multiplies "
+               "by 1 / (x ln b), which overflows to inf (0 * inf = NaN where the incoming gradient is 0); libtorch "
+               "divides", {"log2", "log10"}, {"grad"},
+               [](const CaseResult& r, const Mismatch&) { return any_input(r, has_subnormal); }});
+  k.push_back({"difffuzz.einsum-bool", "einsum on bool operands raises in Ember (it contracts through bmm, which "
+               "rejects bool); libtorch multiplies when no index is summed", {"einsum"}, {"raise"},
+               [](const CaseResult& r, const Mismatch& m) {
+                 return ember_error_has(r, m, "bmm: bool tensors are not supported");
+               }});
+  k.push_back({"difffuzz.clamp-complex-bound", "clamp with a complex number as a bound: Ember promotes to complex "
+               "and raises; libtorch 1.13 converts a bound with a zero imaginary part to the input's dtype",
+               {"clamp"}, {"raise"},
+               [](const CaseResult& r, const Mismatch& m) {
+                 return ember_error_has(r, m, "dtype complex") &&
+                        std::any_of(r.c.p.scalars.begin(), r.c.p.scalars.end(),
+                                    [](const ScalarArg& a) { return a.kind == ScalarArg::Kind::Complex; });
                }});
   return k;
 }
