@@ -589,11 +589,6 @@ std::vector<KnownDifference> build() {
                "by 1 / (x ln b), which overflows to inf (0 * inf = NaN where the incoming gradient is 0); libtorch "
                "divides", {"log2", "log10"}, {"grad"},
                [](const CaseResult& r, const Mismatch&) { return any_input(r, has_subnormal); }});
-  k.push_back({"difffuzz.einsum-bool", "einsum on bool operands raises in Ember (it contracts through bmm, which "
-               "rejects bool); libtorch multiplies when no index is summed", {"einsum"}, {"raise"},
-               [](const CaseResult& r, const Mismatch& m) {
-                 return ember_error_has(r, m, "bmm: bool tensors are not supported");
-               }});
   k.push_back({"difffuzz.clamp-complex-bound", "clamp with a complex number as a bound: Ember promotes to complex "
                "and raises; libtorch 1.13 converts a bound with a zero imaginary part to the input's dtype",
                {"clamp"}, {"raise"},

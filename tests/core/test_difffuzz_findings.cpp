@@ -166,3 +166,25 @@ TEST(DiffFuzzFindings, Atan2GradientWithANumberKeepsFloat64) {
   }
   EXPECT_EQ(x.grad().dtype(), kFloat64);
 }
+
+// ember_difffuzz --replay 201:56401 --max-numel 100000 --threads 2: einsum on
+// bool operands raised from bmm even when nothing is summed; PyTorch's
+// sumproduct_pair multiplies then (torch: einsum('ij,ij->ij') of bools is their
+// logical and, 'i,j->ij' their outer and), and still raises for a contraction.
+TEST(DiffFuzzFindings, EinsumWithoutSummedIndicesTakesBool) {
+  Tensor a = tensor({true, false, true, true}).view({2, 2});
+  Tensor b = tensor({true, true, false, true}).view({2, 2});
+  Tensor r = einsum("ij,ij->ij", {a, b});
+  EXPECT_EQ(r.dtype(), kBool);
+  EXPECT_TRUE(equal(r, logical_and(a, b)));
+  Tensor o = einsum("i,j->ij", {tensor({true, false}), tensor({true, true, false})});
+  EXPECT_TRUE(equal(o, tensor({true, true, false, false, false, false}).view({2, 3})));
+  expect_error([&] { einsum("ij,jk->ik", {a, b}); }, "bool tensors are not supported");
+  // Floating operands take the same path: the product, with its gradient.
+  Tensor x = f64({1.5, -2.0, 0.25}).requires_grad_();
+  Tensor y = f64({2.0, 3.0, -4.0});
+  Tensor p = einsum("i,i->i", {x, y});
+  expect_tensor_near(p, f64({3.0, -6.0, -1.0}), 0, 0);
+  p.sum().backward();
+  expect_tensor_near(x.grad(), y, 0, 0);
+}
