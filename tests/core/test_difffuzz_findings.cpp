@@ -139,6 +139,11 @@ TEST(DiffFuzzFindings, HardtanhRejectsBoolAndNegativeLimitsOnUInt8) {
   Tensor u = tensor({0, 3, 200}).to(kUInt8);
   expect_error([&] { F::hardtanh(u, -2.875, 2.5); }, "cannot do hardtanh on an unsigned type with negative limits");
   expect_tensor_near(F::hardtanh(u, 1, 100), tensor({1, 3, 100}).to(kUInt8), 0, 0);
+  // Limits are truncated to integers first (ember_difffuzz --replay 202:237062
+  // --max-numel 100000 --threads 2): torch's hardtanh(uint8 [0, 3, 200], -0.375,
+  // 0.75) is [0, 0, 0].
+  expect_tensor_near(F::hardtanh(u, -0.375, 0.75), tensor({0, 0, 0}).to(kUInt8), 0, 0);
+  expect_error([&] { F::hardtanh(u, -1.0, 0.75); }, "negative limits");
 }
 
 // ember_difffuzz --replay 1:21928 (--max-numel 256): addmm on float64 rejected
