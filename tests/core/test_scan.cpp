@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <numeric>
+#include <vector>
 
 #include <ember/ember.h>
 
@@ -139,4 +142,29 @@ TEST(Scan, ResultDoesNotDependOnThreadCount) {
   EXPECT_TRUE(equal(cumsum(x, 0), a0));
   EXPECT_TRUE(equal(cumsum(x, 1), a1));
   EXPECT_TRUE(equal(cummax(x, 0).second, m0));
+}
+
+// Found by ember_difffuzz (cumsum of a float32[289, 257] along dim 0): an inner
+// size of 64k + 1 leaves a last block of one lane, which was scanned as if the
+// scanned dim were innermost (elements 1 apart instead of `inner`), writing
+// over its neighbours' results.
+TEST(Scan, InnerSizeOneMoreThanALaneBlock) {
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{9, 65}, {2, 6, 129}, {5, 257}}) {
+    const int64_t numel = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+    Tensor x = (arange(numel, kFloat64).view(shape).sin() * 0.5 + 1.0);
+    const int64_t dim = shape.size() == 3 ? 1 : 0;
+    const int64_t n = shape[dim];
+    Tensor cs = cumsum(x, dim), cp = cumprod(x, dim), lse = logcumsumexp(x, dim);
+    Tensor s = zeros_like(x.select(dim, 0)), p = ones_like(s), e = zeros_like(s);
+    for (int64_t i = 0; i < n; ++i) {  // the reference: row by row, elementwise ops only
+      const Tensor row = x.select(dim, i);
+      s = s + row;
+      p = p * row;
+      e = e + row.exp();
+      EXPECT_TRUE(cs.select(dim, i).allclose(s, 1e-12, 1e-12)) << "cumsum row " << i;
+      EXPECT_TRUE(cp.select(dim, i).allclose(p, 1e-12, 1e-12)) << "cumprod row " << i;
+      EXPECT_TRUE(lse.select(dim, i).allclose(e.log(), 1e-12, 1e-12)) << "logcumsumexp row " << i;
+    }
+    EXPECT_TRUE(cumsum(x.to(kFloat32), dim).allclose(cs.to(kFloat32), 1e-6, 1e-6));  // the float32 kernel
+  }
 }

@@ -127,7 +127,13 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
       auto sa = rec.save(a), sb = rec.save(b);
       return [sa, sb](BackwardContext& c) -> variable_list {
         const Tensor& g = c.grads[0];
-        const Tensor x = c.unpack(sa), y = c.unpack(sb);
+        // A wrapped number (atan2(t, 0.1)) times itself is a float32 product
+        // (the result type of two numbers): square it at the gradient's dtype.
+        // (A new 0-dim tensor: to() of the same dtype would return the wrapped one.)
+        auto at_grad_dtype = [&g](const Tensor& t) {
+          return t.impl()->is_wrapped_number() ? scalar_tensor(t.item(), TensorOptions(g.dtype())) : t;
+        };
+        const Tensor x = at_grad_dtype(c.unpack(sa)), y = at_grad_dtype(c.unpack(sb));
         const Tensor recip = (x * x + y * y).reciprocal();
         return {c.needs(0) ? g * y * recip : Tensor(), c.needs(1) ? g * x.neg() * recip : Tensor()};
       };

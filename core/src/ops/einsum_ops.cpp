@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autograd/record.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/reduce.h"
@@ -70,6 +71,9 @@ Tensor recorded_diagonal(const Tensor& t, int64_t d1, int64_t d2) {
 // same number of dims, broadcasting size-1 dims), keeping summed dims as size
 // 1. Contracted dims become one bmm: [lro, lo, sum] x [lro, sum, ro].
 Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum_dims) {
+  // Nothing to sum: a broadcasting product, as PyTorch's sumproduct_pair
+  // (which is also why einsum then takes bool operands, which bmm rejects).
+  if (std::none_of(sum_dims.begin(), sum_dims.end(), [](bool b) { return b; })) return mul(left, right);
   const int64_t nd = left.dim();
   std::vector<int64_t> lro, lo, ro, sum_list, rest;
   int64_t lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;

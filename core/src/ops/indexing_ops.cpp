@@ -317,9 +317,17 @@ Tensor recorded_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indice
 
 // Values for self[...] = values: leading size-1 dims dropped (as PyTorch), then
 // broadcast to the indexing result's shape.
-Tensor broadcast_value(const Tensor& values, IntArrayRef shape, const char* op) {
+// Python's `x[...] = v` drops v's leading size-1 dims first (PyTorch's
+// slicePrefix1sDims); index_put (the op) does not: a [1] value cannot go into a
+// 0-dim indexing result there.
+Tensor strip_leading_ones(const Tensor& values) {
   Tensor v = values;
   while (v.dim() > 0 && v.size(0) == 1) v = v.squeeze(0);
+  return v;
+}
+
+Tensor broadcast_value(const Tensor& values, IntArrayRef shape, const char* op) {
+  const Tensor& v = values;
   bool ok = v.dim() <= static_cast<int64_t>(shape.size());
   for (int64_t i = 0; ok && i < v.dim(); ++i) {
     const int64_t target = shape[shape.size() - v.dim() + i];
@@ -341,15 +349,31 @@ void check_writable(const Tensor& self, const char* op) {
               ", strides ", self.strides(), ") refer to a single memory location; clone() it first");
 }
 
+// dst[...] = values with Python's assignment rule (see strip_leading_ones).
 void copy_to(const Tensor& dst, const Tensor& values, const char* op) {
   check_writable(dst, op);
-  Tensor v = broadcast_value(unaliased(values, dst), dst.sizes(), op);
+  Tensor v = broadcast_value(strip_leading_ones(unaliased(values, dst)), dst.sizes(), op);
   Tensor target = dst;
   target.copy_(v);
 }
 
-Tensor& index_put_impl(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+// One mask (bool/uint8) among the indices, the rest None: PyTorch then puts a
+// one-element value as masked_fill does, whatever the value's shape.
+bool single_mask(ArrayRef<std::optional<Tensor>> indices) {
+  int masks = 0, tensors = 0;
+  for (const std::optional<Tensor>& t : indices) {
+    if (!t || !t->defined()) continue;
+    ++tensors;
+    if (t->dtype() == kBool || t->dtype() == kUInt8) ++masks;
+  }
+  return tensors == 1 && masks == 1;
+}
+
+Tensor& index_put_impl(Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values_in,
                        bool accumulate, const char* op) {
+  const Tensor values = values_in.defined() && !accumulate && values_in.numel() == 1 && single_mask(indices)
+                            ? values_in.reshape({})
+                            : values_in;
   EMBER_CHECK(self.defined() && values.defined(), op, ": got an undefined tensor");
   EMBER_CHECK(values.dtype() == self.dtype(), op,
               ": index put requires the source and destination dtypes match, got ", self.dtype(),
@@ -369,12 +393,10 @@ Tensor& index_put_impl(Tensor& self, ArrayRef<std::optional<Tensor>> indices, co
   bool any = false;
   for (const Tensor& t : ex.indices) any = any || t.defined();
   if (!any) {
-    if (accumulate) {
-      Tensor target = self;
-      target.add_(broadcast_value(unaliased(values, self), self.sizes(), op));
-    } else {
-      copy_to(self, values, op);
-    }
+    Tensor target = self;
+    const Tensor v = broadcast_value(unaliased(values, self), self.sizes(), op);
+    if (accumulate) target.add_(v);
+    else target.copy_(v);
     return self;
   }
   IndexPlan plan = make_plan(ex.self, ex.indices, op, true);
@@ -543,7 +565,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& value) {
   if (s.tensors.empty()) {
     copy_to(s.result, value, "index_put_");
   } else {
-    ember::index_put_(s.result, s.tensors, value, false);
+    ember::index_put_(s.result, s.tensors, strip_leading_ones(value), false);
   }
   return *this;
 }

@@ -47,8 +47,11 @@ void check_coefficients(const char* op, DType t, const Scalar& beta, const Scala
     if (is_integral(t))
       EMBER_CHECK(s->is_integral(true), op, ": for integral input tensors, beta and alpha must be integers (got ",
                   *s, ")");
+    // (a complex number with a zero imaginary part converts, as in PyTorch)
     if (!is_complex(t))
-      EMBER_CHECK(!s->is_complex(), op, ": complex beta/alpha need complex operands, got ", t);
+      EMBER_CHECK(!s->is_complex() || s->to<complex128>().imag() == 0, op,
+                  ": complex beta/alpha with a non-zero imaginary part need complex operands (value cannot be "
+                  "converted to ", t, "), got ", *s);
   }
 }
 

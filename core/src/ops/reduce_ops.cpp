@@ -63,10 +63,13 @@ Tensor reduce(const Tensor& self, IntArrayRef dims, bool keepdim, DType out_dtyp
   const uint64_t mask = dims_to_mask(dims, self.dim(), name);
   Tensor out = empty(keepdim_shape(self, mask), TensorOptions(out_dtype).device(self.device()));
   if (self.numel() == 0) {
-    // Identity of the reduction (mean of nothing is nan, as PyTorch).
+    // Identity of the reduction (mean of nothing is 0 / 0: nan, and nan + nan i
+    // for complex, as PyTorch).
     switch (op) {
       case ReduceOp::Prod: case ReduceOp::All: out.fill_(1); break;
-      case ReduceOp::Mean: case ReduceOp::Var: out.fill_(NAN); break;
+      case ReduceOp::Mean: case ReduceOp::Var:
+        out.fill_(is_complex(out_dtype) ? Scalar(complex128(NAN, NAN)) : Scalar(NAN));
+        break;
       default: out.fill_(0); break;
     }
   } else {
@@ -328,7 +331,20 @@ Tensor var(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdi
   return r;
 }
 Tensor std(const Tensor& self, IntArrayRef dims, int64_t correction, bool keepdim) {
-  if (defined(self, "std").is_complex()) return var(self, dims, correction, keepdim).sqrt();  // see var
+  if (defined(self, "std").is_complex()) {
+    // sqrt of the (real) complex variance (see var), with std_backward's rule:
+    // no gradient where std is 0 (sqrt's own derivative there is inf * 0 = NaN).
+    const Tensor v = var(self, dims, correction, keepdim);
+    autograd::OpRecorder rec("std", {v});
+    Tensor r = v.sqrt();
+    if (rec)
+      rec.record(r, [o = rec.save_output(r)](autograd::BackwardContext& c) {
+        const Tensor result = c.unpack(o);
+        const Tensor zero = eq(result, 0).to(result.dtype());
+        return autograd::variable_list{c.grads[0] / ((result + zero) * 2.0) * (1.0 - zero)};
+      });
+    return r;
+  }
   EMBER_CHECK(self.is_floating_point(), "std: expected a floating point or complex tensor, got ", self.dtype());
   autograd::OpRecorder rec("std", {self});
   Tensor r = reduce(self, dims, keepdim, self.dtype(), ReduceOp::Var, "std", {2, correction, true});

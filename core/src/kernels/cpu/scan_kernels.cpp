@@ -70,7 +70,10 @@ void scan_lanes(const Tensor& in, Tensor& out, int64_t dim, Acc init, Step step)
   const T* src = in.data_ptr<T>();
   T* dst = out.data_ptr<T>();
   for_each_lane_block(g, [&](int64_t base, int64_t lanes) {
-    if (lanes == 1) {  // scanned dim innermost: one running value
+    // Scanned dim innermost: one running value. (Tested on g.inner, not on
+    // `lanes`: the last block of a wider inner dim can hold a single lane too,
+    // and its elements are g.inner apart.)
+    if (g.inner == 1) {
       Acc acc = init;
       for (int64_t i = 0; i < g.n; ++i) {
         acc = step(acc, convert<Acc>(src[base + i]));

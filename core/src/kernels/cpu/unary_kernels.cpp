@@ -126,7 +126,9 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
     }())
     EMBER_UNARY_CASE(Log, kFC, std::log(x))
     EMBER_UNARY_CASE(Log2, kFC, [&] {
-      if constexpr (is_complex_v<C>) return std::log(x) / C(std::log(2.0));
+      // Divided by a real ln 2: a complex divisor makes log(0) = -inf + 0i
+      // into -inf + NaN i (C99's complex division by a complex number).
+      if constexpr (is_complex_v<C>) return std::log(x) / static_cast<typename C::value_type>(std::log(2.0));
       else return std::log2(x);
     }())
     EMBER_UNARY_CASE(Log10, kFC, std::log10(x))

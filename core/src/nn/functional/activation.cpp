@@ -111,6 +111,10 @@ Tensor& relu_(Tensor& input) { return ember::relu_(input); }
 Tensor hardtanh(const Tensor& input, double min_val, double max_val) {
   EMBER_CHECK(max_val >= min_val, "hardtanh: max_val (", max_val, ") must be greater than or equal to min_val (",
               min_val, ")");
+  EMBER_CHECK(!input.defined() || input.dtype() != kBool, "hardtanh: Bool inputs not supported for hardtanh");
+  // (PyTorch truncates the limits to integers first: -0.375 is 0 and passes)
+  EMBER_CHECK(!input.defined() || input.dtype() != kUInt8 || std::trunc(min_val) >= 0,
+              "hardtanh: cannot do hardtanh on an unsigned type with negative limits (min_val ", min_val, ")");
   if (!is_floating_point(input.dtype()))  // integers: clamp keeps the dtype
     return ember::clamp(input, Scalar(min_val), Scalar(max_val)).to(input.dtype());
   return run(ActOp::Hardtanh, "hardtanh", input, {min_val, max_val}, d_hardtanh);

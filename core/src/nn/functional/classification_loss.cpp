@@ -98,12 +98,14 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
     // Class probabilities.
     EMBER_CHECK(target.sizes() == input.sizes(), op, ": expected a target of class probabilities of the input's shape ",
                 input.sizes(), ", got ", target.sizes());
+    EMBER_CHECK(o.ignore_index < 0, op, ": ignore_index is not supported for floating point target (got ignore_index ",
+                o.ignore_index, ")");
     detail::check_class_weight(o.weight, classes, op);
     const Tensor logp = log_softmax(input, class_dim);
     const Tensor p = eps > 0 ? target * (1 - eps) + eps / static_cast<double>(classes) : target;
     Tensor prod = logp * p;
     if (o.weight.defined())
-      prod = prod * detail::class_weight_view(o.weight.detach().to(input.dtype()), input.dim(), class_dim);
+      prod = prod * detail::class_weight_view(o.weight.to(input.dtype()), input.dim(), class_dim);  // differentiable, as PyTorch
     switch (o.reduction) {
       case Reduction::None: return -prod.sum({class_dim});
       case Reduction::Sum: return -prod.sum();
@@ -145,7 +147,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
 namespace {
 
 // The elementwise binary cross entropy (times weight), recorded with
-// PyTorch's gradient formulas (which stay finite at input 0 and 1).
+// PyTorch's gradient formulas: the input's stays finite at input 0 and 1, the
+// target's is -logit(input) (infinite there, as PyTorch's).
 Tensor bce_elementwise(const Tensor& input, const Tensor& target, const Tensor& weight) {
   autograd::OpRecorder rec("binary_cross_entropy", {input, target});
   Tensor loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100));
@@ -157,7 +160,7 @@ Tensor bce_elementwise(const Tensor& input, const Tensor& target, const Tensor& 
       Tensor g = w.defined() ? c.grads[0] * w : c.grads[0];
       Tensor gx, gt;
       if (c.needs(0)) gx = g * (x - t) / ((1 - x) * x).clamp_min(1e-12);
-      if (c.needs(1)) gt = g * ((1 - x).log().clamp_min(-100) - x.log().clamp_min(-100));
+      if (c.needs(1)) gt = g * ((1 - x).log() - x.log());
       return autograd::variable_list{gx, gt};
     });
   return loss;

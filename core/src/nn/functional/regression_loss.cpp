@@ -21,6 +21,14 @@ void check_pair(const Tensor& input, const Tensor& target, const char* op) {
   check_defined(input, "input", op);
   check_defined(target, "target", op);
 }
+
+// |d| where the quadratic branch of smooth_l1/huber applies (and where d is
+// NaN), 0 elsewhere: the branch where() does not take still gets a zero
+// gradient, which d.square()'s backward would turn into 0 * inf = NaN where
+// |d| is infinite (PyTorch's gradient is +-1 there; at NaN it is NaN).
+Tensor quadratic_part(const Tensor& d, const Tensor& small) {
+  return where(logical_or(small, d.isnan()), d, Scalar(0));
+}
 }  // namespace
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
@@ -38,16 +46,18 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const SmoothL1L
   EMBER_CHECK(o.beta >= 0, "smooth_l1_loss: smooth_l1_loss does not support negative values for beta, got ", o.beta);
   if (o.beta == 0) return l1_loss(input, target, o.reduction);
   const Tensor d = (input - target).abs();
-  return apply_reduction(where(d < o.beta, d.square() * (0.5 / o.beta), d - 0.5 * o.beta), o.reduction,
-                         "smooth_l1_loss");
+  const Tensor small = d < o.beta;
+  return apply_reduction(where(small, quadratic_part(d, small).square() * (0.5 / o.beta), d - 0.5 * o.beta),
+                         o.reduction, "smooth_l1_loss");
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const HuberLossOptions& o) {
   check_pair(input, target, "huber_loss");
   EMBER_CHECK(o.delta > 0, "huber_loss: huber_loss does not support non-positive values for delta, got ", o.delta);
   const Tensor d = (input - target).abs();
-  return apply_reduction(where(d < o.delta, d.square() * 0.5, (d - 0.5 * o.delta) * o.delta), o.reduction,
-                         "huber_loss");
+  const Tensor small = d < o.delta;
+  return apply_reduction(where(small, quadratic_part(d, small).square() * 0.5, (d - 0.5 * o.delta) * o.delta),
+                         o.reduction, "huber_loss");
 }
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivOptions& o) {
