@@ -120,7 +120,16 @@ bool rank0(const TensorArg& t) { return t.sizes.empty(); }
 
 std::vector<KnownDifference> build() {
   std::vector<KnownDifference> k;
-  // ---- issue 18, "Numerics and semantics" items 1-10 (fixed on another branch) ----
+  // ---- issue 18, "Numerics and semantics" items 1-10 ----
+  // Fixed on main with tests (tests/core/test_pytorch_parity.cpp); the entries
+  // of items 3, 4, 5, 7a, 7b, 8a, 8c and 9 were removed when they stopped
+  // matching, so a regression fails the run. The ones below still match edge
+  // cases next to the fixed ones: issue18.2 libtorch's NaN gradient for a
+  // negative real base with a complex exponent (Ember's is finite and right),
+  // issue18.6 a complex value with a NaN imaginary part filled into bool
+  // (libtorch takes the real part), issue18.10 the layouts listed in
+  // docs/pytorch_differences.md; issue18.1, 7c and 8b's remaining cases are
+  // not classified yet (a few per 20 s run).
   k.push_back({"issue18.1", "sum/prod/mean with dtype= on complex input reduce in complex, PyTorch casts first",
                {"sum", "prod", "mean"}, {"values", "grad", "raise"},
                [](const CaseResult& r, const Mismatch&) {
@@ -128,23 +137,6 @@ std::vector<KnownDifference> build() {
                }});
   k.push_back({"issue18.2", "pow(Scalar, Tensor) exponent gradient computed in float32 on float64/complex128 inputs",
                {"pow_scalar_base"}, {"grad"}, nullptr});
-  k.push_back({"issue18.3", "cross_entropy/nll_loss (mean) with every target ignored: gradient NaN, PyTorch 0",
-               {"cross_entropy", "nll_loss"}, {"grad", "values"},
-               [](const CaseResult& r, const Mismatch&) {
-                 if (r.c.p.variant != 0 || r.c.p.mode != "1") return false;
-                 const TensorArg& t = r.c.tensors[1];
-                 for (int64_t i = 0; i < t.numel(); ++i)
-                   if (t.value(i) != static_cast<double>(r.c.p.k)) return false;
-                 return true;
-               }});
-  k.push_back({"issue18.4", "clamp(Tensor, min, max) with a higher-precision 0-dim bound computes the bound in the input's dtype",
-               {"clamp"}, {"values", "grad", "dtype"},
-               [](const CaseResult& r, const Mismatch&) {
-                 return r.c.p.variant == 1 && (rank0(r.c.tensors[1]) || rank0(r.c.tensors[2]));
-               }});
-  k.push_back({"issue18.5", "argmax/argmin(dim=None, keepdim=True) return a 0-dim tensor, PyTorch keeps all dims as 1",
-               {"argmax", "argmin"}, {"shape"},
-               [](const CaseResult& r, const Mismatch&) { return !r.c.p.dim && r.c.p.keepdim; }});
   k.push_back({"issue18.6",
                "masked_fill/fill_ with a value that does not fit the dtype (out of an integer range, or complex into "
                "a real dtype) convert it; PyTorch raises",
@@ -169,29 +161,12 @@ std::vector<KnownDifference> build() {
                  return !r.ember_raised && (torch_error_has(r, m, "without overflow") ||
                                             torch_error_has(r, m, "Converting complex Scalar to non-complex"));
                }});
-  k.push_back({"issue18.7a", "embedding backward with embedding_dim 0 throws from a reshape", {"embedding"},
-               {"grad_raise"}, [](const CaseResult& r, const Mismatch&) { return r.c.tensors[1].sizes[1] == 0; }});
-  k.push_back({"issue18.7b", "cross_entropy with probability targets on an empty batch does not require grad",
-               {"cross_entropy"}, {"requires_grad", "grad_raise"},
-               [](const CaseResult& r, const Mismatch&) { return r.c.p.variant == 1 && r.c.tensors[0].numel() == 0; }});
   k.push_back({"issue18.7c", "batch_norm in training on an empty input raises (PyTorch: only one value per channel)",
                {"batch_norm"}, {"raise"},
                [](const CaseResult& r, const Mismatch&) { return r.c.p.flag && r.c.tensors[0].numel() == 0; }});
-  k.push_back({"issue18.8a", "relu's gradient at NaN input (PyTorch passes the gradient)", {"relu"}, {"grad"},
-               [](const CaseResult& r, const Mismatch&) { return r.c.tensors[0].has_nan(); }});
   k.push_back({"issue18.8b", "cumprod's gradient where a slice holds both 0 and inf", {"cumprod"}, {"grad"},
                [](const CaseResult& r, const Mismatch&) {
                  return has_value(r.c.tensors[0], 0.0) && r.c.tensors[0].has_nonfinite();
-               }});
-  k.push_back({"issue18.8c", "transpose(0, 1) and roll(dims=[0]) on a 0-dim tensor succeed where PyTorch raises",
-               {"transpose", "roll"}, {"raise"},
-               [](const CaseResult& r, const Mismatch&) { return rank0(r.c.tensors[0]); }});
-  k.push_back({"issue18.9", "strided complex dot handed to OpenBLAS 0.3.21, whose complex dot kernel over-reads",
-               {"dot", "vdot"}, {"values"},
-               [](const CaseResult& r, const Mismatch& m) {
-                 // (libtorch's own complex dot returns 0 here: libtorch.complex-dot)
-                 return ember::is_complex(r.c.tensors[0].dtype) && m.detail.find("vs torch (0+0j)") == std::string::npos &&
-                        any_input(r, [](const TensorArg& t) { return t.layout != "contiguous"; });
                }});
   k.push_back({"issue18.10", "output strides differ from PyTorch's (values equal)",
                {"conv1d", "conv2d", "conv_transpose2d", "batch_norm", "masked_fill", "roll", "flip", "max_pool2d",

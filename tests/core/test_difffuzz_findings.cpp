@@ -193,3 +193,27 @@ TEST(DiffFuzzFindings, EinsumWithoutSummedIndicesTakesBool) {
   p.sum().backward();
   expect_tensor_near(x.grad(), y, 0, 0);
 }
+
+// ember_difffuzz --replay 1:40043 --max-numel 256 --threads 1: cumprod of a
+// float64 input with dtype=float32 raised in its backward (masked_scatter_ of
+// float64 into float32). PyTorch's formulas take the gradient in the input's
+// dtype: cumprod_backward(grad.to(self.dtype), self, dim, result). Values from
+// torch 1.13 (scripts: x, w below; (cumprod(x, 0, dtype=float32) * w).sum()).
+TEST(DiffFuzzFindings, CumprodAndCumsumWithDtypeDifferentiateInTheInputDtype) {
+  const Tensor w = tensor({0.5f, -1.25f, 2.0f}).view({3, 1});
+  const std::vector<std::pair<std::vector<double>, std::vector<double>>> cases = {
+      {{0.3, 1.7, 0.0}, {-1.6250001887480419, -0.37500003681463356, 1.0200001001358032}},
+      {{0.3, 1.7, -2.1}, {-8.765000055233639, -1.635000013253268, 1.0199999809265137}}};
+  for (const auto& [values, expected] : cases) {
+    Tensor x = f64(values).view({3, 1}).requires_grad_();
+    Tensor y = cumprod(x, 0, kFloat32);
+    EXPECT_EQ(y.dtype(), kFloat32);
+    (y * w).sum().backward();
+    EXPECT_EQ(x.grad().dtype(), kFloat64);
+    expect_tensor_near(x.grad().flatten(), f64(expected), 1e-6, 0);
+    Tensor z = f64(values).view({3, 1}).requires_grad_();
+    (cumsum(z, 0, kFloat32) * w).sum().backward();
+    EXPECT_EQ(z.grad().dtype(), kFloat64);
+    expect_tensor_near(z.grad().flatten(), f64({1.25, 0.75, 2.0}), 0, 0);
+  }
+}

@@ -182,8 +182,9 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   autograd::OpRecorder rec("cumsum", {self});
   Tensor r = scan(self, dim, scan_dtype(self, dtype), ScanOp::Sum, "cumsum");
   if (rec)
-    rec.record(r, [d = wrap_dim(dim, self.dim(), "cumsum")](autograd::BackwardContext& c) {
-      return autograd::variable_list{cumsum_backward(c.grads[0], d)};
+    rec.record(r, [d = wrap_dim(dim, self.dim(), "cumsum"), t = self.dtype()](autograd::BackwardContext& c) {
+      // With dtype=, the gradient flows back in the input's dtype (PyTorch's formula).
+      return autograd::variable_list{cumsum_backward(c.grads[0].to(t), d)};
     });
   return r;
 }
@@ -197,7 +198,10 @@ Tensor cumprod(const Tensor& self, int64_t dim, std::optional<DType> dtype) {
   if (rec)
     rec.record(r, [s = rec.save(self), o = rec.save_output(r), d = wrap_dim(dim, self.dim(), "cumprod")](
                       autograd::BackwardContext& c) {
-      return autograd::variable_list{cumprod_backward(c.grads[0], c.unpack(s), d, c.unpack(o))};
+      // With dtype=, PyTorch's formula: the gradient in the input's dtype,
+      // with the output as computed (cumprod_backward promotes the two).
+      const Tensor self_ = c.unpack(s);
+      return autograd::variable_list{cumprod_backward(c.grads[0].to(self_.dtype()), self_, d, c.unpack(o))};
     });
   return r;
 }
