@@ -639,7 +639,12 @@ TEST(SizeOverflow, NnOutputSizes) {
   testing::expect_error([&] { nn::functional::conv1d(x, w, {.dilation = k62}); }, "integer overflow");
   testing::expect_error([&] { nn::functional::max_pool1d(x, 3, {.stride = 1, .dilation = k62}); }, "max_pool1d");
   testing::expect_error([&] { nn::functional::interpolate(x, {.scale_factor = {1e30}}); }, "overflows int64");
+#ifndef __SANITIZE_ADDRESS__
+  // 2^49 outputs: the tap table's std::vector throws std::bad_alloc, which
+  // interpolate turns into an ember::Error. (AddressSanitizer's operator new
+  // aborts on a failed allocation instead of throwing, whatever its options.)
   testing::expect_error([&] { nn::functional::interpolate(x, {.scale_factor = {double(k46)}}); }, "");
+#endif
   testing::expect_error([&] { nn::functional::pixel_shuffle(zeros({1, 4, 2, 2}), k32); }, "pixel_shuffle: integer overflow");
   testing::expect_error([&] { nn::functional::pixel_shuffle(zeros({1, 4, 2, 2}), k62); }, "pixel_shuffle: integer overflow");
 }
