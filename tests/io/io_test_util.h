@@ -1,8 +1,10 @@
 #pragma once
 // Helpers for the io tests: test data paths, byte tensors, temp files.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,28 @@ inline std::string decode_error(const Tensor& data, io::ImageReadMode mode = io:
   } catch (const Error& e) {
     return e.what();
   }
+}
+
+// The ember::Error message f raises, or "" when it returns.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A file of ../shared/data (EMBER_SHARED_DATA overrides), found from the
+// repository or a worktree beside it; tests skip when it is absent.
+inline std::string shared_data(const std::string& rel) {
+  if (const char* env = std::getenv("EMBER_SHARED_DATA")) return std::string(env) + "/" + rel;
+  const std::string repo = std::string(EMBER_TEST_DATA_DIR) + "/../..";
+  for (const char* up : {"/..", "/../.."}) {
+    const std::string candidate = repo + up + "/shared/data/" + rel;
+    if (std::filesystem::exists(candidate)) return candidate;
+  }
+  return repo + "/../shared/data/" + rel;
 }
 
 inline bool contains(const std::string& s, const std::string& part) {

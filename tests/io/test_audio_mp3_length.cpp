@@ -100,16 +100,6 @@ XingHeader xing_header(const std::vector<uint8_t>& b) {
   return x;
 }
 
-std::string shared_data(const std::string& rel) {
-  if (const char* env = std::getenv("EMBER_SHARED_DATA")) return std::string(env) + "/" + rel;
-  const std::string repo = std::string(EMBER_TEST_DATA_DIR) + "/../..";
-  for (const char* up : {"/..", "/../.."}) {
-    const std::string candidate = repo + up + "/shared/data/" + rel;
-    if (std::filesystem::exists(candidate)) return candidate;
-  }
-  return repo + "/../shared/data/" + rel;
-}
-
 TEST_F(Mp3Length, LameHeaderGivesTheEncodedSamplesExactly) {
   struct Case {
     int64_t rate, channels, frames;

@@ -26,15 +26,6 @@ std::string try_decode(const Tensor& data, io::ImageReadMode mode = io::ImageRea
   }
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // A PNG whose IHDR claims width x height (with a valid CRC), followed by the rest
 // of a real file.
 std::vector<uint8_t> png_claiming(uint32_t width, uint32_t height, uint8_t color_type = 6) {

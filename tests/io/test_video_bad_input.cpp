@@ -10,15 +10,6 @@
 namespace ember::testing {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // Reads every frame of the video stream; returns the frame count.
 int64_t read_all(const std::string& path, bool strict) {
   int64_t n = 0;

@@ -31,14 +31,7 @@ std::vector<std::string> fixture_videos() {
 std::string resolve_video(const std::string& entry) {
   const std::string prefix = "shared:";
   if (entry.rfind(prefix, 0) != 0) return io_video(entry);
-  const std::string rel = entry.substr(prefix.size());
-  if (const char* env = std::getenv("EMBER_SHARED_DATA")) return std::string(env) + "/" + rel;
-  const std::string repo = std::string(EMBER_TEST_DATA_DIR) + "/../..";
-  for (const char* up : {"/..", "/../.."}) {
-    const std::string candidate = repo + up + "/shared/data/" + rel;
-    if (std::filesystem::exists(candidate)) return candidate;
-  }
-  return repo + "/../shared/data/" + rel;
+  return shared_data(entry.substr(prefix.size()));
 }
 
 std::string base_name(const std::string& entry) { return entry.substr(entry.find_last_of(":/") + 1); }

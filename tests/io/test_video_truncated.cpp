@@ -85,15 +85,6 @@ std::vector<io::VideoFrame> read_frames(io::VideoReader& r) {
   return ::testing::AssertionSuccess();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // The number after "has pts " in a message (the last good pts), or NaN.
 double quoted_pts(const std::string& m) {
   const size_t at = m.find("has pts ");
