@@ -77,7 +77,8 @@ inline ::testing::AssertionResult values_match(const Tensor& actual, const Tenso
     os << "shape " << actual.sizes() << " != expected " << expected.sizes();
     return ::testing::AssertionFailure() << os.str();
   }
-  Tensor a = actual.to(kFloat64).contiguous(), e = expected.to(kFloat64).contiguous();
+  // Values cross to the host first: either side may live on another device.
+  Tensor a = actual.cpu().to(kFloat64).contiguous(), e = expected.cpu().to(kFloat64).contiguous();
   const double* pa = a.data_ptr<double>();
   const double* pe = e.data_ptr<double>();
   for (int64_t i = 0; i < a.numel(); ++i) {

@@ -4,7 +4,9 @@
 // matching torch op and the input domain of each case and writes the inputs
 // and torch's results for every dtype. The harness runs each fixture over
 // every layout of kLayouts, checking values, result dtype and output memory
-// format, then the in-place and out= forms and torch's errors.
+// format, then the in-place and out= forms and torch's errors. Each test runs
+// on every device (device_test.h): inputs are copied there, results compared
+// on the host.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -12,6 +14,7 @@
 
 #include <ember/ember.h>
 
+#include "device_test.h"
 #include "iter/tensor_iterator.h"  // can_cast, result_type
 #include "op_harness.h"
 #include "ops/op_utils.h"  // scalar_to_tensor: a wrapped number, as torch makes of 3
@@ -193,13 +196,17 @@ std::vector<std::string> split(const std::string& s) {
   return parts;
 }
 
+// The device the running test computes on.
+Device g_device = kCPU;
+
 struct Fixtures {
   std::map<std::string, Tensor> cache;
   Tensor input(const std::string& domain, DType dtype) {
-    const std::string key = "in_" + domain + "_" + std::string(dtype_name(dtype));
+    const std::string name = "in_" + domain + "_" + std::string(dtype_name(dtype));
+    const std::string key = name + "@" + g_device.str();
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
-    return cache[key] = load_fixture("elementwise", key, dtype);
+    return cache[key] = load_fixture("elementwise", name, dtype).to(g_device);
   }
   // Row `row` of torch's results for inputs of `dtype`, in the result dtype.
   Tensor expected(const Entry& e) {
@@ -268,18 +275,19 @@ void check_inplace(const Entry& e, const Tensor& expected, Tol tol,
 void check_out(const Entry& e, const Tensor& expected, Tol tol,
                const std::function<void(Tensor&)>& run, bool zero_sign = true) {
   SCOPED_TRACE(describe(e, "contiguous") + " out=");
-  Tensor out = empty(expected.sizes(), kFloat64);
+  Tensor out = empty(expected.sizes(), TensorOptions(kFloat64).device(g_device));
   run(out);
+  EXPECT_EQ(out.device(), g_device);
   EXPECT_EQ(out.dtype(), kFloat64);
   EXPECT_TRUE(values_match(out, expected, tol, zero_sign));
-  Tensor resized = empty({0}, kFloat64);
+  Tensor resized = empty({0}, TensorOptions(kFloat64).device(g_device));
   run(resized);
   EXPECT_EQ(resized.sizes(), expected.sizes()) << "an empty out= tensor is resized";
   if (is_floating_point(e.result)) {
-    Tensor int_out = empty(expected.sizes(), kInt64);
+    Tensor int_out = empty(expected.sizes(), TensorOptions(kInt64).device(g_device));
     EXPECT_THROW(run(int_out), Error) << "float result into an int64 out=";
   }
-  Tensor wrong_shape = empty({5}, kFloat64);
+  Tensor wrong_shape = empty({5}, TensorOptions(kFloat64).device(g_device));
   EXPECT_THROW(run(wrong_shape), Error) << "out= of the wrong shape";
 }
 
@@ -301,6 +309,7 @@ void run_unary(const Entry& e) {
     Tensor r = c->fn(in);
     ++g_cases_run;
     EXPECT_EQ(r.dtype(), e.result);
+    EXPECT_EQ(r.device(), g_device);
     EXPECT_TRUE(values_match(r, layout.view(expected), tol, c->zero_sign));
     expect_layout(layout.name, in, r, describe(e, layout.name));
   }
@@ -348,6 +357,7 @@ void run_binary(const Entry& e) {
     Tensor r = run(x, is_scalar ? Tensor() : layout.view(b));
     ++g_cases_run;
     EXPECT_EQ(r.dtype(), e.result);
+    EXPECT_EQ(r.device(), g_device);
     EXPECT_TRUE(values_match(r, layout.view(expected), tol));
     expect_layout(layout.name, x, r, describe(e, layout.name));
   }
@@ -371,22 +381,35 @@ TEST(ElementwiseHarness, EveryCaseHasFixturesAndEveryFixtureACase) {
   for (const auto& op : seen) EXPECT_TRUE(find_unary(op) || find_binary(op)) << op << " has no case";
 }
 
+class ElementwiseOnDevice : public OnEachDevice {
+ protected:
+  void SetUp() override {
+    OnEachDevice::SetUp();
+    g_device = device();
+  }
+  void TearDown() override {
+    g_device = kCPU;
+    fixtures().cache.clear();
+  }
+};
+EMBER_INSTANTIATE_ON_EACH_DEVICE(ElementwiseOnDevice);
+
 // Each test also checks that it ran about as many (op, dtype, layout) cases as the fixtures hold.
-TEST(ElementwiseHarness, UnaryOps) {
+TEST_P(ElementwiseOnDevice, UnaryOps) {
   const int64_t before = g_cases_run;
   for (const auto& e : entries())
     if (e.kind == "unary") run_unary(e);
   EXPECT_GT(g_cases_run - before, 2000);
 }
 
-TEST(ElementwiseHarness, BinaryOps) {
+TEST_P(ElementwiseOnDevice, BinaryOps) {
   const int64_t before = g_cases_run;
   for (const auto& e : entries())
     if (e.kind == "binary" || e.kind == "broadcast") run_binary(e);
   EXPECT_GT(g_cases_run - before, 1500);
 }
 
-TEST(ElementwiseHarness, TensorScalarOps) {
+TEST_P(ElementwiseOnDevice, TensorScalarOps) {
   const int64_t before = g_cases_run;
   for (const auto& e : entries())
     if (e.kind.rfind("scalar_", 0) == 0) run_binary(e);

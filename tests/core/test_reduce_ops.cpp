@@ -12,6 +12,7 @@
 
 #include <ember/ember.h>
 
+#include "device_test.h"
 #include "op_harness.h"
 #include "test_util.h"
 
@@ -146,6 +147,7 @@ void run_on(const ReduceCase& c, const Tensor& x, const Tensor& flat, int64_t& o
       // max/min with dim: values keep the input dtype, indices are int64.
       const DType want = c.name == "max_dim" || c.name == "min_dim" ? (i == 0 ? input : kInt64) : result;
       EXPECT_EQ(r.dtype(), want);
+      EXPECT_EQ(r.device(), x.device());
       ASSERT_LE(offset + r.numel(), flat.numel()) << "fixture too short";
       Tensor e = flat.slice(0, offset, offset + r.numel()).to(want).reshape(r.sizes());
       offset += r.numel();
@@ -181,7 +183,13 @@ void run_on(const ReduceCase& c, const Tensor& x, const Tensor& flat, int64_t& o
 
 }  // namespace
 
-TEST(ReduceHarness, AllCasesAgainstTorch) {
+// Runs on every device (device_test.h): fixtures are copied there, results
+// compared on the host.
+class ReduceOnDevice : public OnEachDevice {};
+EMBER_INSTANTIATE_ON_EACH_DEVICE(ReduceOnDevice);
+
+TEST_P(ReduceOnDevice, AllCasesAgainstTorch) {
+  const int64_t checked_before = g_checked;
   const auto manifest = load_manifest("reduce");
   std::set<std::string> seen;
   for (const auto& w : manifest) {
@@ -191,7 +199,7 @@ TEST(ReduceHarness, AllCasesAgainstTorch) {
     const ReduceCase* c = find_case(op);
     ASSERT_NE(c, nullptr) << "no harness case for " << op;
     const std::string dn(dtype_name(dtype));
-    Tensor x = load_fixture("reduce", "in_" + dn, dtype);
+    Tensor x = load_fixture("reduce", "in_" + dn, dtype).to(device());
     if (w.at(2) == "-") {
       if (c->extends & dtype_bit(dtype)) continue;
       // Torch rejects this dtype: so must Ember.
@@ -210,12 +218,12 @@ TEST(ReduceHarness, AllCasesAgainstTorch) {
     for (const auto& layout : kLayouts)
       run_on(*c, layout.view(x), flat, pos, result, dtype, op + " " + dn + " [" + layout.name + "]");
     if (is_floating_point(dtype))
-      run_on(*c, load_fixture("reduce", "in_nan_" + dn, dtype), flat, pos, result, dtype,
+      run_on(*c, load_fixture("reduce", "in_nan_" + dn, dtype).to(device()), flat, pos, result, dtype,
              op + " " + dn + " [nan]");
     EXPECT_EQ(pos, length) << op << " " << dn << ": fixture length mismatch";
   }
   for (const auto& c : reduce_cases()) EXPECT_TRUE(seen.count(c.name)) << c.name << " has no fixtures";
-  EXPECT_GT(g_checked, 1000);
+  EXPECT_GT(g_checked - checked_before, 1000);
 }
 
 // ---- empty inputs: identities where the reduction has one, errors where not ----

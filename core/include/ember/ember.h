@@ -9,6 +9,7 @@
 #include "ember/core/out_of_memory.h"
 #include "ember/core/determinism.h"
 #include "ember/core/device.h"
+#include "ember/core/device_guard.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"

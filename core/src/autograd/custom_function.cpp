@@ -125,7 +125,7 @@ class CppNode final : public Node {
         in.push_back(std::move(grads[i]));
       } else {
         const InputMetadata& md = input_metadata(i);
-        in.push_back(zeros(md.sizes, TensorOptions(md.dtype)));
+        in.push_back(zeros(md.sizes, TensorOptions(md.dtype).device(md.device)));
       }
     }
     variable_list out = backward_(&ctx, std::move(in));

@@ -72,6 +72,9 @@ Tensor fit_gradient(Tensor grad, const Node& producer, size_t index, const Input
     if (grad.is_complex() && !is_complex(md.dtype)) grad = grad.real();
     if (grad.dtype() != md.dtype) grad = grad.to(md.dtype);
   }
+  // A gradient lives where its input does (a cross-device copy_ or to()
+  // returns the output's gradient unchanged: it moves here).
+  if (grad.device() != md.device) grad = grad.to(md.device);
   return grad;
 }
 
@@ -285,7 +288,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
               const InputMetadata& md = node->input_metadata(i);
               DimVector sizes{batch};
               for (int64_t d : md.sizes) sizes.push_back(d);
-              grads[i] = zeros(sizes, TensorOptions(md.dtype));
+              grads[i] = zeros(sizes, TensorOptions(md.dtype).device(md.device));
             }
           outputs = node->apply(std::move(grads));
         } else {

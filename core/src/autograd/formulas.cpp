@@ -75,7 +75,12 @@ Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const
   return mask * (grad / mask.sum());
 }
 
-Tensor index_map_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<Tensor>& maps) {
+Tensor index_map_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<Tensor>& host_maps) {
+  // The maps are built on the host (shape ops compute them from sizes): they
+  // move to the gradient's device once.
+  std::vector<Tensor> maps(host_maps.size());
+  for (size_t d = 0; d < maps.size(); ++d)
+    if (host_maps[d].defined()) maps[d] = host_maps[d].to(grad.device());
   OpRecorder rec("index_map_backward", {grad});
   Tensor g = grad;
   for (size_t d = 0; d < maps.size(); ++d) {

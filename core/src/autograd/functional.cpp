@@ -153,7 +153,7 @@ DimVector cat_sizes(IntArrayRef a, IntArrayRef b) {
 // (stack records, so rows with history stay differentiable).
 Tensor assemble(const variable_list& rows, IntArrayRef out_sizes, const Tensor& in) {
   const DimVector sizes = cat_sizes(out_sizes, in.sizes());
-  if (rows.empty()) return zeros(sizes, TensorOptions(in.dtype()));
+  if (rows.empty()) return zeros(sizes, in.options());
   return stack(rows, 0).reshape(sizes);
 }
 
@@ -177,7 +177,7 @@ std::vector<variable_list> jacobian_impl(const TensorListFn& func, const variabl
         Tensor seed;
         {
           NoGradGuard no_grad;
-          seed = eye(n, TensorOptions(out.dtype())).view(cat_sizes({n}, out.sizes()));
+          seed = eye(n, out.options()).view(cat_sizes({n}, out.sizes()));
         }
         vj = grad({out}, inputs, {seed}, /*retain_graph=*/true, create_graph, /*allow_unused=*/true,
                   /*is_grads_batched=*/true);

@@ -210,7 +210,7 @@ bool gradgradcheck(const GradcheckFn& fn, const variable_list& inputs, const var
         v = randn(o.sizes(), real, &gen).to(o.dtype()) +
             randn(o.sizes(), real, &gen).to(o.dtype()) * Scalar(complex128(0, 1));
       } else {
-        v = randn(o.sizes(), TensorOptions(o.dtype()), &gen);
+        v = randn(o.sizes(), TensorOptions(o.dtype()), &gen).to(o.device());
       }
       gos.push_back(v.requires_grad_());
     }

@@ -128,7 +128,7 @@ variable_list LambdaNode::apply(variable_list&& grads) {
               "were freed). Saved values are freed when backward() or autograd::grad() runs; pass "
               "retain_graph=true to backward through the graph again.");
   for (size_t i = 0; i < grads.size(); ++i)
-    if (!grads[i].defined()) grads[i] = zeros(input_metadata(i).sizes, TensorOptions(input_metadata(i).dtype));
+    if (!grads[i].defined()) grads[i] = zeros(input_metadata(i).sizes, TensorOptions(input_metadata(i).dtype).device(input_metadata(i).device));
   BackwardContext c{grads, *this};
   variable_list out = fn_(c);
   EMBER_CHECK(out.size() <= num_outputs(), name(), ": backward returned ", out.size(),

@@ -121,7 +121,6 @@ size_t CachingAllocator::cached_bytes() const {
 namespace {
 thread_local Allocator* t_guard_allocator = nullptr;
 std::atomic<Allocator*> g_cpu_allocator{nullptr};
-Allocator* g_device_allocators[kNumDeviceTypes] = {};
 }  // namespace
 
 CachingAllocator& default_caching_allocator() {
@@ -152,16 +151,46 @@ CachingAllocatorGuard::CachingAllocatorGuard(CachingAllocator* allocator)
 }
 CachingAllocatorGuard::~CachingAllocatorGuard() { t_guard_allocator = previous_; }
 
-Allocator* get_allocator(Device device) {
+namespace {
+// Allocators per (kind, device type, index); index slot kMaxIndices holds the
+// allocator registered for every index of the type (index -1).
+constexpr int kMaxIndices = 64;
+constexpr int kAnyIndex = kMaxIndices;
+constexpr int kNumKinds = 2;
+std::atomic<Allocator*> g_device_allocators[kNumKinds][kNumDeviceTypes][kMaxIndices + 1] = {};
+
+std::atomic<Allocator*>& allocator_slot(AllocatorKind kind, DeviceType type, int index) {
+  return g_device_allocators[static_cast<int>(kind)][static_cast<int>(type)][index];
+}
+}  // namespace
+
+Allocator* get_allocator(Device device, AllocatorKind kind) {
+  if (kind == AllocatorKind::PinnedHost) {
+    // Pinned memory is host memory: it belongs to the CPU device whatever
+    // backend pins it, and plain CPU memory stands in where none does.
+    Allocator* a = device.is_cpu() ? nullptr
+                                   : allocator_slot(kind, device.type, kAnyIndex).load(std::memory_order_acquire);
+    return a ? a : cpu_allocator();
+  }
   if (device.is_cpu()) return cpu_allocator();
-  Allocator* a = g_device_allocators[static_cast<int>(device.type)];
-  EMBER_CHECK(a != nullptr, "allocate: no allocator registered for device ", device,
-              " (was Ember built with this backend?)");
+  Device d = resolve_device(device);
+  EMBER_CHECK(d.index >= 0 && d.index < kMaxIndices, "allocate: device index ", d.index, " of ",
+              device, " is out of range [0, ", kMaxIndices, ")");
+  Allocator* a = allocator_slot(kind, d.type, d.index).load(std::memory_order_acquire);
+  if (!a) a = allocator_slot(kind, d.type, kAnyIndex).load(std::memory_order_acquire);
+  EMBER_CHECK(a != nullptr, "allocate: no allocator registered for device ", d,
+              " (was Ember built with this backend, and is it linked?)");
   return a;
 }
 
-void register_allocator(DeviceType type, Allocator* allocator) {
-  g_device_allocators[static_cast<int>(type)] = allocator;
+void register_allocator(Device device, Allocator* allocator, AllocatorKind kind) {
+  EMBER_CHECK(!device.is_cpu(), "register_allocator: the CPU's allocator is set with set_cpu_allocator");
+  EMBER_CHECK(device.index < kMaxIndices, "register_allocator: device index ", device.index,
+              " is out of range [0, ", kMaxIndices, ")");
+  EMBER_CHECK(kind != AllocatorKind::PinnedHost || device.index < 0,
+              "register_allocator: pinned host memory is registered per device type, not for ", device);
+  allocator_slot(kind, device.type, device.index < 0 ? kAnyIndex : device.index)
+      .store(allocator, std::memory_order_release);
 }
 
 }  // namespace ember

@@ -6,15 +6,27 @@
 
 namespace ember {
 
+namespace {
+std::string known_device_types() {
+  std::string s;
+  for (const DeviceTypeInfo& info : kDeviceTypeInfo) {
+    if (!s.empty()) s += ", ";
+    s += '\'';
+    s += info.name;
+    s += '\'';
+  }
+  return s;
+}
+}  // namespace
+
 Device::Device(std::string_view spec) {
   std::string_view kind = spec.substr(0, spec.find(':'));
-  if (kind == "cpu") {
-    type = DeviceType::CPU;
-  } else if (kind == "cuda") {
-    type = DeviceType::CUDA;
-  } else {
-    EMBER_FAIL("Device: expected 'cpu', 'cuda' or 'cuda:N', got '", spec, "'");
-  }
+  const DeviceTypeInfo* found = nullptr;
+  for (const DeviceTypeInfo& info : kDeviceTypeInfo)
+    if (info.name == kind) found = &info;
+  EMBER_CHECK(found != nullptr, "Device: expected a device type (", known_device_types(),
+              ") optionally followed by ':N', got '", spec, "'");
+  type = found->type;
   if (kind.size() != spec.size()) {
     std::string_view num = spec.substr(kind.size() + 1);
     int value = -1;
@@ -26,7 +38,7 @@ Device::Device(std::string_view spec) {
 }
 
 std::string Device::str() const {
-  std::string s = type == DeviceType::CPU ? "cpu" : "cuda";
+  std::string s(device_type_info(type).name);
   if (index >= 0) {
     // Two appends: `":" + to_string(...)` trips a GCC 12 -Wrestrict false positive.
     s += ':';
@@ -36,8 +48,6 @@ std::string Device::str() const {
 }
 
 std::ostream& operator<<(std::ostream& os, Device d) { return os << d.str(); }
-std::ostream& operator<<(std::ostream& os, DeviceType t) {
-  return os << (t == DeviceType::CPU ? "cpu" : "cuda");
-}
+std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << device_type_info(t).name; }
 
 }  // namespace ember

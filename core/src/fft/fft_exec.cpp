@@ -355,7 +355,7 @@ double signal_numel(const Tensor& t, IntArrayRef dims) {
 
 template <class T>
 Tensor c2c_impl(const Tensor& in, IntArrayRef dims, Scale scale, bool forward) {
-  Tensor out = empty(in.sizes(), TensorOptions().dtype(in.dtype()));
+  Tensor out = empty(in.sizes(), in.options().dtype(in.dtype()));
   if (out.numel() == 0) return out;
   const T s = static_cast<T>(scale_factor(scale, signal_numel(in, dims)));
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -369,7 +369,7 @@ Tensor r2c_impl(const Tensor& in, IntArrayRef dims, Scale scale, bool onesided) 
   const int64_t last = dims.back();
   DimVector sizes(in.sizes());
   if (onesided) sizes[last] = sizes[last] / 2 + 1;
-  Tensor out = empty(sizes, TensorOptions().dtype(to_complex_dtype(in.dtype())));
+  Tensor out = empty(sizes, in.options().dtype(to_complex_dtype(in.dtype())));
   if (out.numel() == 0) return out;
   const T s = static_cast<T>(scale_factor(scale, signal_numel(in, dims)));
   r2c_dim<T>(in, out, last, dims.size() == 1 ? s : T(1), onesided);
@@ -384,12 +384,12 @@ Tensor c2r_impl(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_di
   const int64_t last = dims.back();
   DimVector sizes(in.sizes());
   sizes[last] = last_dim_size;
-  Tensor out = empty(sizes, TensorOptions().dtype(to_real_dtype(in.dtype())));
+  Tensor out = empty(sizes, in.options().dtype(to_real_dtype(in.dtype())));
   if (out.numel() == 0) return out;
   const T s = static_cast<T>(scale_factor(scale, signal_numel(out, dims)));
   Tensor x = in;
   if (dims.size() > 1) {
-    x = empty(in.sizes(), TensorOptions().dtype(in.dtype()));
+    x = empty(in.sizes(), in.options().dtype(in.dtype()));
     for (size_t i = 0; i + 1 < dims.size(); ++i) {
       c2c_dim<T>(i == 0 ? in : x, x, dims[i], T(1), /*forward=*/false);
     }
@@ -423,5 +423,9 @@ Tensor exec_c2r(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_di
   return in.dtype() == kComplex64 ? c2r_impl<float>(in, dims, scale, last_dim_size)
                                   : c2r_impl<double>(in, dims, scale, last_dim_size);
 }
+
+EMBER_REGISTER_KERNEL(fft_c2c_stub, CPU, exec_c2c);
+EMBER_REGISTER_KERNEL(fft_r2c_stub, CPU, exec_r2c);
+EMBER_REGISTER_KERNEL(fft_c2r_stub, CPU, exec_c2r);
 
 }  // namespace ember::fft::detail

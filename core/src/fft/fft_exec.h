@@ -1,30 +1,12 @@
 #pragma once
-// The three transform primitives every ember::fft function reduces to (ATen's
-// _fft_c2c / _fft_r2c / _fft_c2r). Unnormalized DFT along `dims` (wrapped,
-// distinct, non-empty, every signal size >= 1: the caller checks), with
-//   forward:  X[k] = sum_j x[j] exp(-2 pi i j k / n)
-//   backward: the same with +i.
-// `scale` multiplies the result by 1, 1/sqrt(N) or 1/N, N = the product of the
-// signal sizes (for c2r: of the real output's sizes). No autograd here: the
-// recorded wrappers in fft_ops.cpp call these. Outputs are new tensors.
-#include "ember/core/tensor.h"
+// The CPU's FFT engine: the three primitives of kernels/slots/fft_kernels.h
+// (their contracts are there), registered as the CPU's kernels.
+#include "kernels/slots/fft_kernels.h"
 
 namespace ember::fft::detail {
 
-enum class Scale { None, InvSqrtN, InvN };
-
-// complex64/complex128 input, any strides -> output of the same shape and dtype.
 Tensor exec_c2c(const Tensor& in, IntArrayRef dims, Scale scale, bool forward);
-
-// float32/float64 input -> complex64/complex128, forward transform. With
-// `onesided` the last of `dims` keeps n/2 + 1 entries (the rest follow from
-// Hermitian symmetry); otherwise the full spectrum.
 Tensor exec_r2c(const Tensor& in, IntArrayRef dims, Scale scale, bool onesided);
-
-// Hermitian half spectrum (complex; the last of `dims` has last_dim_size/2 + 1
-// entries) -> real output whose last transformed dim has last_dim_size entries;
-// backward transform. Imaginary parts that the symmetry makes zero (bin 0, and
-// bin n/2 for even n) are ignored, as numpy/pocketfft do.
 Tensor exec_c2r(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_dim_size);
 
 }  // namespace ember::fft::detail

@@ -1,4 +1,4 @@
-// ember::fft: numpy.fft semantics over the three primitives of fft_exec.h.
+// ember::fft: numpy.fft semantics over the three primitives of kernels/slots/fft_kernels.h.
 // Each function (1) promotes the input, (2) resolves n/s/dim into wrapped dims
 // and signal sizes, (3) crops or zero-pads the input to those sizes (recorded
 // shape ops), (4) runs one recorded primitive. The primitives' backward
@@ -13,11 +13,17 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/shape.h"
-#include "fft/fft_exec.h"
+#include "kernels/slots/fft_kernels.h"
 #include "ops/conj_views.h"  // resolve_bits: the FFT reads plain values
 #include "ops/op_utils.h"
 
 namespace ember::fft {
+
+namespace detail {
+EMBER_DEFINE_STUB(fft_c2c_stub, FFTC2CFn, "fft_c2c");
+EMBER_DEFINE_STUB(fft_r2c_stub, FFTR2CFn, "fft_r2c");
+EMBER_DEFINE_STUB(fft_c2r_stub, FFTC2RFn, "fft_c2r");
+}  // namespace detail
 namespace {
 
 using detail::Scale;
@@ -46,7 +52,7 @@ Scale scale_for(NormMode norm, bool forward) {
 
 Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
   autograd::OpRecorder rec("fft_c2c", {x});
-  Tensor out = detail::exec_c2c(resolve_bits(x), dims, scale, forward);
+  Tensor out = detail::fft_c2c_stub(x.device())(resolve_bits(x), dims, scale, forward);
   if (rec) {
     rec.record(out, [dims, scale, forward](autograd::BackwardContext& c) {
       return autograd::variable_list{c2c(c.grads[0], dims, scale, !forward)};
@@ -57,7 +63,7 @@ Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
 
 Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
   autograd::OpRecorder rec("fft_r2c", {x});
-  Tensor out = detail::exec_r2c(resolve_bits(x), dims, scale, onesided);
+  Tensor out = detail::fft_r2c_stub(x.device())(resolve_bits(x), dims, scale, onesided);
   if (rec) {
     const int64_t last = dims.back(), full = x.size(last);
     rec.record(out, [dims, scale, onesided, last, full](autograd::BackwardContext& c) {
@@ -76,7 +82,7 @@ Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
 
 Tensor c2r(const Tensor& x, const DimVector& dims, Scale scale, int64_t last_dim_size) {
   autograd::OpRecorder rec("fft_c2r", {x});
-  Tensor out = detail::exec_c2r(resolve_bits(x), dims, scale, last_dim_size);
+  Tensor out = detail::fft_c2r_stub(x.device())(resolve_bits(x), dims, scale, last_dim_size);
   if (rec) {
     const int64_t last = dims.back();
     const DType real_dtype = to_real_dtype(x.dtype());
@@ -86,7 +92,7 @@ Tensor c2r(const Tensor& x, const DimVector& dims, Scale scale, int64_t last_dim
       const int64_t n = c.grads[0].size(last), half = g.size(last);
       const int64_t doubled = n - half;
       if (doubled > 0) {
-        Tensor w = ones({half}, TensorOptions().dtype(real_dtype));
+        Tensor w = ones({half}, TensorOptions(real_dtype).device(g.device()));
         w.narrow(0, 1, doubled).fill_(2);
         DimVector shape(g.dim(), 1);
         shape[last] = half;

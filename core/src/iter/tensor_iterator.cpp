@@ -127,7 +127,7 @@ void TensorIterator::build() {
   allocate_outputs();
   compute_strides();
   coalesce_dimensions();
-  for (auto& op : operands_) op.data = static_cast<char*>(op.tensor.data_ptr());
+  for (auto& op : operands_) op.data = static_cast<char*>(op.tensor.impl()->data());  // an address, not a read
 }
 
 // Note [Conjugate bit]: kernels see plain values. Operands with bits are

@@ -213,7 +213,7 @@ Tensor& sparse_(Tensor& t, double sparsity, double std, Generator* g) {
   const auto num_zeros = static_cast<int64_t>(std::ceil(sparsity * static_cast<double>(rows)));
   t.normal_(0, std, g);
   for (int64_t c = 0; c < cols; ++c) {
-    Tensor idx = randperm(rows, TensorOptions(kInt64), g).slice(0, 0, num_zeros);
+    Tensor idx = randperm(rows, TensorOptions(kInt64).device(t.device()), g).slice(0, 0, num_zeros);
     t.select(1, c).index_fill_(0, idx, 0);
   }
   return t;

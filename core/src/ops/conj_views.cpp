@@ -23,7 +23,8 @@
 //  - resolved at every kernel slot: calling a DispatchStub does the same for
 //    each Tensor argument with a bit (detail::LazyBitsScope in dispatch_stub.h):
 //    reductions, scans, sort, shape and random kernels, ... see plain values,
-//    and an argument the kernel changed (out=, in-place) is written back.
+//    and an argument the kernel writes (a `Tensor&` parameter of its
+//    signature: out=, in-place) is written back.
 //    DispatchStub::fused() skips this for kernels that consume the bits
 //    (gemm/dot above).
 //  - resolved at the op's entry (resolve_bits) where a kernel reads past an
@@ -100,30 +101,19 @@ Scalar to_physical_scalar(const Tensor& t, const Scalar& v) {
 }
 
 namespace detail {
-Tensor& LazyBitsScope::hold(const Tensor& t) {
+Tensor& LazyBitsScope::hold(const Tensor& t, bool is_output) {
   EMBER_CHECK(n_ < kMax, "internal: too many conjugate/negative view arguments to one kernel");
   Held& h = held_[n_++];
   h.original = t;
   h.values = materialize_keeping_geometry(t);
-  if (h.values.numel() > 0) {
-    const auto* p = static_cast<const unsigned char*>(h.values.storage()->data());
-    h.snapshot.assign(p, p + h.values.storage()->nbytes());
-  }
+  h.is_output = is_output;
   return h.values;
 }
 
-LazyBitsScope::~LazyBitsScope() {
-  if (std::uncaught_exceptions() > uncaught_) return;
-  try {
-    for (int i = 0; i < n_; ++i) {
-      Held& h = held_[i];
-      if (h.values.numel() == 0) continue;
-      const auto* p = static_cast<const unsigned char*>(h.values.storage()->data());
-      if (std::equal(h.snapshot.begin(), h.snapshot.end(), p)) continue;  // an input: unchanged
-      write_back_keeping_geometry(h.original, h.values);
-    }
-  } catch (...) {
-    // Allocation failure while writing back; nothing sensible to do in a destructor.
+void LazyBitsScope::write_back() {
+  for (int i = 0; i < n_; ++i) {
+    Held& h = held_[i];
+    if (h.is_output && h.values.numel() > 0) write_back_keeping_geometry(h.original, h.values);
   }
 }
 }  // namespace detail

@@ -12,16 +12,56 @@ namespace ember {
 
 EMBER_DEFINE_STUB(copy_stub, CopyFn, "copy_");
 EMBER_DEFINE_STUB(fill_stub, FillFn, "fill_");
+EMBER_DEFINE_STUB(device_copy_stub, DeviceCopyFn, "copy_ (between devices)");
+
+namespace {
+// The values of t, contiguous and without lazy bits, on t's device (t itself
+// when it already is).
+Tensor plain_contiguous(const Tensor& t) {
+  if (t.is_contiguous() && !t.impl()->has_lazy_bits()) return t;
+  Tensor out = empty(t.sizes(), t.options());
+  out.copy_(t);
+  return out;
+}
+
+// copy_ between two devices: the bytes cross in the slot of the device that is
+// not the CPU, dtype conversion and strides are handled on one side by that
+// device's copy_stub. Two devices of different non-CPU types go through the host.
+void copy_between_devices(Tensor& dst, const Tensor& src) {
+  const Device from = src.device(), to = dst.device();
+  if (!from.is_cpu() && !to.is_cpu() && from.type != to.type) {
+    Tensor host = src.to(kCPU);
+    dst.copy_(host);
+    return;
+  }
+  const Device backend = to.is_cpu() ? from : to;
+  // The bytes cross in src's dtype; dst's own copy_ converts and restrides.
+  Tensor src_plain = plain_contiguous(src);
+  const bool dst_ready = dst.is_contiguous() && !dst.impl()->has_lazy_bits() && dst.dtype() == src.dtype();
+  if (dst_ready) {
+    device_copy_stub(backend)(dst, src_plain, false);
+    return;
+  }
+  Tensor staging = empty(src.sizes(), TensorOptions(src.dtype()).device(to));
+  device_copy_stub(backend)(staging, src_plain, false);
+  dst.copy_(staging);
+}
+}  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
   EMBER_CHECK(src.defined(), "copy_: source tensor is undefined");
   EMBER_CHECK(!has_internal_overlap(*this), "copy_: the destination (sizes ", sizes(),
               ", strides ", strides(), ") has elements sharing memory; clone() it first");
-  EMBER_CHECK(device() == src.device(), "copy_: copying from ", src.device(), " to ", device(),
-              " needs the CUDA backend, which this build does not include");
   if (is_same(src)) return *this;
   if (autograd::inplace_records(*this, {src})) {
     autograd::copy_with_grad(*this, src);
+    return *this;
+  }
+  if (device() != src.device()) {
+    if (numel() == 0) return *this;
+    // expand raises (naming both sizes) when src does not broadcast.
+    copy_between_devices(*this, src.sizes() == sizes() ? src : src.expand(sizes()));
+    bump_version();
     return *this;
   }
   if (numel() == 0) return *this;

@@ -7,11 +7,49 @@ std::vector<StubEntry>& stub_registry() {
   return *registry;
 }
 
+namespace {
+std::string dtype_list(uint32_t mask) {
+  std::string s;
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (mask & dtype_bit(static_cast<DType>(i))) {
+      if (!s.empty()) s += ", ";
+      s += dtype_name(static_cast<DType>(i));
+    }
+  return s;
+}
+}  // namespace
+
 std::vector<std::string> missing_kernels(DeviceType type) {
   std::vector<std::string> missing;
-  for (const auto& e : stub_registry())
-    if (e.table[static_cast<int>(type)] == nullptr) missing.emplace_back(e.name);
+  const int t = static_cast<int>(type), cpu = static_cast<int>(DeviceType::CPU);
+  for (const auto& e : stub_registry()) {
+    if (e.table[t] == nullptr) {
+      missing.emplace_back(e.name);
+      continue;
+    }
+    if (e.op_names == nullptr || type == DeviceType::CPU) continue;
+    for (int op = 0; op < e.num_ops; ++op) {
+      const uint32_t reference = (e.op_dtypes[cpu] ? e.op_dtypes[cpu][op] : ~0u) & e.dtype_masks[cpu];
+      const uint32_t here = (e.op_dtypes[t] ? e.op_dtypes[t][op] : ~0u) & e.dtype_masks[t];
+      if (const uint32_t lacking = reference & ~here)
+        missing.push_back(std::string(e.name) + ": " + e.op_names[op] + " (" + dtype_list(lacking) + ")");
+    }
+  }
   return missing;
+}
+
+int fill_slots_from(DeviceType to, DeviceType from) {
+  int filled = 0;
+  for (const auto& e : stub_registry()) {
+    void*& slot = e.table[static_cast<int>(to)];
+    if (slot == nullptr && e.table[static_cast<int>(from)] != nullptr) {
+      slot = e.table[static_cast<int>(from)];
+      e.dtype_masks[static_cast<int>(to)] = e.dtype_masks[static_cast<int>(from)];
+      e.op_dtypes[static_cast<int>(to)] = e.op_dtypes[static_cast<int>(from)];
+      ++filled;
+    }
+  }
+  return filled;
 }
 
 }  // namespace ember

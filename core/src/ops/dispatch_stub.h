@@ -12,6 +12,7 @@
 
 #include "ember/core/device.h"
 #include "ember/core/error.h"
+#include "ember/core/host_access.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -19,36 +20,45 @@ namespace ember {
 namespace detail {
 // Note [Conjugate bit] (ops/conj_views.cpp): kernels behind a stub get plain
 // values. A Tensor argument with the conjugate/negative bit is replaced by a
-// copy of its values laid out like it (materialize_keeping_geometry); after
-// the kernel, a copy the kernel changed (an output: out=, in-place) is written
-// back through the bits, so it stores conj()/neg() of what was written.
-// Unchanged copies (inputs) are dropped. Kernels that consume the bits
-// themselves (BLAS products) are called through DispatchStub::fused().
+// copy of its values laid out like it (materialize_keeping_geometry). The
+// kernel's signature says which arguments it writes: a `Tensor&` parameter is
+// an output (out=, in-place), so after the kernel returns its copy is written
+// back through the bits (it then stores conj()/neg() of what was written); a
+// `const Tensor&` parameter is an input and its copy is dropped. (Deciding from
+// the signature, not from comparing bytes, keeps device memory off the host.)
+// Kernels that consume the bits themselves (BLAS products) are called through
+// DispatchStub::fused().
 class LazyBitsScope {
  public:
   LazyBitsScope() = default;
   LazyBitsScope(const LazyBitsScope&) = delete;
   LazyBitsScope& operator=(const LazyBitsScope&) = delete;
-  ~LazyBitsScope();  // writes back changed copies (unless the kernel threw)
   // t itself, or the copy standing for it.
-  Tensor& hold(const Tensor& t);
+  Tensor& hold(const Tensor& t, bool is_output);
+  // Writes the outputs' copies back; called after the kernel returned.
+  void write_back();
 
  private:
   static constexpr int kMax = 8;
   struct Held {
     Tensor original, values;
-    std::vector<unsigned char> snapshot;  // the values' bytes before the kernel
+    bool is_output = false;
   };
   Held held_[kMax];
   int n_ = 0;
-  int uncaught_ = std::uncaught_exceptions();
 };
+
+template <class P>
+inline constexpr bool is_tensor_param_v = std::is_same_v<std::remove_cvref_t<P>, Tensor>;
+// A non-const Tensor reference: an argument the kernel writes.
+template <class P>
+inline constexpr bool is_output_param_v = std::is_same_v<P, Tensor&>;
 
 template <class P, class A>
 P substitute_lazy(LazyBitsScope& scope, A&& a) {
-  if constexpr (std::is_same_v<std::remove_cvref_t<P>, Tensor>) {
+  if constexpr (is_tensor_param_v<P>) {
     const Tensor& t = a;
-    if (t.defined() && t.impl()->has_lazy_bits()) return static_cast<P>(scope.hold(t));
+    if (t.defined() && t.impl()->has_lazy_bits()) return static_cast<P>(scope.hold(t, is_output_param_v<P>));
   }
   return static_cast<P>(std::forward<A>(a));
 }
@@ -60,28 +70,64 @@ class StubCall<R(Params...)> {
  public:
   explicit StubCall(R (*f)(Params...)) : f_(f) {}
   R operator()(Params... params) const {
+    KernelSlotScope kernel_scope;  // Note [Host access]
     if (!(is_lazy(params) || ...)) return f_(std::forward<Params>(params)...);
     LazyBitsScope scope;
-    return f_(substitute_lazy<Params>(scope, std::forward<Params>(params))...);
+    if constexpr (std::is_void_v<R>) {
+      f_(substitute_lazy<Params>(scope, std::forward<Params>(params))...);
+      scope.write_back();
+    } else {
+      R result = f_(substitute_lazy<Params>(scope, std::forward<Params>(params))...);
+      scope.write_back();
+      return result;
+    }
   }
 
  private:
   template <class T>
   static bool is_lazy(const T& v) {
-    if constexpr (std::is_same_v<std::remove_cvref_t<T>, Tensor>) return v.defined() && v.impl()->has_lazy_bits();
+    if constexpr (is_tensor_param_v<T>) return v.defined() && v.impl()->has_lazy_bits();
     else return false;
   }
+  R (*f_)(Params...);
+};
+
+// A kernel that consumes the bits itself: called as is, inside a kernel slot.
+template <class Fn>
+class FusedCall;
+template <class R, class... Params>
+class FusedCall<R(Params...)> {
+ public:
+  explicit FusedCall(R (*f)(Params...)) : f_(f) {}
+  R operator()(Params... params) const {
+    KernelSlotScope kernel_scope;  // Note [Host access]
+    return f_(std::forward<Params>(params)...);
+  }
+
+ private:
   R (*f_)(Params...);
 };
 }  // namespace detail
 
 struct StubEntry {
   const char* name;
-  void* const* table;  // kNumDeviceTypes function pointers
+  void** table;           // kNumDeviceTypes function pointers
+  uint32_t* dtype_masks;  // kNumDeviceTypes masks of the dtypes each kernel computes
+  // A family slot (one kernel for an op enum): the ops' names, and per device
+  // type the dtypes its kernel computes for each op (null: what dtype_masks says).
+  const char* const* op_names;
+  int num_ops;
+  const uint32_t** op_dtypes;  // kNumDeviceTypes pointers to num_ops masks
 };
 std::vector<StubEntry>& stub_registry();
-// Names of the stubs with no kernel for `type`.
+// What `type`'s backend lacks, per op: each slot with no kernel ("copy_"), and
+// for family slots each op that the CPU (the reference backend) computes for
+// a dtype that `type`'s kernel does not ("unary_: erf (float16, bfloat16)").
 std::vector<std::string> missing_kernels(DeviceType type);
+// Fills every slot of `to` that has no kernel with the kernel of `from` (for a
+// backend whose memory the `from` kernels can work on: the test device runs
+// the CPU kernels). Returns how many slots it filled.
+int fill_slots_from(DeviceType to, DeviceType from);
 
 template <class Fn>
 class DispatchStub {
@@ -90,26 +136,57 @@ class DispatchStub {
   // register (during dynamic initialization) before or after this file's
   // initializers run without being wiped.
   constexpr explicit DispatchStub(const char* name) : name_(name) {}
+  // A family slot: op_names[i] names op enum value i.
+  constexpr DispatchStub(const char* name, const char* const* op_names, int num_ops)
+      : name_(name), op_names_(op_names), num_ops_(num_ops) {}
   // The kernel for `device`, called with conjugate/negative views resolved
   // (detail::LazyBitsScope).
-  detail::StubCall<Fn> operator()(Device device) const { return detail::StubCall<Fn>(fused(device)); }
+  detail::StubCall<Fn> operator()(Device device) const { return detail::StubCall<Fn>(kernel(device)); }
   // The kernel itself, for callers whose kernel consumes the bits (Note [Conjugate bit]).
-  Fn* fused(Device device) const {
+  detail::FusedCall<Fn> fused(Device device) const { return detail::FusedCall<Fn>(kernel(device)); }
+  Fn* kernel(Device device) const {
     Fn* f = table_[static_cast<int>(device.type)];
     EMBER_CHECK(f != nullptr, name_, ": no kernel for device ", device,
                 " (is Ember built with that backend?)");
     return f;
   }
-  bool set(DeviceType type, Fn* f) {
+  // dtypes: the dtypes the kernel computes (a dtype_bit mask); an op file asks
+  // supports() before routing to the slot (e.g. conv: oneDNN runs float32, the
+  // op computes other dtypes with a product of columns).
+  bool set(DeviceType type, Fn* f, uint32_t dtypes = ~0u) {
     table_[static_cast<int>(type)] = f;
+    dtypes_[static_cast<int>(type)] = f ? dtypes : 0;
     return true;
   }
+  bool supports(Device device, DType dtype) const {
+    const int t = static_cast<int>(device.type);
+    return table_[t] != nullptr && (dtypes_[t] & dtype_bit(dtype)) != 0;
+  }
+  // A family slot's per-op coverage: masks[i] is the dtypes `type`'s kernel
+  // computes for op i (num_ops entries, static storage).
+  bool set_op_dtypes(DeviceType type, const uint32_t* masks) {
+    op_dtypes_[static_cast<int>(type)] = masks;
+    return true;
+  }
+  bool supports(Device device, int op, DType dtype) const {
+    const uint32_t* masks = op_dtypes_[static_cast<int>(device.type)];
+    return supports(device, dtype) && (masks == nullptr || (masks[op] & dtype_bit(dtype)) != 0);
+  }
   const char* name() const { return name_; }
-  void* const* table() const { return reinterpret_cast<void* const*>(table_); }
+  // For the registry (StubListing): the slots as untyped pointers, their dtype masks, per-op coverage.
+  void** table() const { return reinterpret_cast<void**>(const_cast<Fn**>(table_)); }
+  uint32_t* dtype_masks() const { return const_cast<uint32_t*>(dtypes_); }
+  const char* const* op_names() const { return op_names_; }
+  int num_ops() const { return num_ops_; }
+  const uint32_t** op_dtypes() const { return const_cast<const uint32_t**>(op_dtypes_); }
 
  private:
   const char* name_;
+  const char* const* op_names_ = nullptr;
+  int num_ops_ = 0;
   Fn* table_[kNumDeviceTypes] = {};
+  uint32_t dtypes_[kNumDeviceTypes] = {};
+  const uint32_t* op_dtypes_[kNumDeviceTypes] = {};
 };
 
 // Lists a stub in stub_registry() (a separate object so the stub itself stays
@@ -117,7 +194,8 @@ class DispatchStub {
 struct StubListing {
   template <class Fn>
   explicit StubListing(const DispatchStub<Fn>& stub) {
-    stub_registry().push_back({stub.name(), stub.table()});
+    stub_registry().push_back(
+        {stub.name(), stub.table(), stub.dtype_masks(), stub.op_names(), stub.num_ops(), stub.op_dtypes()});
   }
 };
 
@@ -127,8 +205,19 @@ struct StubListing {
 #define EMBER_DEFINE_STUB(stub, fn_type, name)  \
   constinit DispatchStub<fn_type> stub(name);   \
   static const StubListing stub##_listing(stub)
+// A family slot over an op enum whose names are op_names[0, num_ops).
+#define EMBER_DEFINE_FAMILY_STUB(stub, fn_type, name, op_names, num_ops) \
+  constinit DispatchStub<fn_type> stub(name, op_names, num_ops);         \
+  static const StubListing stub##_listing(stub)
 
 #define EMBER_REGISTER_KERNEL_IMPL2(stub, type, fn, line) \
   static const bool ember_kernel_registered_##line = (stub).set(::ember::DeviceType::type, fn)
 #define EMBER_REGISTER_KERNEL_IMPL(stub, type, fn, line) EMBER_REGISTER_KERNEL_IMPL2(stub, type, fn, line)
 #define EMBER_REGISTER_KERNEL(stub, type, fn) EMBER_REGISTER_KERNEL_IMPL(stub, type, fn, __LINE__)
+// A kernel that computes only the dtypes of `mask` (DispatchStub::supports).
+#define EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL2(stub, type, fn, mask, line) \
+  static const bool ember_kernel_registered_##line = (stub).set(::ember::DeviceType::type, fn, mask)
+#define EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL(stub, type, fn, mask, line) \
+  EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL2(stub, type, fn, mask, line)
+#define EMBER_REGISTER_KERNEL_FOR_DTYPES(stub, type, fn, mask) \
+  EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL(stub, type, fn, mask, __LINE__)

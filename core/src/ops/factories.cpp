@@ -94,7 +94,7 @@ DimVector dense_strides_in_order(IntArrayRef sizes, IntArrayRef strides) {
 // The default format preserves the layout, as PyTorch's MemoryFormat::Preserve:
 // a dense input's strides, else dense strides in its stride order.
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
-  TensorOptions o = options.merged_with(t.dtype());
+  TensorOptions o = options.merged_with(t.dtype(), t.device());
   if (options.memory_format() == MemoryFormat::Contiguous && t.is_non_overlapping_and_dense())
     return empty_strided_for("empty_like", t.sizes(), t.strides(), o);  // preserve the layout exactly
   if (options.memory_format() == MemoryFormat::Contiguous)

@@ -11,13 +11,13 @@ namespace ember {
 // a: [B, M, K], b: [B, K, N], out: [B, M, N], one dtype, any strides (batch
 // strides may be 0); out does not overlap a or b. beta == 0 ignores out's
 // contents (NaN included), as BLAS does. K == 0 is allowed.
-using GemmFn = void(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& beta,
+using GemmFn = void(const Tensor& a, const Tensor& b, Tensor& out, const Scalar& beta,
                     const Scalar& alpha);
 extern DispatchStub<GemmFn> gemm_stub;
 
 // out (0-d) = sum_i op(a[i]) * b[i] over two 1-d tensors of one dtype, where
 // op conjugates when conjugate_a (vdot) and is the identity otherwise.
-using DotFn = void(const Tensor& a, const Tensor& b, const Tensor& out, bool conjugate_a);
+using DotFn = void(const Tensor& a, const Tensor& b, Tensor& out, bool conjugate_a);
 extern DispatchStub<DotFn> dot_stub;
 
 }  // namespace ember

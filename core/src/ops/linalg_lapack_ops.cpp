@@ -1,11 +1,12 @@
-// torch.linalg factorizations on LAPACK (bundled in OpenBLAS): geqrf, solve,
+// torch.linalg factorizations through the dense-factorization slots: geqrf, solve,
 // householder_product and qr, with their backward formulas
 // (tools/autograd/FunctionsManual.cpp semantics).
 //
-// LAPACK is column-major: a batch [..., r, c] is copied as its transpose
-// (A.mT() made contiguous), whose row-major bytes are A column by column; a
-// result written there is read back through .mT() (a column-major view, as
-// PyTorch's linalg results are).
+// The kernels (kernels/slots/lapack_kernels.h; LAPACK on the CPU) are
+// column-major: a batch [..., r, c] is copied as its transpose (A.mT() made
+// contiguous), whose row-major bytes are A column by column; a result written
+// there is read back through .mT() (a column-major view, as PyTorch's linalg
+// results are).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -15,65 +16,23 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
+#include "kernels/slots/lapack_kernels.h"
 #include "ops/op_utils.h"
-#include "runtime/openmp_calls.h"
-
-extern "C" {
-void sgesv_(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info);
-void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb,
-            int* info);
-void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
-             int* info);
-void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
-             int* info);
-void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
-             const int* lwork, int* info);
-void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
-             const int* lwork, int* info);
-}
 
 namespace ember {
+
+EMBER_DEFINE_STUB(linalg_solve_stub, LinalgSolveFn, "linalg_solve");
+EMBER_DEFINE_STUB(geqrf_stub, GeqrfFn, "geqrf");
+EMBER_DEFINE_STUB(orgqr_stub, OrgqrFn, "orgqr");
+
 namespace {
 
-template <class T>
-struct Lapack;
-template <>
-struct Lapack<float> {
-  static void gesv(int n, int k, float* a, int* ipiv, float* b, int* info) {
-    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
-    sgesv_(&n, &k, a, &n, ipiv, b, &n, info);
-  }
-  static void geqrf(int m, int n, float* a, float* tau, float* work, int lwork, int* info) {
-    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
-    sgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
-  }
-  static void orgqr(int m, int n, int k, float* a, const float* tau, float* work, int lwork, int* info) {
-    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
-    sorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
-  }
-};
-template <>
-struct Lapack<double> {
-  static void gesv(int n, int k, double* a, int* ipiv, double* b, int* info) {
-    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
-    dgesv_(&n, &k, a, &n, ipiv, b, &n, info);
-  }
-  static void geqrf(int m, int n, double* a, double* tau, double* work, int lwork, int* info) {
-    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
-    dgeqrf_(&m, &n, a, &m, tau, work, &lwork, info);
-  }
-  static void orgqr(int m, int n, int k, double* a, const double* tau, double* work, int lwork, int* info) {
-    runtime::prepare_openmp_library_call();  // Note [OpenMP libraries]
-    dorgqr_(&m, &n, &k, a, &m, tau, work, &lwork, info);
-  }
-};
-
-void check_input(const char* op, const Tensor& A) {
+template <class Fn>
+void check_input(const char* op, const Tensor& A, const DispatchStub<Fn>& stub) {
   EMBER_CHECK(A.defined(), op, ": got an undefined tensor");
   EMBER_CHECK(A.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(A.dtype() == kFloat32 || A.dtype() == kFloat64, op,
-              ": only float32 and float64 are supported for now, got ", A.dtype());
-  EMBER_CHECK(A.is_cpu(), op, ": only CPU tensors are supported, got ", A.device());
+  EMBER_CHECK(stub.supports(A.device(), A.dtype()), op, ": ", A.dtype(), " on ", A.device(),
+              " is not supported (the CPU computes float32 and float64)");
   EMBER_CHECK(A.size(-1) <= INT32_MAX && A.size(-2) <= INT32_MAX, op, ": matrix too large for LAPACK");
 }
 
@@ -95,45 +54,14 @@ int64_t count(const std::vector<int64_t>& batch) {
   return n;
 }
 
-template <class F>
-void dispatch_real(DType t, F&& f) {
-  if (t == kFloat32)
-    f(float{});
-  else
-    f(double{});
-}
-
-// Workspace size from a LAPACK query (lwork = -1).
-template <class T, class Query>
-int workspace(Query&& query) {
-  T size{};
-  int info = 0;
-  query(&size, -1, &info);
-  return std::max(1, static_cast<int>(size));
-}
-
 // orgqr on column-major copies: the first n columns of H_1 ... H_k.
 Tensor orgqr(const Tensor& A, const Tensor& tau) {
   const int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
   Tensor a = column_major_copy(A);
-  Tensor t = tau.contiguous();
   const int64_t batches = count(batch_of(A));
   if (m == 0 || n == 0) return a.mT();
-  dispatch_real(A.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    T* pa = a.data_ptr<T>();
-    const T* pt = t.data_ptr<T>();
-    const int lwork = workspace<T>([&](T* w, int lw, int* info) {
-      Lapack<T>::orgqr(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), pa, pt, w, lw, info);
-    });
-    std::vector<T> work(static_cast<size_t>(lwork));
-    for (int64_t b = 0; b < batches; ++b) {
-      int info = 0;
-      Lapack<T>::orgqr(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), pa + b * m * n, pt + b * k,
-                       work.data(), lwork, &info);
-      EMBER_CHECK(info == 0, "linalg.householder_product: LAPACK orgqr failed with info = ", info);
-    }
-  });
+  Tensor a_batch = a.view({batches, n, m});
+  orgqr_stub(A.device())(a_batch, tau.contiguous().view({batches, k}));
   return a.mT();
 }
 
@@ -144,7 +72,7 @@ Tensor householder_composite(const Tensor& A, const Tensor& tau) {
   shape.push_back(m);
   shape.push_back(n);
   Tensor Q = eye(m, n, A.options()).expand(shape);
-  const Tensor rows = arange(m, TensorOptions(kInt64));
+  const Tensor rows = arange(m, TensorOptions(kInt64).device(A.device()));
   for (int64_t i = k - 1; i >= 0; --i) {
     const Tensor below = (rows > i).to(A.dtype());
     const Tensor unit = (rows == i).to(A.dtype());
@@ -158,36 +86,24 @@ Tensor householder_composite(const Tensor& A, const Tensor& tau) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
-  check_input("geqrf", A);
+  check_input("geqrf", A, geqrf_stub);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   Tensor a = column_major_copy(A.detach());
   std::vector<int64_t> tshape = batch_of(A);
   tshape.push_back(k);
   Tensor tau = zeros(tshape, A.options());
   const int64_t batches = count(batch_of(A));
-  if (m > 0 && n > 0)
-    dispatch_real(A.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      T* pa = a.data_ptr<T>();
-      T* pt = tau.data_ptr<T>();
-      const int lwork = workspace<T>([&](T* w, int lw, int* info) {
-        Lapack<T>::geqrf(static_cast<int>(m), static_cast<int>(n), pa, pt, w, lw, info);
-      });
-      std::vector<T> work(static_cast<size_t>(lwork));
-      for (int64_t b = 0; b < batches; ++b) {
-        int info = 0;
-        Lapack<T>::geqrf(static_cast<int>(m), static_cast<int>(n), pa + b * m * n, pt + b * k, work.data(), lwork,
-                         &info);
-        EMBER_CHECK(info == 0, "geqrf: LAPACK geqrf failed with info = ", info);
-      }
-    });
+  if (m > 0 && n > 0) {
+    Tensor a_batch = a.view({batches, n, m}), tau_batch = tau.view({batches, k});
+    geqrf_stub(A.device())(a_batch, tau_batch);
+  }
   return {a.mT(), tau};
 }
 
 namespace linalg {
 
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
-  check_input("linalg.solve", A);
+  check_input("linalg.solve", A, linalg_solve_stub);
   EMBER_CHECK(B.defined(), "linalg.solve: got an undefined tensor B");
   EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
               A.dtype(), " and B of type ", B.dtype(), " instead");
@@ -209,17 +125,10 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
   Tensor a = column_major_copy(A.expand(ashape));
   Tensor x = column_major_copy(Bm.expand(bshape));
   const int64_t batches = count(std::vector<int64_t>(batch.begin(), batch.end()));
-  if (n > 0 && k > 0)
-    dispatch_real(A.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      std::vector<int> ipiv(static_cast<size_t>(n));
-      for (int64_t b = 0; b < batches; ++b) {
-        int info = 0;
-        Lapack<T>::gesv(static_cast<int>(n), static_cast<int>(k), a.data_ptr<T>() + b * n * n, ipiv.data(),
-                        x.data_ptr<T>() + b * n * k, &info);
-        EMBER_CHECK(info <= 0, "torch.linalg.solve: The solver failed because the input matrix is singular.");
-      }
-    });
+  if (n > 0 && k > 0) {
+    Tensor a_batch = a.view({batches, n, n}), x_batch = x.view({batches, k, n});
+    linalg_solve_stub(A.device())(a_batch, x_batch);
+  }
   Tensor X = vector ? x.mT().squeeze(-1) : x.mT();
   if (rec) {
     auto sa = rec.save(A);
@@ -241,7 +150,7 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
 }
 
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
-  check_input("linalg.householder_product", A);
+  check_input("linalg.householder_product", A, orgqr_stub);
   EMBER_CHECK(tau.defined() && tau.dtype() == A.dtype(),
               "linalg.householder_product: tau dtype must match input dtype");
   const int64_t m = A.size(-2), n = A.size(-1);
@@ -259,7 +168,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode) {
-  check_input("linalg.qr", A);
+  check_input("linalg.qr", A, geqrf_stub);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
               "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);

@@ -38,18 +38,18 @@ inline int random_words_per_element(RandomDist dist, DType dtype) {
 }
 
 // out: contiguous, any dtype the op allows for dist.
-using RandomFn = void(const Tensor& out, RandomDist dist, const RandomParams& params, uint64_t seed,
+using RandomFn = void(Tensor& out, RandomDist dist, const RandomParams& params, uint64_t seed,
                       uint64_t offset);
 extern DispatchStub<RandomFn> random_stub;
 
 // out: contiguous int64 [n], filled with a permutation of 0..n-1; uses n blocks.
-using RandpermFn = void(const Tensor& out, uint64_t seed, uint64_t offset);
+using RandpermFn = void(Tensor& out, uint64_t seed, uint64_t offset);
 extern DispatchStub<RandpermFn> randperm_stub;
 
 // probs: contiguous float64 [rows, categories], validated by the op; out:
 // contiguous int64 [rows, samples]. Uses rows * samples blocks with
 // replacement, rows * categories without.
-using MultinomialFn = void(const Tensor& probs, const Tensor& out, bool replacement, uint64_t seed,
+using MultinomialFn = void(const Tensor& probs, Tensor& out, bool replacement, uint64_t seed,
                            uint64_t offset);
 extern DispatchStub<MultinomialFn> multinomial_stub;
 

@@ -260,18 +260,18 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* generator) {
 
 Tensor rand_like(const Tensor& t, const TensorOptions& options, Generator* generator) {
   EMBER_CHECK(t.defined(), "rand_like: tensor is undefined");
-  return rand(t.sizes(), options.merged_with(t.dtype()).device(t.device()), generator);
+  return rand(t.sizes(), options.merged_with(t.dtype(), t.device()), generator);
 }
 
 Tensor randn_like(const Tensor& t, const TensorOptions& options, Generator* generator) {
   EMBER_CHECK(t.defined(), "randn_like: tensor is undefined");
-  return randn(t.sizes(), options.merged_with(t.dtype()).device(t.device()), generator);
+  return randn(t.sizes(), options.merged_with(t.dtype(), t.device()), generator);
 }
 
 Tensor randint_like(const Tensor& t, int64_t low, int64_t high, const TensorOptions& options,
                     Generator* generator) {
   EMBER_CHECK(t.defined(), "randint_like: tensor is undefined");
-  return randint(low, high, t.sizes(), options.merged_with(t.dtype()).device(t.device()), generator);
+  return randint(low, high, t.sizes(), options.merged_with(t.dtype(), t.device()), generator);
 }
 
 Tensor randint_like(const Tensor& t, int64_t high, const TensorOptions& options, Generator* generator) {

@@ -404,7 +404,8 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
   const Tensor input = dim ? self : self.reshape({-1});
   const int64_t d = dim ? wrap_dim(*dim, self.dim(), "repeat_interleave") : 0;
   const int64_t n = input.size(d);
-  Tensor reps = repeats.to(kInt64).contiguous().reshape({-1});
+  // The counts decide the output's size: they are read on the host.
+  Tensor reps = repeats.to(kInt64).cpu().contiguous().reshape({-1});
   EMBER_CHECK(reps.numel() == 1 || reps.numel() == n,
               "repeat_interleave: repeats must have the same size as input along dim, but got repeats.size(0) = ",
               reps.numel(), " and input.size(", d, ") = ", n);

@@ -344,13 +344,15 @@ bool Tensor::is_non_overlapping_and_dense() const {
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
-  Tensor t = is_cpu() ? *this : to(kCPU);
+  // Device memory crosses to the host through the copy slot (which resolves
+  // the lazy bits on the way); host memory is read where it is.
+  Tensor t = device().is_host_accessible() ? *this : to(kCPU);
   const Scalar stored = dispatch<kMaskAll>(dtype(), "item", [&](auto tag) -> Scalar {
     using T = decltype(tag);
     return Scalar(*static_cast<const T*>(t.data_ptr()));
   });
   // A conjugate/negative view: the value is the stored one transformed.
-  return impl()->has_lazy_bits() ? to_logical_scalar(*this, stored) : stored;
+  return t.impl()->has_lazy_bits() ? to_logical_scalar(t, stored) : stored;
 }
 
 std::string Tensor::toString() const {

@@ -33,10 +33,10 @@ FrameGeometry frame_geometry(const char* op, int64_t n_fft, std::optional<int64_
 
 // The window zero-padded on both sides to n_fft (left: (n_fft - win_length) / 2),
 // or an undefined tensor for the rectangular window of length n_fft.
-Tensor padded_window(const char* op, const Tensor& window, int64_t win_length, int64_t n_fft) {
+Tensor padded_window(const char* op, const Tensor& window, int64_t win_length, int64_t n_fft, Device device) {
   if (!window.defined()) {
     if (win_length == n_fft) return {};
-    return constant_pad_nd(ones({win_length}), {(n_fft - win_length) / 2, n_fft - win_length - (n_fft - win_length) / 2});
+    return constant_pad_nd(ones({win_length}, TensorOptions().device(device)), {(n_fft - win_length) / 2, n_fft - win_length - (n_fft - win_length) / 2});
   }
   EMBER_CHECK(window.dim() == 1 && window.size(0) == win_length, op,
               ": expected a 1D window tensor of size equal to win_length=", win_length, ", but got window with size ",
@@ -75,7 +75,7 @@ Tensor stft(const Tensor& input, int64_t n_fft, const StftOptions& options) {
   EMBER_CHECK(n_fft <= length, "stft: expected 0 < n_fft <= ", length, " (the ", options.center ? "padded " : "",
               "signal length), got n_fft=", n_fft);
 
-  const Tensor window = padded_window("stft", options.window, g.win_length, n_fft);
+  const Tensor window = padded_window("stft", options.window, g.win_length, n_fft, x.device());
   const bool complex_case = is_complex(x.dtype()) || (window.defined() && is_complex(window.dtype()));
   const bool onesided = options.onesided.value_or(!complex_case);
   EMBER_CHECK(!(onesided && complex_case), "stft: onesided output is not possible with a complex input or window; ",
@@ -109,8 +109,8 @@ Tensor istft(const Tensor& input, int64_t n_fft, const IstftOptions& options) {
     EMBER_CHECK(n_fft == n_freq, "istft: expected the frequency dimension (", n_freq, ") to equal n_fft = ", n_fft,
                 " when onesided=false");
   }
-  Tensor window = padded_window("istft", options.window, g.win_length, n_fft);
-  if (!window.defined()) window = ones({n_fft}, TensorOptions(to_real_dtype(spec.dtype())));
+  Tensor window = padded_window("istft", options.window, g.win_length, n_fft, spec.device());
+  if (!window.defined()) window = ones({n_fft}, TensorOptions(to_real_dtype(spec.dtype())).device(spec.device()));
 
   // [batch, frames, n_fft] time-domain frames.
   const fft::OptionalNorm norm = options.normalized ? fft::OptionalNorm("ortho") : std::nullopt;
@@ -130,14 +130,16 @@ Tensor istft(const Tensor& input, int64_t n_fft, const IstftOptions& options) {
   // Overlap-add: output sample f * hop + k receives frame f's sample k.
   const int64_t full_length = n_fft + g.hop * (n_frames - 1);
   const Tensor positions =
-      (arange(n_frames, TensorOptions(kInt64)).unsqueeze(1) * g.hop + arange(n_fft, TensorOptions(kInt64))).flatten();
+      (arange(n_frames, TensorOptions(kInt64).device(frames.device())).unsqueeze(1) * g.hop +
+       arange(n_fft, TensorOptions(kInt64).device(frames.device())))
+          .flatten();
   const int64_t batch = frames.size(0);
-  Tensor y = zeros({batch, full_length}, TensorOptions(frames.dtype()))
+  Tensor y = zeros({batch, full_length}, frames.options())
                  .index_add(1, positions, frames.reshape({batch, n_frames * n_fft}));
   // The squared window (not |w|^2: a complex window multiplies twice, once in
   // stft and once here), overlap-added the same way. Differentiable, as in PyTorch.
   const Tensor window_sq = window * window;
-  Tensor envelope = zeros({full_length}, TensorOptions(window_sq.dtype()))
+  Tensor envelope = zeros({full_length}, window_sq.options())
                         .index_add(0, positions, window_sq.expand({n_frames, n_fft}).reshape({-1}));
 
   const int64_t start = options.center ? n_fft / 2 : 0;

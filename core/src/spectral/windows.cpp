@@ -26,7 +26,7 @@ Tensor make_window(const char* op, int64_t window_length, bool periodic, const T
   const int64_t m = periodic ? window_length + 1 : window_length;
   std::vector<double> values(static_cast<size_t>(window_length));
   for (int64_t n = 0; n < window_length; ++n) values[n] = f(static_cast<double>(n), static_cast<double>(m));
-  return from_blob(values.data(), {window_length}, TensorOptions(kFloat64)).to(options.dtype(), /*copy=*/true);
+  return from_blob(values.data(), {window_length}, TensorOptions(kFloat64)).to(options.device(), options.dtype(), /*copy=*/true);
 }
 
 // Modified Bessel function of the first kind, order 0, by its power series

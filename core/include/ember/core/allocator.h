@@ -16,15 +16,30 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "ember/core/device.h"
+#include "ember/core/device_guard.h"
 
 namespace ember {
 
+// An allocator serves one device (type and index; CPU's index is -1). Device
+// backends order allocations on streams: a block allocated for one stream may
+// be reused by work on that stream without synchronizing; record_stream tells
+// the allocator that another stream also uses a block, so it is not reused
+// before that stream's work is done (CUDA's caching-allocator contract).
+// Host allocators ignore streams.
 class Allocator {
  public:
   virtual ~Allocator() = default;
+  // On the device's current stream.
   virtual void* allocate(size_t nbytes) = 0;
+  virtual void* allocate(size_t nbytes, Stream stream) {
+    (void)stream;
+    return allocate(nbytes);
+  }
   virtual void deallocate(void* ptr, size_t nbytes) = 0;
+  virtual void record_stream(void* ptr, Stream stream) {
+    (void)ptr;
+    (void)stream;
+  }
   virtual Device device() const = 0;
 };
 
@@ -85,8 +100,22 @@ class CachingAllocatorGuard {
   Allocator* previous_;
 };
 
-// Registry of allocators per device type, for backends that plug in (CUDA).
-Allocator* get_allocator(Device device);
-void register_allocator(DeviceType type, Allocator* allocator);
+// What an allocator hands out. PinnedHost: host memory that a device type can
+// copy from and to asynchronously (page-locked for CUDA); where a backend
+// registers none, plain CPU memory stands in.
+enum class AllocatorKind : uint8_t { Device, PinnedHost };
+
+// Registry of allocators per (device type, index), for backends that plug in.
+// get_allocator resolves index -1 to the current device of that type
+// (DeviceGuard) and raises an ember::Error when no backend registered one.
+Allocator* get_allocator(Device device, AllocatorKind kind = AllocatorKind::Device);
+// index -1 registers the allocator for every index of the type that has no
+// allocator of its own. CPU's own allocator is cpu_allocator(): registering
+// one for CPU is refused (use set_cpu_allocator).
+void register_allocator(Device device, Allocator* allocator,
+                        AllocatorKind kind = AllocatorKind::Device);
+inline void register_allocator(DeviceType type, Allocator* allocator) {
+  register_allocator(Device(type), allocator);
+}
 
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "ember/core/array_ref.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
+#include "ember/core/host_access.h"
 #include "ember/core/memory_format.h"
 #include "ember/core/scalar.h"
 #include "ember/core/storage.h"
@@ -194,8 +195,13 @@ class Tensor {
 
   // The raw address, also of a conj/neg view (whose storage holds the
   // unconjugated/unnegated values): data_ptr<T>() refuses such views so that
-  // no kernel reads them as plain values by accident.
-  void* data_ptr() const { return impl()->data(); }
+  // no kernel reads them as plain values by accident. Both refuse memory of a
+  // device the host cannot touch outside a kernel slot (Note [Host access]).
+  void* data_ptr() const {
+    if (!impl()->device().is_host_accessible()) [[unlikely]]
+      detail::check_host_access(impl()->device());
+    return impl()->data();
+  }
   template <class T>
   T* data_ptr() const;
   template <class T>
@@ -659,6 +665,8 @@ T* Tensor::data_ptr() const {
     detail::throw_data_ptr_mismatch(dtype(), dtype_of_v<std::remove_const_t<T>>);
   if (impl()->has_lazy_bits()) [[unlikely]]
     detail::throw_data_ptr_lazy_bits(is_conj());
+  if (!impl()->device().is_host_accessible()) [[unlikely]]
+    detail::check_host_access(impl()->device());
   return static_cast<T*>(impl()->data());
 }
 

@@ -34,14 +34,20 @@ class TensorOptions {
 
   DType dtype() const { return dtype_.value_or(default_dtype()); }
   bool has_dtype() const { return dtype_.has_value(); }
-  Device device() const { return device_; }
+  // The CPU unless set; *_like factories take the unset device from their tensor.
+  Device device() const { return device_.value_or(kCPU); }
+  bool has_device() const { return device_.has_value(); }
   MemoryFormat memory_format() const { return memory_format_; }
-  // Fills in what this leaves unset from `other` (used by *_like).
+  // Fills in what this leaves unset (used by *_like and factories of values).
   TensorOptions merged_with(DType t) const { return has_dtype() ? *this : dtype(t); }
+  TensorOptions merged_with(DType t, Device d) const {
+    TensorOptions o = merged_with(t);
+    return has_device() ? o : o.device(d);
+  }
 
  private:
   std::optional<DType> dtype_;
-  Device device_ = kCPU;
+  std::optional<Device> device_;
   MemoryFormat memory_format_ = MemoryFormat::Contiguous;
 };
 

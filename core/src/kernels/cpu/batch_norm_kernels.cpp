@@ -395,15 +395,15 @@ bool use_native(const Tensor& x, bool channels_last) {
   return !channels_last && x.dim() >= 3 && x.numel() / (x.size(0) * x.size(1)) >= kMinPlane;
 }
 
-void batch_norm_forward_cpu(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean, const Tensor& var,
-                            const Tensor& y, double eps, bool use_input_stats, bool channels_last) {
+void batch_norm_forward_cpu(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean, Tensor& var,
+                            Tensor& y, double eps, bool use_input_stats, bool channels_last) {
   if (use_native(x, channels_last)) return native_forward(x, w, b, mean, var, y, eps, use_input_stats);
   if (channels_last || x.dim() == 2) return rows_forward(x, w, b, mean, var, y, eps, use_input_stats);
   dnnl_batch_norm_forward(x, w, b, mean, var, y, eps, use_input_stats, channels_last);
 }
 
 void batch_norm_backward_cpu(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
-                             const Tensor& var, const Tensor& gx, const Tensor& gw, const Tensor& gb, double eps,
+                             const Tensor& var, Tensor& gx, Tensor& gw, Tensor& gb, double eps,
                              bool channels_last) {
   if (use_native(x, channels_last)) return native_backward(x, gy, w, mean, var, gx, gw, gb, eps);
   if (channels_last || x.dim() == 2) return rows_backward(x, gy, w, mean, var, gx, gw, gb, eps);
@@ -412,7 +412,7 @@ void batch_norm_backward_cpu(const Tensor& x, const Tensor& gy, const Tensor& w,
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(batch_norm_forward_stub, CPU, batch_norm_forward_cpu);
-EMBER_REGISTER_KERNEL(batch_norm_backward_stub, CPU, batch_norm_backward_cpu);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(batch_norm_forward_stub, CPU, batch_norm_forward_cpu, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(batch_norm_backward_stub, CPU, batch_norm_backward_cpu, dtype_bit(kFloat32));
 
 }  // namespace ember::nn::functional

@@ -231,7 +231,7 @@ void blas_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out, const 
   }
 }
 
-void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& beta,
+void gemm_kernel(const Tensor& a, const Tensor& b, Tensor& out, const Scalar& beta,
                  const Scalar& alpha) {
   dispatch<kMaskNumber>(out.dtype(), "gemm", [&](auto tag) {
     using T = decltype(tag);
@@ -242,7 +242,7 @@ void gemm_kernel(const Tensor& a, const Tensor& b, const Tensor& out, const Scal
   });
 }
 
-void dot_kernel(const Tensor& a_in, const Tensor& b_in, const Tensor& out, bool conjugate_a) {
+void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool conjugate_a) {
   dispatch<kMaskNumber>(out.dtype(), "dot", [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) {

@@ -81,7 +81,7 @@ struct Forward {
   dnnl::convolution_forward prim;
 };
 
-void conv_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
+void conv_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y,
                          const ConvParams& p) {
   const bool bias = b.defined();
   auto f = cached<Forward>(conv_key("conv_fwd", x.sizes(), w.sizes(), y.sizes(), p, bias), [&] {
@@ -108,7 +108,7 @@ struct BackwardData {
   dnnl::convolution_backward_data prim;
 };
 
-void conv_backward_data_kernel(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvParams& p) {
+void conv_backward_data_kernel(const Tensor& gy, const Tensor& w, Tensor& gx, const ConvParams& p) {
   auto f = cached<BackwardData>(conv_key("conv_bwd_data", gx.sizes(), w.sizes(), gy.sizes(), p, false), [&] {
     auto hint = forward_pd(gx.sizes(), w, gy.sizes(), p, false);
     const memory::desc wd(weight_dims(w, p.groups), dt::f32, tag::any);
@@ -136,7 +136,7 @@ struct BackwardWeights {
   dnnl::convolution_backward_weights prim;
 };
 
-void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, const Tensor& gw, const Tensor& gb,
+void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, Tensor& gw, Tensor& gb,
                                  const ConvParams& p) {
   const bool bias = gb.defined();
   auto f = cached<BackwardWeights>(conv_key("conv_bwd_weights", x.sizes(), gw.sizes(), gy.sizes(), p, bias), [&] {
@@ -169,8 +169,8 @@ void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, const Tensor
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(conv_forward_stub, CPU, conv_forward_kernel);
-EMBER_REGISTER_KERNEL(conv_backward_data_stub, CPU, conv_backward_data_kernel);
-EMBER_REGISTER_KERNEL(conv_backward_weight_stub, CPU, conv_backward_weight_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_forward_stub, CPU, conv_forward_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_data_stub, CPU, conv_backward_data_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_weight_stub, CPU, conv_backward_weight_kernel, dtype_bit(kFloat32));
 
 }  // namespace ember::nn::functional

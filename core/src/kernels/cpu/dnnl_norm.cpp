@@ -116,8 +116,8 @@ dnnl::layer_normalization_forward::primitive_desc ln_forward_pd(const memory::de
           engine()};
 }
 
-void layer_norm_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& mean,
-                               const Tensor& var, const Tensor& y, double eps) {
+void layer_norm_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean,
+                               Tensor& var, Tensor& y, double eps) {
   const memory::desc d = data_desc(x, false), s = ln_stat_desc(x);
   const bool affine = w.defined();
   auto f = cached<LnForward>(bn_key("ln_fwd", x, eps, true, false, affine), [&] {
@@ -140,7 +140,7 @@ struct LnBackward {
 };
 
 void layer_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
-                                const Tensor& var, const Tensor& gx, const Tensor& gw, const Tensor& gb,
+                                const Tensor& var, Tensor& gx, Tensor& gw, Tensor& gb,
                                 double eps) {
   const memory::desc d = data_desc(x, false), s = ln_stat_desc(x);
   const bool affine = w.defined();
@@ -166,7 +166,7 @@ void layer_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor&
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(layer_norm_forward_stub, CPU, layer_norm_forward_kernel);
-EMBER_REGISTER_KERNEL(layer_norm_backward_stub, CPU, layer_norm_backward_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(layer_norm_forward_stub, CPU, layer_norm_forward_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(layer_norm_backward_stub, CPU, layer_norm_backward_kernel, dtype_bit(kFloat32));
 
 }  // namespace ember::nn::functional

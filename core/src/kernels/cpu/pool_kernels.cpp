@@ -340,7 +340,7 @@ void backward_channels_last(const Geometry& g, const T* gy, const int64_t* ind, 
   });
 }
 
-void pool_forward_kernel(const Tensor& x, const Tensor& y, const Tensor& indices, const PoolWindows& w, PoolMode mode,
+void pool_forward_kernel(const Tensor& x, Tensor& y, Tensor& indices, const PoolWindows& w, PoolMode mode,
                          bool channels_last) {
   const Geometry g = geometry(x, y);
   int64_t* ind = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;
@@ -353,7 +353,7 @@ void pool_forward_kernel(const Tensor& x, const Tensor& y, const Tensor& indices
   }
 }
 
-void pool_backward_kernel(const Tensor& gy, const Tensor& indices, const Tensor& gx, const PoolWindows& w,
+void pool_backward_kernel(const Tensor& gy, const Tensor& indices, Tensor& gx, const PoolWindows& w,
                           PoolMode mode, bool channels_last) {
   const Geometry g = geometry(gx, gy);
   const int64_t* ind = indices.defined() ? indices.data_ptr<int64_t>() : nullptr;

@@ -139,7 +139,7 @@ void discrete_kernel(const Tensor& out, RandomDist dist, const RandomParams& par
   }
 }
 
-void random_kernel(const Tensor& out, RandomDist dist, const RandomParams& params, uint64_t seed,
+void random_kernel(Tensor& out, RandomDist dist, const RandomParams& params, uint64_t seed,
                    uint64_t offset) {
   const bool continuous =
       dist == RandomDist::Uniform || dist == RandomDist::Normal || dist == RandomDist::Exponential;
@@ -156,7 +156,7 @@ void random_kernel(const Tensor& out, RandomDist dist, const RandomParams& param
 
 // Fisher-Yates from the last position down; position i draws from block
 // offset + i. Serial, so the result is the same for any thread count.
-void randperm_kernel(const Tensor& out, uint64_t seed, uint64_t offset) {
+void randperm_kernel(Tensor& out, uint64_t seed, uint64_t offset) {
   int64_t* data = out.data_ptr<int64_t>();
   const int64_t n = out.numel();
   std::iota(data, data + n, int64_t{0});
@@ -169,7 +169,7 @@ void randperm_kernel(const Tensor& out, uint64_t seed, uint64_t offset) {
 
 // With replacement: inverse CDF per sample. Without: the Efraimidis-Spirakis
 // keys log(u) / p (largest first), equivalent to drawing one at a time.
-void multinomial_kernel(const Tensor& probs, const Tensor& out, bool replacement, uint64_t seed,
+void multinomial_kernel(const Tensor& probs, Tensor& out, bool replacement, uint64_t seed,
                         uint64_t offset) {
   const int64_t rows = probs.size(0), ncat = probs.size(1), nsamples = out.size(1);
   const double* p_all = probs.data_ptr<double>();

@@ -58,10 +58,11 @@ Tensor dense_weight(const Tensor& w) {
   return w.contiguous();
 }
 
-Tensor new_activation(IntArrayRef sizes, DType dtype, const ConvParams& p) {
+// An output of the given sizes with `like`'s dtype and device.
+Tensor new_activation(IntArrayRef sizes, const Tensor& like, const ConvParams& p) {
   if (p.channels_last) return empty_strided(sizes, strides_for(sizes, cl_format(static_cast<int64_t>(sizes.size()))),
-                                            TensorOptions(dtype));
-  return empty(sizes, TensorOptions(dtype));
+                                            like.options());
+  return empty(sizes, like.options());
 }
 
 int64_t nspatial(const ConvParams& p) { return static_cast<int64_t>(p.stride.size()); }
@@ -174,18 +175,19 @@ Tensor conv_input_grad_cols(const Tensor& gy, const Tensor& w, IntArrayRef x_siz
 
 void check_dtype(const char* op, DType dt) {
   EMBER_CHECK(dt == kFloat32 || dt == kFloat64, op, ": expected a float32 or float64 input, but got ", dt,
-              " (oneDNN runs float32; float64 runs im2col + matmul)");
+              " (a backend's kernel runs what it supports, e.g. float32 through oneDNN on the CPU; other "
+              "dtypes run as im2col + matmul)");
 }
 
 Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvParams& p) {
   const DimVector out_sizes = conv_output_sizes(x.sizes(), w.sizes(), p);
-  if (x.dtype() == kFloat64) {
+  if (!conv_forward_stub.supports(x.device(), x.dtype())) {
     // The column product leaves y channels-last-like whatever the input: give
     // PyTorch's layout (channels-last only for channels-last operands).
     Tensor y = conv_forward_cols(x, w, b, p);
     return y.contiguous(p.channels_last ? cl_format(y.dim()) : MemoryFormat::Contiguous);
   }
-  Tensor y = new_activation(out_sizes, x.dtype(), p);
+  Tensor y = new_activation(out_sizes, x, p);
   if (y.numel() == 0) return y;
   if (x.numel() == 0) {  // no input channels: the bias alone
     y.zero_();
@@ -197,11 +199,11 @@ Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
 }
 
 Tensor raw_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef x_sizes, const ConvParams& p) {
-  if (gy.dtype() == kFloat64) {
+  if (!conv_backward_data_stub.supports(gy.device(), gy.dtype())) {
     Tensor gx = conv_input_grad_cols(gy, w, x_sizes, p);
     return gx.contiguous(p.channels_last ? cl_format(gx.dim()) : MemoryFormat::Contiguous);
   }
-  Tensor gx = new_activation(x_sizes, gy.dtype(), p);
+  Tensor gx = new_activation(x_sizes, gy, p);
   if (gx.numel() == 0) return gx;
   if (gy.numel() == 0 || w.numel() == 0) return gx.zero_();
   conv_backward_data_stub(gy.device())(dense(gy, p), dense_weight(w), gx, p);
@@ -209,15 +211,15 @@ Tensor raw_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef x_sizes, co
 }
 
 Tensor raw_weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef w_sizes, const ConvParams& p, Tensor* gb) {
-  if (x.dtype() == kFloat64) {
+  if (!conv_backward_weight_stub.supports(x.device(), x.dtype())) {
     if (gb) *gb = gy.sum(reduce_dims_but_1(gy.dim()));
     return conv_weight_grad_cols(x, gy, w_sizes, p);
   }
   Tensor gw = p.weight_channels_last
                   ? empty_strided(w_sizes, strides_for(w_sizes, cl_format(static_cast<int64_t>(w_sizes.size()))),
-                                  TensorOptions(x.dtype()))
-                  : empty(w_sizes, TensorOptions(x.dtype()));
-  if (gb) *gb = empty({w_sizes[0]}, TensorOptions(x.dtype()));
+                                  x.options())
+                  : empty(w_sizes, x.options());
+  if (gb) *gb = empty({w_sizes[0]}, x.options());
   if (gw.numel() == 0) {
     if (gb) gb->zero_();
     return gw;
@@ -226,7 +228,8 @@ Tensor raw_weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef w_sizes, c
     if (gb) gb->zero_();
     return gw.zero_();
   }
-  conv_backward_weight_stub(x.device())(dense(x, p), dense(gy, p), gw, gb ? *gb : Tensor(), p);
+  Tensor no_bias;
+  conv_backward_weight_stub(x.device())(dense(x, p), dense(gy, p), gw, gb ? *gb : no_bias, p);
   return gw;
 }
 
@@ -421,7 +424,7 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
   const bool records = autograd::is_recording() && (x.requires_grad() || weight.requires_grad() ||
                                                     (o.bias.defined() && o.bias.requires_grad()));
   Tensor y;
-  if (act != ConvActivation::None && x.dtype() == kFloat32 && x.numel() > 0 && !records) {
+  if (act != ConvActivation::None && conv_forward_stub.supports(x.device(), x.dtype()) && x.numel() > 0 && !records) {
     p.activation = act;
     y = raw_forward(x, weight, o.bias, p);
   } else {

@@ -29,17 +29,17 @@ struct ConvParams {
 // y = act(conv(x, w) + b) (b may be undefined; act = p.activation). x [N, C,
 // in...], w [O, C/groups, k...], y [N, O, out...] allocated by the caller;
 // all float32 and dense.
-using ConvForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
+using ConvForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y,
                            const ConvParams& p);
 extern DispatchStub<ConvForwardFn> conv_forward_stub;
 
 // gx = d(conv)/dx applied to gy (a transposed convolution): gy [N, O, out...],
 // w [O, C/groups, k...], gx [N, C, in...] allocated by the caller.
-using ConvBackwardDataFn = void(const Tensor& gy, const Tensor& w, const Tensor& gx, const ConvParams& p);
+using ConvBackwardDataFn = void(const Tensor& gy, const Tensor& w, Tensor& gx, const ConvParams& p);
 extern DispatchStub<ConvBackwardDataFn> conv_backward_data_stub;
 
 // gw (and gb = sum of gy over all dims but 1, when defined) of conv(x, w).
-using ConvBackwardWeightFn = void(const Tensor& x, const Tensor& gy, const Tensor& gw, const Tensor& gb,
+using ConvBackwardWeightFn = void(const Tensor& x, const Tensor& gy, Tensor& gw, Tensor& gb,
                                   const ConvParams& p);
 extern DispatchStub<ConvBackwardWeightFn> conv_backward_weight_stub;
 

@@ -117,7 +117,9 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     p.max_target_length = S;
   }
   {
-    const int64_t* t = tg.data_ptr<int64_t>();
+    // Checked on the host: the labels are few next to the log-probabilities.
+    const Tensor host_targets = tg.cpu();
+    const int64_t* t = host_targets.data_ptr<int64_t>();
     for (int64_t b = 0; b < N; ++b)
       for (int64_t i = 0; i < target_lengths[b]; ++i) {
         const int64_t v = t[p.offsets[b] + i];
@@ -133,7 +135,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
     case Reduction::Sum: return nll.sum();
     default: {
       std::vector<int64_t> tl(target_lengths.begin(), target_lengths.end());
-      const Tensor lengths = tensor(tl).clamp_min(1).to(nll.dtype());
+      const Tensor lengths = tensor(tl).clamp_min(1).to(nll.device(), nll.dtype());
       return (nll / lengths).mean();
     }
   }

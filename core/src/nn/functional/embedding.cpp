@@ -13,6 +13,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
 
 namespace ember::nn::functional {
@@ -96,7 +97,7 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   if (rec) {
     // The indices are kept by value: a private copy, so later in-place
     // writes to `input` cannot change the gradient.
-    Tensor saved = idx.data_ptr() == input.data_ptr() ? idx.clone() : idx;
+    Tensor saved = idx.impl()->data() == input.impl()->data() ? idx.clone() : idx;
     rec.record(out, [saved, num, padding_idx, freq = o.scale_grad_by_freq](autograd::BackwardContext& c) {
       return autograd::variable_list{embedding_backward(c.grads[0], saved, num, padding_idx, freq)};
     });
@@ -147,9 +148,10 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
     embedding_renorm_(w, idx, *o.max_norm, o.norm_type);
   }
 
-  // Bag of each entry (-1: after the last offset with include_last_offset).
+  // The offsets are checked on the host (one number per bag); the positions
+  // are mapped to bags with tensor ops on idx's device.
   const int64_t length = idx.numel();
-  Tensor off = offsets.to(kInt64).contiguous();
+  const Tensor off = offsets.to(kInt64).cpu().contiguous();
   const int64_t n_off = off.numel();
   EMBER_CHECK(!o.include_last_offset || n_off >= 1, op, ": include_last_offset: number of offsets should be at least 1");
   const int64_t bags = o.include_last_offset ? n_off - 1 : n_off;
@@ -163,24 +165,20 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
     if (b > 0) EMBER_CHECK(op_[b] >= op_[b - 1], op, ": offsets must be non-decreasing, but offsets[", b, "]=",
                            op_[b], " < offsets[", b - 1, "]=", op_[b - 1]);
   }
-  const int64_t* ip = idx.data_ptr<int64_t>();
-  std::vector<int64_t> keep_pos, keep_bag;
-  keep_pos.reserve(static_cast<size_t>(length));
-  keep_bag.reserve(static_cast<size_t>(length));
-  for (int64_t b = 0; b < bags; ++b) {
-    const int64_t end = b + 1 < n_off ? op_[b + 1] : length;
-    for (int64_t i = op_[b]; i < end; ++i) {
-      if (padding_idx && ip[i] == *padding_idx) continue;
-      keep_pos.push_back(i);
-      keep_bag.push_back(b);
-    }
+  // Bag b holds positions [offsets[b], end_b): the bags cover a prefix of the
+  // positions (with include_last_offset, those after the last offset are in none).
+  std::vector<int64_t> bag_lengths(static_cast<size_t>(bags));
+  for (int64_t b = 0; b < bags; ++b) bag_lengths[b] = (b + 1 < n_off ? op_[b + 1] : length) - op_[b];
+  const int64_t covered = bags > 0 ? op_[bags - 1] + bag_lengths[bags - 1] : 0;
+  const TensorOptions index_options = TensorOptions(kInt64).device(idx.device());
+  Tensor bag = repeat_interleave(tensor(bag_lengths, kInt64).to(idx.device()), covered);
+  Tensor pos = arange(covered, index_options);
+  if (padding_idx) {
+    const Tensor keep = idx.slice(0, 0, covered) != *padding_idx;
+    pos = pos.masked_select(keep);
+    bag = bag.masked_select(keep);
   }
-  const int64_t kept = static_cast<int64_t>(keep_pos.size());
-  Tensor pos = tensor(keep_pos, kInt64), bag = tensor(keep_bag, kInt64);
-  if (kept == 0) {
-    pos = empty({0}, kInt64);
-    bag = empty({0}, kInt64);
-  }
+  const int64_t kept = pos.numel();
   Tensor kept_idx = idx.index_select(0, pos);
 
   Tensor rows = embedding(kept_idx, weight, {.scale_grad_by_freq = o.scale_grad_by_freq});  // [kept, dim]

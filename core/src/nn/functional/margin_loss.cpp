@@ -151,7 +151,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, const MultiM
   Tensor z = (x - x_target + o.margin).relu();  // the kernel counts z > 0 only
   if (o.p == 2) z = z.square();
   if (o.weight.defined()) z = z * o.weight.detach().to(x.dtype()).index_select(0, t.flatten()).unsqueeze(1);
-  z = z.masked_fill(arange(classes, kInt64).unsqueeze(0) == t, Scalar(0));  // skip the target class
+  z = z.masked_fill(arange(classes, TensorOptions(kInt64).device(x.device())).unsqueeze(0) == t,
+                    Scalar(0));  // skip the target class
   Tensor loss = z.sum({1}) / static_cast<double>(classes);
   if (input.dim() == 1 && o.reduction == Reduction::None) loss = loss.squeeze(0);
   return apply_reduction(loss, o.reduction, op);
@@ -168,21 +169,11 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, Reducti
   const int64_t n = x.size(0), classes = x.size(1);
   detail::check_target_range(target, -1, classes, op);
   // Which positions hold targets (before the first -1), and which classes are targets.
-  const Tensor t = target.to(kInt64).reshape({n, classes}).contiguous();
-  Tensor valid = zeros({n, classes}, kBool), is_target = zeros({n, classes}, kBool);
-  {
-    const int64_t* tp = t.data_ptr<int64_t>();
-    bool* vp = valid.data_ptr<bool>();
-    bool* ip = is_target.data_ptr<bool>();
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < classes; ++j) {
-        const int64_t c = tp[i * classes + j];
-        if (c < 0) break;
-        vp[i * classes + j] = true;
-        ip[i * classes + c] = true;
-      }
-  }
+  // As tensor ops, so that they run on the target's device.
+  const Tensor t = target.to(kInt64).reshape({n, classes});
+  const Tensor valid = (t < 0).to(kInt64).cumsum(1) == 0;
   const Tensor safe = t.masked_fill(logical_not(valid), Scalar(0));
+  const Tensor is_target = zeros({n, classes}, t.options()).scatter_add_(1, safe, valid.to(kInt64)) > 0;
   const Tensor x_target = x.gather(1, safe);  // [N, C]: x at each listed target
   // margins[n, j, i] = 1 - (x[target_j] - x[i]) over listed targets j and non-target classes i.
   const Tensor margins = (1 - x_target.unsqueeze(2) + x.unsqueeze(1)).relu();

@@ -82,11 +82,12 @@ Tensor batch_norm_f32(const Tensor& input, const Tensor& weight, const Tensor& b
   const bool cl = is_channels_last(input);
   Tensor x = cl ? input.contiguous(cl_format(input.dim())) : input.contiguous();
   const bool affine = weight.defined() || bias.defined();
-  Tensor w = affine ? (weight.defined() ? weight.contiguous() : ones({c})) : Tensor();
-  Tensor b = affine ? (bias.defined() ? bias.contiguous() : zeros({c})) : Tensor();
+  const TensorOptions stats = x.options();  // float32, on x's device
+  Tensor w = affine ? (weight.defined() ? weight.contiguous() : ones({c}, stats)) : Tensor();
+  Tensor b = affine ? (bias.defined() ? bias.contiguous() : zeros({c}, stats)) : Tensor();
   Tensor y = empty_like(x);
-  Tensor mean = use_input_stats ? empty({c}) : rmean.to(kFloat32).contiguous();
-  Tensor var = use_input_stats ? empty({c}) : rvar.to(kFloat32).contiguous();
+  Tensor mean = use_input_stats ? empty({c}, stats) : rmean.to(kFloat32).contiguous();
+  Tensor var = use_input_stats ? empty({c}, stats) : rvar.to(kFloat32).contiguous();
   if (x.numel() > 0) batch_norm_forward_stub(x.device())(x, w, b, mean, var, y, eps, use_input_stats, cl);
   batch_mean = mean;
   batch_var = var;
@@ -125,12 +126,13 @@ Tensor batch_norm_f32(const Tensor& input, const Tensor& weight, const Tensor& b
       }
       Tensor g = cl ? gy.contiguous(cl_format(x.dim())) : gy.contiguous();
       Tensor gx = empty_like(x);
-      Tensor gw = w_defined ? empty({c}) : Tensor(), gb = w_defined ? empty({c}) : Tensor();
+      const TensorOptions stats = x.options();
+      Tensor gw = w_defined ? empty({c}, stats) : Tensor(), gb = w_defined ? empty({c}, stats) : Tensor();
       Tensor w_or_ones = w_defined ? wt.contiguous() : Tensor();
       if (!w_defined && (ctx.needs(1) || ctx.needs(2))) {  // bias only: affine with ones
-        w_or_ones = ones({c});
-        gw = empty({c});
-        gb = empty({c});
+        w_or_ones = ones({c}, stats);
+        gw = empty({c}, stats);
+        gb = empty({c}, stats);
       }
       batch_norm_backward_stub(x.device())(x, g, w_or_ones, mean, var, gx, gw, gb, eps, cl);
       if (ctx.needs(0)) out[0] = gx;
@@ -206,7 +208,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     return y;
   }
   Tensor batch_mean, batch_var;
-  Tensor y = input.dtype() == kFloat32
+  Tensor y = batch_norm_forward_stub.supports(input.device(), input.dtype())
                  ? batch_norm_f32(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
                                   batch_mean, batch_var)
                  : batch_norm_ops(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
@@ -294,7 +296,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
   check_float(op, input);
   check_param(op, "weight", o.weight, normalized_shape, input.dtype());
   check_param(op, "bias", o.bias, normalized_shape, input.dtype());
-  if (input.dtype() == kFloat64) {
+  if (!layer_norm_forward_stub.supports(input.device(), input.dtype())) {
     DimVector dims;
     for (int64_t i = input.dim() - nd; i < input.dim(); ++i) dims.push_back(i);
     Tensor y = (input - input.mean(dims, true)) * (input.var(dims, 0, true) + o.eps).rsqrt();
@@ -307,10 +309,11 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
   const int64_t m = n ? input.numel() / n : 0;
   autograd::OpRecorder rec("native_layer_norm", {input, o.weight, o.bias});
   const bool affine = o.weight.defined() || o.bias.defined();
-  Tensor w = affine ? (o.weight.defined() ? o.weight.contiguous().view({n}) : ones({n})) : Tensor();
-  Tensor b = affine ? (o.bias.defined() ? o.bias.contiguous().view({n}) : zeros({n})) : Tensor();
+  const TensorOptions like = input.options();
+  Tensor w = affine ? (o.weight.defined() ? o.weight.contiguous().view({n}) : ones({n}, like)) : Tensor();
+  Tensor b = affine ? (o.bias.defined() ? o.bias.contiguous().view({n}) : zeros({n}, like)) : Tensor();
   Tensor x = input.contiguous().view({m, n});
-  Tensor y = empty({m, n}), mean = empty({m}), var = empty({m});
+  Tensor y = empty({m, n}, like), mean = empty({m}, like), var = empty({m}, like);
   if (x.numel() > 0) layer_norm_forward_stub(x.device())(x, w, b, mean, var, y, o.eps);
   y = y.view(input.sizes());
   if (rec)
@@ -327,8 +330,10 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
         return out;
       }
       const bool want_affine = w_defined || ctx.needs(1) || ctx.needs(2);
-      Tensor w2 = want_affine ? (w_defined ? wt.contiguous().view({n}) : ones({n})) : Tensor();
-      Tensor gx = empty({m, n}), gw = want_affine ? empty({n}) : Tensor(), gb = want_affine ? empty({n}) : Tensor();
+      const TensorOptions like = x.options();
+      Tensor w2 = want_affine ? (w_defined ? wt.contiguous().view({n}) : ones({n}, like)) : Tensor();
+      Tensor gx = empty({m, n}, like), gw = want_affine ? empty({n}, like) : Tensor(),
+             gb = want_affine ? empty({n}, like) : Tensor();
       layer_norm_backward_stub(x.device())(x.contiguous().view({m, n}), gy.contiguous().view({m, n}), w2, mean, var,
                                             gx, gw, gb, eps);
       DimVector wshape(x.sizes().slice(static_cast<size_t>(x.dim() - nd)));

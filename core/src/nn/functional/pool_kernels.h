@@ -28,13 +28,13 @@ enum class PoolMode { Max, Avg };
 // row-major or both dense channels-last (ndhwc). Max also writes indices
 // (int64, y's layout): the argmax's flat position d * H * W + h * W + w in its
 // input plane, first one on ties, NaN wins.
-using PoolForwardFn = void(const Tensor& x, const Tensor& y, const Tensor& indices, const PoolWindows& w,
+using PoolForwardFn = void(const Tensor& x, Tensor& y, Tensor& indices, const PoolWindows& w,
                            PoolMode mode, bool channels_last);
 extern DispatchStub<PoolForwardFn> pool_forward_stub;
 
 // gx = zeros, then: Max: gx[plane][indices] += gy; Avg: gy / divisor spread
 // over each window. gy, indices, gx in one layout as above.
-using PoolBackwardFn = void(const Tensor& gy, const Tensor& indices, const Tensor& gx, const PoolWindows& w,
+using PoolBackwardFn = void(const Tensor& gy, const Tensor& indices, Tensor& gx, const PoolWindows& w,
                             PoolMode mode, bool channels_last);
 extern DispatchStub<PoolBackwardFn> pool_backward_stub;
 

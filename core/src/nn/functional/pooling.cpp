@@ -40,10 +40,11 @@ bool is_channels_last(const Tensor& x) {
   return x.dim() == 4 && x.suggest_memory_format() == MemoryFormat::ChannelsLast;
 }
 
-Tensor alloc(IntArrayRef sizes, DType dtype, bool cl) {
-  if (cl) return empty_strided(sizes, strides_for(sizes, cl_format(static_cast<int64_t>(sizes.size()))),
-                               TensorOptions(dtype));
-  return empty(sizes, TensorOptions(dtype));
+// An output on `device`.
+Tensor alloc(IntArrayRef sizes, DType dtype, Device device, bool cl) {
+  const TensorOptions o = TensorOptions(dtype).device(device);
+  if (cl) return empty_strided(sizes, strides_for(sizes, cl_format(static_cast<int64_t>(sizes.size()))), o);
+  return empty(sizes, o);
 }
 
 // [N, C, spatial...] -> [N, C, D, H, W] (a view; unit dims in front).
@@ -67,8 +68,8 @@ std::pair<Tensor, Tensor> raw_forward(const Tensor& x, const PoolSpec& s, bool w
   Tensor xd = s.channels_last ? x.contiguous(cl_format(x.dim())) : x.contiguous();
   DimVector ys{x.size(0), x.size(1)};
   for (int64_t v : s.out_spatial) ys.push_back(v);
-  Tensor y = alloc(ys, x.dtype(), s.channels_last);
-  Tensor idx = want_indices ? alloc(ys, kInt64, s.channels_last) : Tensor();
+  Tensor y = alloc(ys, x.dtype(), x.device(), s.channels_last);
+  Tensor idx = want_indices ? alloc(ys, kInt64, x.device(), s.channels_last) : Tensor();
   if (y.numel() > 0)
     pool_forward_stub(x.device())(to5(xd, s.nd), to5(y, s.nd), idx.defined() ? to5(idx, s.nd) : idx, s.win, s.mode,
                                   s.channels_last);
@@ -77,7 +78,7 @@ std::pair<Tensor, Tensor> raw_forward(const Tensor& x, const PoolSpec& s, bool w
 
 Tensor raw_backward(const Tensor& gy, const Tensor& idx, IntArrayRef x_sizes, const PoolSpec& s) {
   Tensor g = s.channels_last ? gy.contiguous(cl_format(gy.dim())) : gy.contiguous();
-  Tensor gx = alloc(x_sizes, gy.dtype(), s.channels_last);
+  Tensor gx = alloc(x_sizes, gy.dtype(), gy.device(), s.channels_last);
   if (gx.numel() == 0) return gx;
   if (g.numel() == 0) return gx.zero_();
   Tensor i = idx.defined() ? (s.channels_last ? idx.contiguous(cl_format(idx.dim())) : idx.contiguous()) : idx;

@@ -326,8 +326,8 @@ Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tran
                                                            f.memory_key_padding_mask});
 }
 
-Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz, DType dtype) {
-  return full({sz, sz}, -std::numeric_limits<double>::infinity(), TensorOptions().dtype(dtype)).triu(1);
+Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz, DType dtype, Device device) {
+  return full({sz, sz}, -std::numeric_limits<double>::infinity(), TensorOptions(dtype).device(device)).triu(1);
 }
 
 }  // namespace ember::nn

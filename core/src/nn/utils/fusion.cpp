@@ -77,7 +77,7 @@ std::pair<Tensor, Tensor> ConvBnFoldCache::folded(const Conv2dImpl& conv, const 
   for (size_t i = 0; fresh && i < sources.size(); ++i) {
     const Tensor &now = sources[i], &was = sources_[i];
     fresh = now.defined() == was.defined() &&
-            (!now.defined() || (now.data_ptr() == was.data_ptr() && now.dtype() == was.dtype() &&
+            (!now.defined() || (now.impl()->data() == was.impl()->data() && now.dtype() == was.dtype() &&
                                 now.sizes() == was.sizes() && now.strides() == was.strides() &&
                                 now._version() == versions_[i]));
   }

@@ -261,7 +261,7 @@ class TransformerImpl : public Module {
                                              tgt_key_padding_mask, memory_key_padding_mask});
   }
   // [sz, sz] float mask: 0 on and below the diagonal, -inf above.
-  static Tensor generate_square_subsequent_mask(int64_t sz, DType dtype = kFloat32);
+  static Tensor generate_square_subsequent_mask(int64_t sz, DType dtype = kFloat32, Device device = kCPU);
 
   TransformerOptions options;
   TransformerEncoder encoder{nullptr};

@@ -1,0 +1,85 @@
+// The test device's backend: an allocator handing out its own host memory, a
+// synchronous device guard, the copy-between-devices slot (the only way its
+// bytes reach the host), and every other kernel slot filled with the CPU's
+// kernels. Core sees a foreign device: data_ptr() outside a kernel slot
+// raises (Note [Host access]), so an op that reads device memory on the host
+// or allocates its output on the CPU fails a test here before a GPU finds it.
+#include "test_device_backend.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "ops/copy.h"
+#include "ops/dispatch_stub.h"
+
+namespace ember::testing {
+namespace {
+
+std::mutex g_stats_mutex;
+TestDeviceStats g_stats;
+
+class TestDeviceAllocator final : public Allocator {
+ public:
+  void* allocate(size_t nbytes) override {
+    void* p = std::aligned_alloc(64, (nbytes + 63) / 64 * 64 + 64);
+    if (!p) throw std::bad_alloc();
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    g_stats.live_bytes += nbytes;
+    ++g_stats.allocations;
+    return p;
+  }
+  void deallocate(void* ptr, size_t nbytes) override {
+    std::free(ptr);
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    g_stats.live_bytes -= nbytes;
+  }
+  Device device() const override { return kTestDevice; }
+};
+
+// Pinned host memory for the test device: plain host memory, counted.
+class TestPinnedAllocator final : public Allocator {
+ public:
+  void* allocate(size_t nbytes) override {
+    void* p = std::aligned_alloc(64, (nbytes + 63) / 64 * 64 + 64);
+    if (!p) throw std::bad_alloc();
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.pinned_allocations;
+    return p;
+  }
+  void deallocate(void* ptr, size_t) override { std::free(ptr); }
+  Device device() const override { return kCPU; }
+};
+
+void test_device_copy(Tensor& dst, const Tensor& src, bool /*non_blocking*/) {
+  {
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.device_copies;
+  }
+  std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
+}
+
+bool register_test_device() {
+  static TestDeviceAllocator allocator;
+  static TestPinnedAllocator pinned;
+  static SynchronousDeviceGuardImpl guard(DeviceType::Test);
+  register_allocator(Device(DeviceType::Test), &allocator);
+  register_allocator(Device(DeviceType::Test), &pinned, AllocatorKind::PinnedHost);
+  register_device_guard_impl(DeviceType::Test, &guard);
+  device_copy_stub.set(DeviceType::Test, &test_device_copy);
+  fill_slots_from(DeviceType::Test, DeviceType::CPU);
+  return true;
+}
+
+// The CPU kernels registered while libember_core was loaded, before this
+// executable's own initializers run.
+[[maybe_unused]] const bool g_registered = register_test_device();
+
+}  // namespace
+
+TestDeviceStats test_device_stats() {
+  std::lock_guard<std::mutex> lock(g_stats_mutex);
+  return g_stats;
+}
+
+}  // namespace ember::testing

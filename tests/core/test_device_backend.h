@@ -1,0 +1,19 @@
+#pragma once
+// The test device's backend (Note [Test device] in docs/architecture.md): what
+// a device backend registers, done with host memory so that it runs anywhere.
+// Linked into the core test suite, it registers itself before main().
+#include <cstddef>
+
+#include <ember/ember.h>
+
+namespace ember::testing {
+
+struct TestDeviceStats {
+  size_t live_bytes = 0;       // allocated and not yet freed, on the test device
+  size_t allocations = 0;      // allocate() calls so far
+  size_t pinned_allocations = 0;
+  size_t device_copies = 0;    // calls of the test device's copy slot
+};
+TestDeviceStats test_device_stats();
+
+}  // namespace ember::testing
