@@ -41,8 +41,8 @@
 #include "ember/ops/complex.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
-#include "ops/copy.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/copy_kernels.h"
+#include "kernels/slots/dispatch_stub.h"
 #include "ops/op_utils.h"
 
 namespace ember {

@@ -13,7 +13,7 @@
 #include "ember/ops/shape.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/slots/reduce_kernels.h"
 
 namespace ember {
 

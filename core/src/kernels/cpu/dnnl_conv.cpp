@@ -2,7 +2,7 @@
 // forward, backward data and backward weights (+ bias), float32, any groups,
 // strides, dilations and (asymmetric) paddings, 1-3 spatial dims.
 #include "kernels/cpu/dnnl_utils.h"
-#include "nn/functional/conv_kernels.h"
+#include "kernels/slots/conv_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

@@ -6,7 +6,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/math.h"
 #include "kernels/cpu/vec.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/slots/reduce_kernels.h"
 
 namespace ember {
 namespace {

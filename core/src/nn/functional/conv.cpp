@@ -26,7 +26,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
-#include "nn/functional/conv_kernels.h"
+#include "kernels/slots/conv_kernels.h"
 #include "ops/op_utils.h"
 
 namespace ember::nn::functional {

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

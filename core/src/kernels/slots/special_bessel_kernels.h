@@ -2,7 +2,7 @@
 // Kernel slot of ember::special's Bessel functions (bessel_ops.cpp checks
 // arguments and builds the iterator; kernels/cpu/special_bessel_kernels.cpp computes).
 #include "iter/tensor_iterator.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

@@ -5,7 +5,7 @@
 // kernels as they read them (that is the only pass over them), and errors say
 // "<op>: index 5 is out of bounds for dimension 1 with size 4".
 #include "iter/tensor_iterator.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

@@ -3,7 +3,7 @@
 // einsum_ops.cpp) check shapes and dtypes, broadcast and allocate; every
 // product ends in one of these two slots.
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

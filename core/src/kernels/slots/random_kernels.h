@@ -4,7 +4,7 @@
 // kernels fill contiguous outputs in logical order, so values depend only on
 // (seed, offset, element index). See Note [Counter-based random numbers].
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

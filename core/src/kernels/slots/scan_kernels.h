@@ -2,7 +2,7 @@
 // Kernel slots of the scan family. Ops (scan_ops.cpp) check dims, convert the
 // input to the result dtype and allocate outputs of the input's shape.
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

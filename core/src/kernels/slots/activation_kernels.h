@@ -4,7 +4,7 @@
 // check arguments, allocate outputs and record the backward formulas.
 #include "ember/core/tensor.h"
 #include "iter/tensor_iterator.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember::nn::functional {
 

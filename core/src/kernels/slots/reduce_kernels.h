@@ -1,7 +1,7 @@
 #pragma once
 // Kernel slots of the reduction family. Ops (reduce_ops.cpp) validate dims and
 // dtypes and allocate keepdim-shaped outputs; kernels fill them.
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 #include "ember/core/tensor.h"
 
 namespace ember {

@@ -4,7 +4,7 @@
 // and records the backward; float64 runs an im2col + matmul path in conv.cpp.
 #include "ember/core/tensor.h"
 #include "ember/nn/functional/conv.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember::nn::functional {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Kernel slots of the copy family (copy_, fill_), used by factories and ops.
 #include "iter/tensor_iterator.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 // Output 0 gets input 0, converted to the output's dtype, then conjugated

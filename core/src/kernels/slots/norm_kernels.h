@@ -3,7 +3,7 @@
 // oneDNN, float32). The op file (normalization.cpp) checks arguments, updates
 // running statistics and records the backward; float64 is composed of Tensor ops.
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember::nn::functional {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "iter/tensor_iterator.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 
