@@ -1,5 +1,5 @@
 // Reductions: dim handling, output dtypes and shapes. Kernels in
-// kernels/cpu/reduce_kernels.cpp through the engine in iter/reduce.h.
+// kernels/cpu/reduce_kernels.cpp through the engine in kernels/cpu/reduce_engine.h.
 #include <cmath>
 #include <limits>
 

@@ -3,10 +3,14 @@
 // oneDNN, float32). The op file (conv.cpp) resolves options, allocates outputs
 // and records the backward; float64 runs an im2col + matmul path in conv.cpp.
 #include "ember/core/tensor.h"
-#include "ember/nn/functional/conv.h"
 #include "kernels/slots/dispatch_stub.h"
 
 namespace ember::nn::functional {
+
+// The elementwise activation a convolution kernel applies to y in the same
+// pass (oneDNN post-ops). The slots' own vocabulary, so that kernels/ includes
+// no nn/ header: conv.cpp maps the public ConvActivation onto it.
+enum class ConvPostOp { None, ReLU, ReLU6, Hardswish, SiLU };
 
 // A convolution's geometry over `nd` spatial dims (1-3). Output size per dim:
 // (in + padding_l + padding_r - dilation * (k - 1) - 1) / stride + 1, exactly
@@ -23,7 +27,7 @@ struct ConvParams {
   bool weight_channels_last = false;
   // Forward only: an activation applied to y in the same pass (inference;
   // conv2d_activation sets it only when nothing is recorded).
-  ConvActivation activation = ConvActivation::None;
+  ConvPostOp activation = ConvPostOp::None;
 };
 
 // y = act(conv(x, w) + b) (b may be undefined; act = p.activation). x [N, C,

@@ -1,4 +1,4 @@
-#include "iter/reduce.h"
+#include "kernels/cpu/reduce_engine.h"
 
 namespace ember::reduce_detail {
 
