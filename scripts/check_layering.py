@@ -155,7 +155,7 @@ def check(repo):
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     problems, count = check(os.path.abspath(repo))
-    for p in problems:
+    for p in sorted(problems):
         print(p)
     order = " < ".join(LAYERS)
     if problems:
