@@ -10,8 +10,8 @@
 #include <cstring>
 #include <mutex>
 
-#include "ops/copy.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/copy_kernels.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember::testing {
 namespace {

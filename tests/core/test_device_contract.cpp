@@ -6,7 +6,7 @@
 
 #include <ember/ember.h>
 
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 #include "test_device_backend.h"
 
 using namespace ember;

@@ -3,7 +3,7 @@
 
 #include <ember/ember.h>
 
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 #include "test_util.h"
 
 using namespace ember;

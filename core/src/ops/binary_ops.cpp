@@ -3,7 +3,7 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
-#include "ops/elementwise_kernels.h"
+#include "kernels/slots/elementwise_kernels.h"
 #include "ops/op_utils.h"
 
 namespace ember {

@@ -1,5 +1,5 @@
 // Conjugate and negative views; view_as_real/view_as_complex live in
-// view_ops.cpp, the fused copy in copy.cpp.
+// complex_view_ops.cpp, the fused copy in copy.cpp.
 //
 // Note [Conjugate bit]
 // conj() of a complex tensor is an O(1) view: same storage and geometry, with
@@ -42,8 +42,8 @@
 #include "ember/ops/complex.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
-#include "ops/copy.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/copy_kernels.h"
+#include "kernels/slots/dispatch_stub.h"
 #include "ops/op_utils.h"
 
 namespace ember {

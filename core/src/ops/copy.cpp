@@ -1,5 +1,5 @@
 // copy_, to, contiguous, clone, fill_, zero_.
-#include "ops/copy.h"
+#include "kernels/slots/copy_kernels.h"
 
 #include "autograd/record.h"
 #include "autograd/view_history.h"

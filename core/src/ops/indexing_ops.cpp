@@ -5,7 +5,7 @@
 #include "autograd/record.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
-#include "ops/indexing_kernels.h"
+#include "kernels/slots/indexing_kernels.h"
 #include "ops/indexing_utils.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"

@@ -1,6 +1,6 @@
 // Matrix products: argument checks, broadcasting and output allocation for
 // matmul, mm, bmm, addmm, baddbmm, addmv, mv, dot, vdot and outer. Every
-// product ends in gemm_stub or dot_stub (ops/linalg_kernels.h).
+// product ends in gemm_stub or dot_stub (kernels/slots/linalg_kernels.h).
 // Backward formulas (Note [Recording an op]) live beside each op: products of
 // the output gradient with the other operand's conjugate transpose, passed to
 // mm/bmm as transposed views (BLAS reads them through its transpose flags).
@@ -11,7 +11,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
-#include "ops/linalg_kernels.h"
+#include "kernels/slots/linalg_kernels.h"
 #include "ops/op_utils.h"
 
 namespace ember {

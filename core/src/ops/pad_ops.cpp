@@ -9,7 +9,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/shape.h"
 #include "ops/op_utils.h"
-#include "ops/shape_kernels.h"
+#include "kernels/slots/shape_kernels.h"
 
 namespace ember {
 

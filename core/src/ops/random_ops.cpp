@@ -21,7 +21,7 @@
 #include "iter/tensor_iterator.h"
 #include "kernels/philox.h"
 #include "ops/op_utils.h"
-#include "ops/random_kernels.h"
+#include "kernels/slots/random_kernels.h"
 
 namespace ember {
 

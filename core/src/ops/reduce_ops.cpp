@@ -1,5 +1,5 @@
 // Reductions: dim handling, output dtypes and shapes. Kernels in
-// kernels/cpu/reduce_kernels.cpp through the engine in iter/reduce.h.
+// kernels/cpu/reduce_kernels.cpp through the engine in kernels/cpu/reduce_engine.h.
 #include <cmath>
 #include <limits>
 
@@ -13,7 +13,7 @@
 #include "ember/ops/shape.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/slots/reduce_kernels.h"
 
 namespace ember {
 

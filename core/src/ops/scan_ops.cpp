@@ -14,7 +14,7 @@
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"
 #include "ops/out_resize.h"
-#include "ops/scan_kernels.h"
+#include "kernels/slots/scan_kernels.h"
 
 namespace ember {
 

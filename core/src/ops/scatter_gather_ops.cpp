@@ -8,7 +8,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
-#include "ops/indexing_kernels.h"
+#include "kernels/slots/indexing_kernels.h"
 #include "ops/indexing_utils.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"

@@ -12,7 +12,7 @@
 #include "iter/tensor_iterator.h"
 #include "ops/op_utils.h"
 #include "ops/out_resize.h"
-#include "ops/shape_kernels.h"
+#include "kernels/slots/shape_kernels.h"
 
 namespace ember {
 

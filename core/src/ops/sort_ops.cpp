@@ -7,7 +7,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/sort.h"
 #include "ops/op_utils.h"
-#include "ops/sort_kernels.h"
+#include "kernels/slots/sort_kernels.h"
 
 namespace ember {
 

@@ -2,7 +2,7 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
-#include "ops/elementwise_kernels.h"
+#include "kernels/slots/elementwise_kernels.h"
 #include "ops/op_utils.h"
 #include "ops/scalar_overflow.h"
 
@@ -338,7 +338,7 @@ Tensor isfinite(const Tensor& self) { return run_unary(UnaryOp::Isfinite, self, 
 Tensor isposinf(const Tensor& self) { return run_unary(UnaryOp::Isposinf, self, Tensor(), false); }
 Tensor isneginf(const Tensor& self) { return run_unary(UnaryOp::Isneginf, self, Tensor(), false); }
 Tensor signbit(const Tensor& self) { return run_unary(UnaryOp::Signbit, self, Tensor(), false); }
-// conj() is a view (view_ops.cpp); conj_physical computes, into new memory or in place.
+// conj() is a view (complex_view_ops.cpp); conj_physical computes, into new memory or in place.
 Tensor conj_physical(const Tensor& self) {
   return self.is_complex() ? run_unary(UnaryOp::Conj, self, Tensor(), false) : self.clone();
 }

@@ -1,5 +1,7 @@
 // Views: tensors sharing their base's storage with new sizes/strides/offset.
-// Also the metadata queries on Tensor (size, stride, contiguity, item).
+// The metadata queries (size, stride, contiguity, item) are in
+// metadata_ops.cpp, the complex views (real, imag, conj, view_as_real,
+// view_as_complex) in complex_view_ops.cpp.
 #include <algorithm>
 #include <numeric>
 
@@ -9,13 +11,12 @@
 #include "autograd/formulas.h"
 #include "autograd/record.h"
 #include "ember/autograd/grad_mode.h"
-#include "ember/ops/complex.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
-#include "ops/conj_views.h"
 #include "ops/op_utils.h"
+#include "ops/view_helpers.h"
 
 namespace ember {
 
@@ -36,46 +37,6 @@ void check_piece_count(const char* op, int64_t pieces) {
               memory_bytes >> 20, " MiB of memory this machine has");
 }
 
-// differentiable_dtype: the dtype changes but the view is differentiable
-// (real()/imag() of a complex tensor).
-Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
-                 std::optional<DType> dtype = std::nullopt, bool differentiable_dtype = false) {
-  auto impl = make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
-  if (base.is_inference()) impl->set_inference(true);
-  // Views of a conjugate/negative view keep its bits (Note [Conjugate bit]);
-  // views that change the dtype set theirs (real, imag) or refuse them.
-  if (!dtype || *dtype == base.dtype()) {
-    impl->set_conj(base.is_conj());
-    impl->set_neg(base.is_neg());
-  }
-  // Under grad mode a view remembers its root base, so that in-place writes
-  // through it (or to the base) rebase autograd history: Note [In-place
-  // writes and views] in autograd/view_history.cpp. view(dtype) is not a
-  // differentiable view.
-  if (is_grad_enabled() && (!dtype || differentiable_dtype)) {
-    const TensorImpl* b = base.impl();
-    impl->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
-    impl->set_view_version(base._version());
-    // Views of a multi-output view (split, unbind...) cannot be written in place either.
-    if (const autograd::AutogradMeta* m = b->autograd_meta(); m && !m->multi_output_view_fn.empty()) {
-      autograd::AutogradMeta& vm = impl->ensure_autograd_meta();
-      vm.multi_output_view_fn = m->multi_output_view_fn;
-      vm.multi_output_view_nr = m->multi_output_view_nr;
-    }
-  }
-  return Tensor(std::move(impl));
-}
-
-// Records a view op's backward: `backward` maps the view's gradient to self's.
-template <class F>
-Tensor recorded_view(const char* op, const Tensor& self, Tensor view, F&& backward) {
-  autograd::OpRecorder rec(op, {self});
-  if (rec)
-    rec.record(view, [b = std::forward<F>(backward)](autograd::BackwardContext& c) {
-      return autograd::variable_list{b(c.grads[0])};
-    });
-  return view;
-}
 
 // Note [Multi-output views]
 // split, split_with_sizes (and chunk through them) and unbind record one node
@@ -282,82 +243,33 @@ std::optional<DimVector> compute_view_strides(IntArrayRef old_sizes, IntArrayRef
 }
 }  // namespace
 
-// ---- metadata ----
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
-
-bool Tensor::is_contiguous(MemoryFormat format) const {
-  if (format == MemoryFormat::Contiguous) return impl()->is_contiguous();
-  return is_contiguous_as(sizes(), strides(), format);
-}
-
-namespace {
-// PyTorch's is_channels_last_strides_2d/3d (c10/core/MemoryFormat.h): the
-// strides, visited channels first, then the spatial dims from the last, then
-// the batch, never decrease and each step out spans the one before. Gaps are
-// allowed, so a crop x[..., :4, :4] of a channels-last tensor still counts as
-// channels-last (the kernels make their input dense in that layout). A zero
-// channel stride, an empty dim, and ambiguous cases (the batch stride equal
-// to the channel stride: [N, 1, 1, 1]) say contiguous.
-bool strides_like_channels_last(IntArrayRef sizes, IntArrayRef strides, std::initializer_list<int64_t> order) {
-  if (strides[1] == 0) return false;
-  int64_t min = 0;
-  for (int64_t d : order) {
-    if (sizes[d] == 0 || strides[d] < min) return false;
-    if (d == 0 && min == strides[1]) return false;
-    min = strides[d];
-    if (sizes[d] > 1) min *= sizes[d];
+// ---- making views (declared in ops/view_helpers.h) ----
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                 std::optional<DType> dtype, bool differentiable_dtype) {
+  auto impl = make_intrusive<TensorImpl>(base.storage(), dtype.value_or(base.dtype()), sizes, strides, offset);
+  if (base.is_inference()) impl->set_inference(true);
+  // Views of a conjugate/negative view keep its bits (Note [Conjugate bit]);
+  // views that change the dtype set theirs (real, imag) or refuse them.
+  if (!dtype || *dtype == base.dtype()) {
+    impl->set_conj(base.is_conj());
+    impl->set_neg(base.is_neg());
   }
-  return true;
-}
-}  // namespace
-
-MemoryFormat Tensor::suggest_memory_format() const {
-  // PyTorch's rule (TensorBase::suggest_memory_format): the stride order
-  // decides, not density. A C=1 or H=W=1 contiguous tensor stays contiguous.
-  if (dim() == 4 && strides_like_channels_last(sizes(), strides(), {1, 3, 2, 0})) return MemoryFormat::ChannelsLast;
-  if (dim() == 5 && strides_like_channels_last(sizes(), strides(), {1, 4, 3, 2, 0}))
-    return MemoryFormat::ChannelsLast3d;
-  return MemoryFormat::Contiguous;
-}
-
-bool Tensor::is_non_overlapping_and_dense() const {
-  if (is_contiguous()) return true;
-  const int64_t n = dim();
-  DimVector perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
-    if (sizes()[a] < 2) return false;
-    if (sizes()[b] < 2) return true;
-    return strides()[a] < strides()[b];
-  });
-  int64_t expected = 1;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t d = perm[i];
-    if (sizes()[d] == 1) continue;
-    if (strides()[d] != expected) return false;
-    expected *= sizes()[d];
+  // Under grad mode a view remembers its root base, so that in-place writes
+  // through it (or to the base) rebase autograd history: Note [In-place
+  // writes and views] in autograd/view_history.cpp. view(dtype) is not a
+  // differentiable view.
+  if (is_grad_enabled() && (!dtype || differentiable_dtype)) {
+    const TensorImpl* b = base.impl();
+    impl->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
+    impl->set_view_version(base._version());
+    // Views of a multi-output view (split, unbind...) cannot be written in place either.
+    if (const autograd::AutogradMeta* m = b->autograd_meta(); m && !m->multi_output_view_fn.empty()) {
+      autograd::AutogradMeta& vm = impl->ensure_autograd_meta();
+      vm.multi_output_view_fn = m->multi_output_view_fn;
+      vm.multi_output_view_nr = m->multi_output_view_nr;
+    }
   }
-  return true;
-}
-
-Scalar Tensor::item() const {
-  EMBER_CHECK(numel() == 1, "item: a Tensor with ", numel(),
-              " elements cannot be converted to Scalar");
-  // Device memory crosses to the host through the copy slot (which resolves
-  // the lazy bits on the way); host memory is read where it is.
-  Tensor t = device().is_host_accessible() ? *this : to(kCPU);
-  const Scalar stored = dispatch<kMaskAll>(dtype(), "item", [&](auto tag) -> Scalar {
-    using T = decltype(tag);
-    return Scalar(*static_cast<const T*>(t.data_ptr()));
-  });
-  // A conjugate/negative view: the value is the stored one transformed.
-  return t.impl()->has_lazy_bits() ? to_logical_scalar(t, stored) : stored;
-}
-
-std::string Tensor::toString() const {
-  if (!defined()) return "UndefinedTensor";
-  return detail::concat(device(), " ", dtype(), " tensor of size ", sizes());
+  return Tensor(std::move(impl));
 }
 
 // ---- views ----
@@ -820,80 +732,6 @@ Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
 
 Tensor Tensor::movedim(int64_t source, int64_t destination) const {
   return movedim(IntArrayRef(source), IntArrayRef(destination));
-}
-
-Tensor Tensor::real() const {
-  // real(conj(z)) = real(z): the view carries no bit.
-  if (!is_complex()) return *this;
-  DimVector strides(this->strides());
-  for (auto& s : strides) s *= 2;
-  // The gradient of a real part is complex(grad, 0).
-  return recorded_view("real", *this,
-                       make_view(*this, sizes(), strides, storage_offset() * 2, to_real_dtype(dtype()), true),
-                       [dt = dtype()](const Tensor& g) { return g.to(dt); });
-}
-
-Tensor Tensor::imag() const {
-  EMBER_CHECK(is_complex(), "imag is not implemented for tensors with non-complex dtypes.");
-  DimVector strides(this->strides());
-  for (auto& s : strides) s *= 2;
-  // imag(conj(z)) = -imag(z): the imaginary part of a conjugate view is a
-  // negative view of the stored imaginary parts (PyTorch's neg bit), so it
-  // reads and writes correctly without a copy.
-  Tensor view = make_view(*this, sizes(), strides, storage_offset() * 2 + 1, to_real_dtype(dtype()), true);
-  view.impl()->set_neg(is_conj());
-  // The gradient of an imaginary part is complex(0, grad).
-  return recorded_view("imag", *this, std::move(view),
-                       [dt = dtype()](const Tensor& g) { return g.to(dt) * Scalar(complex128(0, 1)); });
-}
-
-// ---- conjugate views (Note [Conjugate bit] in ops/conj_views.cpp) ----
-Tensor conj(const Tensor& self) {
-  if (!self.is_complex()) return self;
-  Tensor view = make_view(self, self.sizes(), self.strides(), self.storage_offset());
-  view.impl()->set_conj(!self.is_conj());
-  return recorded_view("conj", self, std::move(view), [](const Tensor& g) { return g.conj(); });
-}
-Tensor Tensor::conj() const { return ember::conj(*this); }
-
-Tensor view_as_real(const Tensor& self) {
-  EMBER_CHECK(!self.is_conj(), "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
-              "conjugate tensor so you can view it as real, use self.resolve_conj()");
-  EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors, got dtype ", self.dtype());
-  DimVector sizes(self.sizes()), strides(self.strides());
-  for (auto& st : strides) st *= 2;  // byte strides are unchanged: they fit
-  sizes.push_back(2);
-  strides.push_back(1);
-  checked_numel(sizes, "view_as_real");  // twice the elements: an expanded view may overflow
-  // Backward: the gradient [..., 2] viewed back as complex.
-  return recorded_view("view_as_real", self,
-                       make_view(self, sizes, strides, self.storage_offset() * 2, to_real_dtype(self.dtype()), true),
-                       [](const Tensor& g) { return view_as_complex(g.contiguous()); });
-}
-
-Tensor view_as_complex(const Tensor& self) {
-  const DType dt = self.dtype();
-  EMBER_CHECK(dt == kFloat32 || dt == kFloat64, "view_as_complex is only supported for float and double "
-              "tensors, but got a tensor of scalar type: ", dt);
-  EMBER_CHECK(!self.is_neg(), "view_as_complex: the tensor is a negative view; call resolve_neg() first");
-  EMBER_CHECK(self.dim() > 0, "view_as_complex: Input tensor must have one or more dimensions");
-  EMBER_CHECK(self.size(-1) == 2, "view_as_complex: Tensor must have a last dimension of size 2, got sizes ",
-              self.sizes());
-  EMBER_CHECK(self.stride(-1) == 1, "view_as_complex: Tensor must have a last dimension with stride 1, got strides ",
-              self.strides());
-  DimVector sizes(self.sizes()), strides(self.strides());
-  sizes.pop_back();
-  strides.pop_back();
-  for (size_t i = 0; i < strides.size(); ++i) {
-    EMBER_CHECK(strides[i] % 2 == 0, "view_as_complex: Tensor must have a stride divisible by 2 for all but "
-                "last dimension, got strides ", self.strides());
-    strides[i] /= 2;
-  }
-  EMBER_CHECK(self.storage_offset() % 2 == 0, "view_as_complex: Tensor must have a storage_offset divisible by 2, "
-              "got ", self.storage_offset());
-  return recorded_view("view_as_complex", self,
-                       make_view(self, sizes, strides, self.storage_offset() / 2, to_complex_dtype(dt), true),
-                       [](const Tensor& g) { return view_as_real(g.resolve_conj()); });
 }
 
 }  // namespace ember

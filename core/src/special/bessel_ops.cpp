@@ -8,7 +8,7 @@
 
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
-#include "special/bessel_kernels.h"
+#include "kernels/slots/special_bessel_kernels.h"
 #include "special/special_common.h"
 
 namespace ember {

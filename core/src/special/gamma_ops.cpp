@@ -10,7 +10,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/reduce.h"
 #include "ops/op_utils.h"
-#include "special/gamma_kernels.h"
+#include "kernels/slots/special_gamma_kernels.h"
 #include "special/special_common.h"
 
 namespace ember {

@@ -15,7 +15,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
 #include "ops/op_utils.h"
-#include "special/misc_kernels.h"
+#include "kernels/slots/special_misc_kernels.h"
 #include "special/special_common.h"
 
 namespace ember {

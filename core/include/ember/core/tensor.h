@@ -63,7 +63,7 @@ class TensorImpl : public RefCounted {
   void set_storage(Storage storage) { storage_ = std::move(storage); }
 
   // A tensor made implicitly from a C++ number (e.g. `t + 2`) takes part in type
-  // promotion like a Python scalar: see Note [Type promotion] in type_promotion.cpp.
+  // promotion like a Python scalar: see Note [Type promotion] in core/src/iter/tensor_iterator.cpp.
   bool is_wrapped_number() const { return is_wrapped_number_; }
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
   bool is_contiguous() const { return is_contiguous_; }
@@ -151,7 +151,7 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
-  // ---- metadata ----
+  // ---- metadata (core/src/ops/metadata_ops.cpp) ----
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* impl() const { return impl_.get(); }
   const intrusive_ptr<TensorImpl>& impl_ptr() const { return impl_; }
@@ -268,7 +268,7 @@ class Tensor {
   Tensor fill_(const Tensor& value);
   Tensor zero_();
 
-  // ---- views (core/src/ops/view_ops.cpp) ----
+  // ---- views (core/src/ops/view_ops.cpp; real, imag: complex_view_ops.cpp) ----
   Tensor view(IntArrayRef sizes) const;
   // Reinterprets the bytes as another dtype. A template so that `view({})`
   // (0-d shape) cannot bind here through DType's value-initialization.
@@ -326,7 +326,7 @@ class Tensor {
   Tensor conj_physical() const;
   Tensor& conj_physical_();
 
-  // ---- indexing (core/src/ops/indexing.cpp) ----
+  // ---- indexing (core/src/ops/indexing_ops.cpp) ----
   Tensor index(ArrayRef<TensorIndex> indices) const;
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor& index_put_(ArrayRef<TensorIndex> indices, const Tensor& value);
@@ -369,7 +369,7 @@ class Tensor {
   Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
 
 
-  // ---- elementwise (core/src/ops/elementwise_*.cpp) ----
+  // ---- elementwise (core/src/ops/unary_ops.cpp, binary_ops.cpp, ternary_ops.cpp) ----
 #define EMBER_UNARY_METHOD(name) \
   Tensor name() const;           \
   Tensor& name##_();
@@ -492,7 +492,7 @@ class Tensor {
   Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
                  bool equal_nan = false) const;
 
-  // ---- reductions (core/src/ops/reduce_*.cpp) ----
+  // ---- reductions (core/src/ops/reduce_ops.cpp; median, mode: sort_ops.cpp) ----
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
   Tensor sum(IntArrayRef dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
   Tensor mean(std::optional<DType> dtype = std::nullopt) const;
@@ -553,7 +553,7 @@ class Tensor {
   std::pair<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
 
 
-  // ---- linear algebra (core/src/ops/linalg.cpp) ----
+  // ---- linear algebra (core/src/ops/linalg_ops.cpp) ----
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
   Tensor bmm(const Tensor& other) const;

@@ -7,7 +7,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/math.h"
-#include "nn/functional/activation_kernels.h"
+#include "kernels/slots/activation_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

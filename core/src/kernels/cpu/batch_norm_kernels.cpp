@@ -24,7 +24,7 @@
 #include "ember/core/parallel.h"
 #include "kernels/cpu/dnnl_norm.h"
 #include "kernels/cpu/vec.h"
-#include "nn/functional/norm_kernels.h"
+#include "kernels/slots/norm_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

@@ -4,7 +4,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/math.h"
-#include "ops/elementwise_kernels.h"
+#include "kernels/slots/elementwise_kernels.h"
 
 namespace ember {
 namespace {

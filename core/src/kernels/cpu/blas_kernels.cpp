@@ -10,7 +10,7 @@
 #include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
 #include "kernels/cpu/gemm_loop.h"
-#include "ops/linalg_kernels.h"
+#include "kernels/slots/linalg_kernels.h"
 #include "runtime/openmp_calls.h"
 
 namespace ember {

@@ -3,7 +3,7 @@
 
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/loops.h"
-#include "ops/copy.h"
+#include "kernels/slots/copy_kernels.h"
 
 namespace ember {
 namespace {

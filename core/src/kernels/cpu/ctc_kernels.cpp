@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ember/core/parallel.h"
-#include "nn/functional/ctc_kernels.h"
+#include "kernels/slots/ctc_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

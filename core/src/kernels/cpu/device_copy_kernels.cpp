@@ -1,7 +1,7 @@
 // The CPU's kernel of the copy-between-devices slot: both sides are host memory.
 #include <cstring>
 
-#include "ops/copy.h"
+#include "kernels/slots/copy_kernels.h"
 
 namespace ember {
 namespace {

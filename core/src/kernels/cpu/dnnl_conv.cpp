@@ -2,7 +2,7 @@
 // forward, backward data and backward weights (+ bias), float32, any groups,
 // strides, dilations and (asymmetric) paddings, 1-3 spatial dims.
 #include "kernels/cpu/dnnl_utils.h"
-#include "nn/functional/conv_kernels.h"
+#include "kernels/slots/conv_kernels.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -47,14 +47,14 @@ CacheKey conv_key(const char* op, IntArrayRef x, IntArrayRef w, IntArrayRef y, c
 
 // The activation as oneDNN post-ops on the convolution's output: ReLU6 is
 // clip(0, 6), SiLU is swish with alpha 1.
-dnnl::primitive_attr activation_attr(ConvActivation act) {
+dnnl::primitive_attr activation_attr(ConvPostOp act) {
   dnnl::post_ops ops;
   switch (act) {
-    case ConvActivation::None: break;
-    case ConvActivation::ReLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
-    case ConvActivation::ReLU6: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f); break;
-    case ConvActivation::Hardswish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
-    case ConvActivation::SiLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f); break;
+    case ConvPostOp::None: break;
+    case ConvPostOp::ReLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
+    case ConvPostOp::ReLU6: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, 0.f, 6.f); break;
+    case ConvPostOp::Hardswish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
+    case ConvPostOp::SiLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f); break;
   }
   dnnl::primitive_attr attr;
   attr.set_post_ops(ops);

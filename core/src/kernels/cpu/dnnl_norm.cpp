@@ -6,7 +6,7 @@
 
 #include "kernels/cpu/dnnl_norm.h"
 #include "kernels/cpu/dnnl_utils.h"
-#include "nn/functional/norm_kernels.h"
+#include "kernels/slots/norm_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

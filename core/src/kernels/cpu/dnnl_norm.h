@@ -1,7 +1,7 @@
 #pragma once
 // oneDNN batch norm, used by batch_norm_kernels.cpp for the layouts its own
 // planar kernels do not take (channels-last, tiny planes); same contract as
-// BatchNormForwardFn / BatchNormBackwardFn in nn/functional/norm_kernels.h.
+// BatchNormForwardFn / BatchNormBackwardFn in kernels/slots/norm_kernels.h.
 #include "ember/core/tensor.h"
 
 namespace ember::nn::functional {

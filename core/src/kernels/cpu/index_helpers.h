@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "ember/core/error.h"
-#include "ops/indexing_kernels.h"
+#include "kernels/slots/indexing_kernels.h"
 
 namespace ember {
 

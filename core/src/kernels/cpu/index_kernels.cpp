@@ -5,7 +5,7 @@
 
 #include "kernels/cpu/index_helpers.h"
 #include "kernels/cpu/loops.h"
-#include "ops/indexing_kernels.h"
+#include "kernels/slots/indexing_kernels.h"
 
 namespace ember {
 namespace {

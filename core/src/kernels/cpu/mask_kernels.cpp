@@ -14,7 +14,7 @@
 #include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
 #include "kernels/cpu/index_helpers.h"
-#include "ops/indexing_kernels.h"
+#include "kernels/slots/indexing_kernels.h"
 
 namespace ember {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "ember/core/parallel.h"
 #include "kernels/cpu/vec.h"
-#include "nn/functional/pool_kernels.h"
+#include "kernels/slots/pool_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "ember/core/parallel.h"
 #include "kernels/philox.h"
-#include "ops/random_kernels.h"
+#include "kernels/slots/random_kernels.h"
 
 namespace ember {
 namespace {

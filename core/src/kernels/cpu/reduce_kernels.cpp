@@ -1,12 +1,12 @@
-// CPU kernels of the reductions, all through the engine in iter/reduce.h.
+// CPU kernels of the reductions, all through the engine in kernels/cpu/reduce_engine.h.
 #include <cmath>
 #include <limits>
 
-#include "iter/reduce.h"
+#include "kernels/cpu/reduce_engine.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/math.h"
 #include "kernels/cpu/vec.h"
-#include "ops/reduce_kernels.h"
+#include "kernels/slots/reduce_kernels.h"
 
 namespace ember {
 namespace {

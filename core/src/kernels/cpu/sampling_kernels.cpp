@@ -1,5 +1,5 @@
 // CPU kernels of the sampling family: separable resampling (interpolate and
-// its adjoint) and im2col/col2im (unfold/fold). See nn/functional/sampling_kernels.h.
+// its adjoint) and im2col/col2im (unfold/fold). See kernels/slots/sampling_kernels.h.
 //
 // Resampling runs two ways. Channels-last tensors (stride 1 over C) take
 // the pixel-major path: each output pixel combines whole channel rows, an
@@ -11,7 +11,7 @@
 
 #include "ember/core/dtype.h"
 #include "ember/core/parallel.h"
-#include "nn/functional/sampling_kernels.h"
+#include "kernels/slots/sampling_kernels.h"
 
 namespace ember {
 namespace {

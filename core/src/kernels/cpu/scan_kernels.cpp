@@ -11,7 +11,7 @@
 #include "ember/core/parallel.h"
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/math.h"
-#include "ops/scan_kernels.h"
+#include "kernels/slots/scan_kernels.h"
 
 namespace ember {
 namespace {

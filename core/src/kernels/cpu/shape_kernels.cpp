@@ -1,9 +1,9 @@
-// CPU kernel of the shape family: the per-dim index-map copy (see ops/shape_kernels.h).
+// CPU kernel of the shape family: the per-dim index-map copy (see kernels/slots/shape_kernels.h).
 #include <algorithm>
 #include <cstring>
 
 #include "ember/core/parallel.h"
-#include "ops/shape_kernels.h"
+#include "kernels/slots/shape_kernels.h"
 
 namespace ember {
 namespace {

@@ -15,7 +15,7 @@
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/math.h"
 #include "kernels/cpu/vec.h"
-#include "nn/functional/activation_kernels.h"
+#include "kernels/slots/activation_kernels.h"
 
 namespace ember::nn::functional {
 namespace {

@@ -10,7 +10,7 @@
 #include "ember/ops/factories.h"
 #include "kernels/cpu/dim_rows.h"
 #include "kernels/cpu/math.h"
-#include "ops/sort_kernels.h"
+#include "kernels/slots/sort_kernels.h"
 
 namespace ember {
 namespace {

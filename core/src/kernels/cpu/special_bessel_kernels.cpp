@@ -3,7 +3,7 @@
 // double (long double inside) and rounds once more to its own type.
 #include "kernels/cpu/special_loops.h"
 #include "kernels/cpu/special_math_bessel.h"
-#include "special/bessel_kernels.h"
+#include "kernels/slots/special_bessel_kernels.h"
 
 namespace ember {
 namespace {

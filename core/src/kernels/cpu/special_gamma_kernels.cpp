@@ -3,7 +3,7 @@
 // double and rounds once (see that header).
 #include "kernels/cpu/special_loops.h"
 #include "kernels/cpu/special_math_gamma.h"
-#include "special/gamma_kernels.h"
+#include "kernels/slots/special_gamma_kernels.h"
 
 namespace ember {
 namespace {

@@ -5,7 +5,7 @@
 // own arithmetic, as PyTorch.
 #include "kernels/cpu/special_loops.h"
 #include "kernels/cpu/special_math_misc.h"
-#include "special/misc_kernels.h"
+#include "kernels/slots/special_misc_kernels.h"
 
 namespace ember {
 namespace {

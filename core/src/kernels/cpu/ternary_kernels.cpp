@@ -1,7 +1,7 @@
 // CPU kernels of lerp, addcmul, addcdiv, where and clamp with tensor bounds.
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/math.h"
-#include "ops/elementwise_kernels.h"
+#include "kernels/slots/elementwise_kernels.h"
 
 namespace ember {
 namespace {

@@ -10,7 +10,7 @@
 // recorded wrappers in fft/fft_ops.cpp call these. Outputs are new tensors on
 // the input's device. The CPU's engine is fft/fft_exec.cpp.
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember::fft::detail {
 

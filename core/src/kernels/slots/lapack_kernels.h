@@ -5,7 +5,7 @@
 // batch is [..., c, r] contiguous); kernels factor every matrix of the batch
 // in place. The CPU's are LAPACK (bundled in OpenBLAS), float32 and float64.
 #include "ember/core/tensor.h"
-#include "ops/dispatch_stub.h"
+#include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 

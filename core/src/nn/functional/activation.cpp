@@ -11,7 +11,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/random.h"
 #include "ember/ops/shape.h"
-#include "nn/functional/activation_kernels.h"
+#include "kernels/slots/activation_kernels.h"
 #include "ops/op_utils.h"
 
 namespace ember::nn::functional {

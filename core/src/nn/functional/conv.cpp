@@ -26,7 +26,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
-#include "nn/functional/conv_kernels.h"
+#include "kernels/slots/conv_kernels.h"
 #include "ops/op_utils.h"
 
 namespace ember::nn::functional {
@@ -343,6 +343,19 @@ ConvParams base_params(const char* op, int64_t nd, const ExpandingInts& stride, 
   return p;
 }
 
+// The kernel slot's name for a fusable activation (kernels/ has its own enum,
+// so that it includes no nn/ header).
+ConvPostOp conv_post_op(ConvActivation act) {
+  switch (act) {
+    case ConvActivation::None: return ConvPostOp::None;
+    case ConvActivation::ReLU: return ConvPostOp::ReLU;
+    case ConvActivation::ReLU6: return ConvPostOp::ReLU6;
+    case ConvActivation::Hardswish: return ConvPostOp::Hardswish;
+    case ConvActivation::SiLU: return ConvPostOp::SiLU;
+  }
+  EMBER_FAIL("conv2d_activation: unknown activation ", static_cast<int>(act));
+}
+
 Tensor apply_activation(const Tensor& y, ConvActivation act) {
   switch (act) {
     case ConvActivation::None: return y;
@@ -425,7 +438,7 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
                                                     (o.bias.defined() && o.bias.requires_grad()));
   Tensor y;
   if (act != ConvActivation::None && conv_forward_stub.supports(x.device(), x.dtype()) && x.numel() > 0 && !records) {
-    p.activation = act;
+    p.activation = conv_post_op(act);
     y = raw_forward(x, weight, o.bias, p);
   } else {
     y = apply_activation(conv_op(x, weight, o.bias, p), act);

@@ -9,7 +9,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
-#include "nn/functional/ctc_kernels.h"
+#include "kernels/slots/ctc_kernels.h"
 #include "nn/functional/loss_utils.h"
 
 namespace ember::nn::functional {

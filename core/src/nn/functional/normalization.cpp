@@ -14,7 +14,7 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
-#include "nn/functional/norm_kernels.h"
+#include "kernels/slots/norm_kernels.h"
 
 namespace ember::nn::functional {
 

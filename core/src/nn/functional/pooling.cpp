@@ -10,7 +10,7 @@
 
 #include "autograd/record.h"
 #include "ember/ops/factories.h"
-#include "nn/functional/pool_kernels.h"
+#include "kernels/slots/pool_kernels.h"
 
 namespace ember::nn::functional {
 

@@ -21,8 +21,8 @@
 #include "autograd/record.h"
 #include "ember/core/checked_size.h"
 #include "ember/ops/factories.h"
-#include "nn/functional/sampling_kernels.h"
-#include "ops/shape_kernels.h"
+#include "kernels/slots/sampling_kernels.h"
+#include "kernels/slots/shape_kernels.h"
 
 namespace ember {
 

@@ -5,7 +5,7 @@
 #include "ember/nn/functional/activation.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
-#include "nn/functional/activation_kernels.h"
+#include "kernels/slots/activation_kernels.h"
 #include "ops/op_utils.h"
 
 namespace ember::nn::functional {

@@ -1,0 +1,35 @@
+#pragma once
+// Kernel slots of nn::functional's normalizations (CPU: kernels/cpu/dnnl_norm.cpp,
+// oneDNN, float32). The op file (normalization.cpp) checks arguments, updates
+// running statistics and records the backward; float64 is composed of Tensor ops.
+#include "ember/core/tensor.h"
+#include "kernels/slots/dispatch_stub.h"
+
+namespace ember::nn::functional {
+
+// Batch normalization over every dim but 1 of x [N, C, ...] (dense; row-major
+// or, when channels_last, nwc/nhwc/ndhwc), into y (same layout).
+// w, b: [C] scale and shift, both or neither (undefined: no affine).
+// use_input_stats: mean and var [C] receive the batch statistics (biased
+// variance); otherwise they are read (running statistics).
+using BatchNormForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean,
+                                Tensor& var, Tensor& y, double eps, bool use_input_stats,
+                                bool channels_last);
+extern DispatchStub<BatchNormForwardFn> batch_norm_forward_stub;
+// Gradients of the batch-statistics form: gx (layout of x), gw, gb [C].
+using BatchNormBackwardFn = void(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
+                                 const Tensor& var, Tensor& gx, Tensor& gw, Tensor& gb,
+                                 double eps, bool channels_last);
+extern DispatchStub<BatchNormBackwardFn> batch_norm_backward_stub;
+
+// Layer normalization of the rows of x [M, N] (contiguous) into y; w, b [N]
+// (both or neither: undefined = no affine); mean, var [M] receive the row statistics.
+using LayerNormForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean,
+                                Tensor& var, Tensor& y, double eps);
+extern DispatchStub<LayerNormForwardFn> layer_norm_forward_stub;
+using LayerNormBackwardFn = void(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
+                                 const Tensor& var, Tensor& gx, Tensor& gw, Tensor& gb,
+                                 double eps);
+extern DispatchStub<LayerNormBackwardFn> layer_norm_backward_stub;
+
+}  // namespace ember::nn::functional

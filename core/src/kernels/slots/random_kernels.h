@@ -1,0 +1,56 @@
+#pragma once
+// Kernel slots of the random family. Ops (random_ops.cpp) check arguments,
+// reserve Philox counters from the Generator and hand kernels (seed, offset);
+// kernels fill contiguous outputs in logical order, so values depend only on
+// (seed, offset, element index). See Note [Counter-based random numbers].
+#include "ember/core/tensor.h"
+#include "kernels/slots/dispatch_stub.h"
+
+namespace ember {
+
+enum class RandomDist {
+  Uniform,          // [a, b)
+  Normal,           // mean a, std b
+  Exponential,      // rate a
+  Geometric,        // success probability a; values 1, 2, ...
+  Bernoulli,        // 1 with probability a
+  BernoulliTensor,  // 1 with probability p[i]
+  Integer,          // from + uniform integer in [0, range)
+};
+
+struct RandomParams {
+  double a = 0, b = 1;
+  int64_t from = 0;
+  uint64_t range = 1;  // Integer; at least 1
+  Tensor p;            // BernoulliTensor: float64, contiguous, numel of the output
+};
+
+// 32-bit Philox words each element consumes (1, 2 or 4); a block of four
+// serves 4 / words consecutive elements. Ops reserve ceil(numel / (4 / words)) blocks.
+inline int random_words_per_element(RandomDist dist, DType dtype) {
+  switch (dist) {
+    case RandomDist::Bernoulli:
+    case RandomDist::BernoulliTensor: return 1;
+    case RandomDist::Geometric:
+    case RandomDist::Integer: return 2;
+    default: return dtype == DType::Float64 ? 2 : 1;
+  }
+}
+
+// out: contiguous, any dtype the op allows for dist.
+using RandomFn = void(Tensor& out, RandomDist dist, const RandomParams& params, uint64_t seed,
+                      uint64_t offset);
+extern DispatchStub<RandomFn> random_stub;
+
+// out: contiguous int64 [n], filled with a permutation of 0..n-1; uses n blocks.
+using RandpermFn = void(Tensor& out, uint64_t seed, uint64_t offset);
+extern DispatchStub<RandpermFn> randperm_stub;
+
+// probs: contiguous float64 [rows, categories], validated by the op; out:
+// contiguous int64 [rows, samples]. Uses rows * samples blocks with
+// replacement, rows * categories without.
+using MultinomialFn = void(const Tensor& probs, Tensor& out, bool replacement, uint64_t seed,
+                           uint64_t offset);
+extern DispatchStub<MultinomialFn> multinomial_stub;
+
+}  // namespace ember

@@ -1,0 +1,40 @@
+#pragma once
+// Kernel slots of the sort family. Ops (sort_ops.cpp) check dims, k and
+// dtypes and allocate contiguous outputs shaped like the input except along
+// `dim`; kernels fill them slice by slice. NaN orders above every number and
+// equal values keep their input order, so every result is deterministic.
+#include <tuple>
+
+#include "ember/core/tensor.h"
+#include "kernels/slots/dispatch_stub.h"
+
+namespace ember {
+
+// values/indices: in's shape.
+using SortFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, bool descending);
+extern DispatchStub<SortFn> sort_stub;
+
+// values/indices: size k along dim; sorted=false may leave the k in any order.
+using TopkFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, int64_t k, bool largest,
+                    bool sorted);
+extern DispatchStub<TopkFn> topk_stub;
+
+// One entry per slice (values/indices of size 1 along dim):
+//  Kth: the k-th smallest (k from 0); Median: NaN (first one) if the slice has
+//  any, else the lower median; NanMedian: lower median of the non-NaN entries.
+enum class SelectOp { Kth, Median, NanMedian };
+using SelectFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, SelectOp op, int64_t k);
+extern DispatchStub<SelectFn> select_stub;
+
+// Most frequent value per slice (smallest on frequency ties) and its last index.
+using ModeFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim);
+extern DispatchStub<ModeFn> mode_stub;
+
+// in: 1-d contiguous. Returns (values, inverse, counts); the output size
+// depends on the data, so the kernel allocates. inverse/counts are empty
+// unless asked for. consecutive: collapse runs only, without sorting.
+using UniqueFn = std::tuple<Tensor, Tensor, Tensor>(const Tensor& in, bool consecutive, bool return_inverse,
+                                                    bool return_counts);
+extern DispatchStub<UniqueFn> unique_stub;
+
+}  // namespace ember

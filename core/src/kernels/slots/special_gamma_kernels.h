@@ -1,0 +1,24 @@
+#pragma once
+// Kernel slots of ember::special's gamma / erf family (gamma_ops.cpp checks
+// arguments and builds the iterator; kernels/cpu/special_gamma_kernels.cpp computes).
+#include <cstdint>
+
+#include "iter/tensor_iterator.h"
+#include "kernels/slots/dispatch_stub.h"
+
+namespace ember {
+
+enum class SpecialGammaUnaryOp { Gammaln, Digamma, Erfcx, Erfinv, Ndtr, LogNdtr, Ndtri };
+using SpecialGammaUnaryFn = void(TensorIterator&, SpecialGammaUnaryOp);
+extern DispatchStub<SpecialGammaUnaryFn> special_gamma_unary_stub;
+
+// Input x -> polygamma(n, x).
+using PolygammaFn = void(TensorIterator&, int64_t n);
+extern DispatchStub<PolygammaFn> polygamma_stub;
+
+// Inputs (self, other) of the common dtype -> output.
+enum class SpecialGammaBinaryOp { Zeta, Gammainc, Gammaincc };
+using SpecialGammaBinaryFn = void(TensorIterator&, SpecialGammaBinaryOp);
+extern DispatchStub<SpecialGammaBinaryFn> special_gamma_binary_stub;
+
+}  // namespace ember

@@ -1,0 +1,27 @@
+#pragma once
+// Kernel slots of ember::special's sinc, entr, logit, xlog1py and
+// round(decimals) (misc_ops.cpp checks arguments and builds the iterator;
+// kernels/cpu/special_misc_kernels.cpp computes).
+#include <cstdint>
+
+#include "iter/tensor_iterator.h"
+#include "kernels/slots/dispatch_stub.h"
+
+namespace ember {
+
+enum class SpecialMiscUnaryOp { Sinc, Entr };
+using SpecialMiscUnaryFn = void(TensorIterator&, SpecialMiscUnaryOp);
+extern DispatchStub<SpecialMiscUnaryFn> special_misc_unary_stub;
+
+// eps < 0: no clamping; else the input is clamped to [eps, 1 - eps] first.
+using LogitFn = void(TensorIterator&, double eps);
+extern DispatchStub<LogitFn> logit_stub;
+
+// Inputs (self, other) of the common dtype -> self * log1p(other).
+using Xlog1pyFn = void(TensorIterator&);
+extern DispatchStub<Xlog1pyFn> xlog1py_stub;
+
+using RoundDecimalsFn = void(TensorIterator&, int64_t decimals);
+extern DispatchStub<RoundDecimalsFn> round_decimals_stub;
+
+}  // namespace ember
