@@ -171,7 +171,8 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingB
   for (int64_t b = 0; b < bags; ++b) bag_lengths[b] = (b + 1 < n_off ? op_[b + 1] : length) - op_[b];
   const int64_t covered = bags > 0 ? op_[bags - 1] + bag_lengths[bags - 1] : 0;
   const TensorOptions index_options = TensorOptions(kInt64).device(idx.device());
-  Tensor bag = repeat_interleave(tensor(bag_lengths, kInt64).to(idx.device()), covered);
+  // (repeats, output_size): not the (self, repeats) overload.
+  Tensor bag = repeat_interleave(tensor(bag_lengths, kInt64).to(idx.device()), std::optional<int64_t>(covered));
   Tensor pos = arange(covered, index_options);
   if (padding_idx) {
     const Tensor keep = idx.slice(0, 0, covered) != *padding_idx;

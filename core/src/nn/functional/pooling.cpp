@@ -70,9 +70,10 @@ std::pair<Tensor, Tensor> raw_forward(const Tensor& x, const PoolSpec& s, bool w
   for (int64_t v : s.out_spatial) ys.push_back(v);
   Tensor y = alloc(ys, x.dtype(), x.device(), s.channels_last);
   Tensor idx = want_indices ? alloc(ys, kInt64, x.device(), s.channels_last) : Tensor();
-  if (y.numel() > 0)
-    pool_forward_stub(x.device())(to5(xd, s.nd), to5(y, s.nd), idx.defined() ? to5(idx, s.nd) : idx, s.win, s.mode,
-                                  s.channels_last);
+  if (y.numel() > 0) {
+    Tensor y5 = to5(y, s.nd), idx5 = idx.defined() ? to5(idx, s.nd) : idx;  // views the kernel writes
+    pool_forward_stub(x.device())(to5(xd, s.nd), y5, idx5, s.win, s.mode, s.channels_last);
+  }
   return {y, idx};
 }
 
@@ -82,8 +83,8 @@ Tensor raw_backward(const Tensor& gy, const Tensor& idx, IntArrayRef x_sizes, co
   if (gx.numel() == 0) return gx;
   if (g.numel() == 0) return gx.zero_();
   Tensor i = idx.defined() ? (s.channels_last ? idx.contiguous(cl_format(idx.dim())) : idx.contiguous()) : idx;
-  pool_backward_stub(gy.device())(to5(g, s.nd), i.defined() ? to5(i, s.nd) : i, to5(gx, s.nd), s.win, s.mode,
-                                  s.channels_last);
+  Tensor gx5 = to5(gx, s.nd);  // a view the kernel writes
+  pool_backward_stub(gy.device())(to5(g, s.nd), i.defined() ? to5(i, s.nd) : i, gx5, s.win, s.mode, s.channels_last);
   return gx;
 }
 
