@@ -32,7 +32,6 @@ size_t utf8_sequence(std::string_view s, size_t i) {
   return n;
 }
 
-
 // What the memory accounting charges per heap block and per entry of a
 // dict's key index (its node and share of the buckets).
 constexpr int64_t kBlockOverhead = 16;
