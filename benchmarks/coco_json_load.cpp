@@ -2,7 +2,7 @@
 // the process's peak resident memory (see docs/datasets.md, "COCO's JSON"):
 //   coco_json_load FILE pull       CocoDetection (the pull reader, segmentation skipped)
 //   coco_json_load FILE pull-seg   the same, keeping each segmentation's JSON text
-//   coco_json_load FILE dom        the file into a string, then serialize::json::parse
+//   coco_json_load FILE dom        the file into a string, then serialize::json::parse (an IValue tree)
 // Run one mode per process, so that the peak memory is that mode's.
 #include <sys/resource.h>
 
@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
     std::ifstream f(file, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     const auto doc = ember::serialize::json::parse(text, file);
-    images = doc.get("images")->array.size();
-    annotations = doc.get("annotations")->array.size();
+    images = doc.at("images").to_list().size();
+    annotations = doc.at("annotations").to_list().size();
   } else {
     std::cerr << "unknown mode " << mode << "\n";
     return 2;

@@ -98,11 +98,11 @@ Checkpoint load_checkpoint(const std::string& path) {
   c.info.epochs_done = integer(meta, "epochs_done", path);
   c.info.seed = static_cast<uint64_t>(integer(meta, "seed", path));
   c.info.best_accuracy = std::stod(entry(meta, "best_accuracy", path));
-  const json::Value classes = json::parse(entry(meta, "classes", path), "checkpoint classes");
-  EMBER_CHECK(classes.kind == json::Value::Kind::Array, "checkpoint '", path, "': 'classes' is not a list");
-  for (const auto& name : classes.array) {
-    EMBER_CHECK(name.kind == json::Value::Kind::String, "checkpoint '", path, "': a class name is not a string");
-    c.info.classes.push_back(name.string);
+  const IValue classes = json::parse(entry(meta, "classes", path), "checkpoint classes");
+  EMBER_CHECK(classes.is_list(), "checkpoint '", path, "': 'classes' is not a list");
+  for (const auto& name : classes.to_list()) {
+    EMBER_CHECK(name.is_string(), "checkpoint '", path, "': a class name is not a string");
+    c.info.classes.push_back(name.to_string());
   }
   EMBER_CHECK(static_cast<int64_t>(c.info.classes.size()) == c.info.num_classes, "checkpoint '", path, "' lists ",
               c.info.classes.size(), " class names for ", c.info.num_classes, " classes");

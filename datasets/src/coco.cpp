@@ -10,7 +10,7 @@
 #include <ember/ops/shape.h>
 
 #include "format_util.h"
-#include "json_cursor.h"
+#include <ember/serialize/json_cursor.h>
 
 namespace ember::datasets {
 
@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kName = "CocoDetection";
 
-CocoImage read_image_record(detail::JsonCursor& in) {
+CocoImage read_image_record(serialize::json::Cursor& in) {
   CocoImage img;
   bool has_id = false, has_file = false;
   const size_t at = in.offset();
@@ -52,7 +52,7 @@ CocoImage read_image_record(detail::JsonCursor& in) {
   return img;
 }
 
-CocoCategory read_category_record(detail::JsonCursor& in) {
+CocoCategory read_category_record(serialize::json::Cursor& in) {
   CocoCategory cat;
   bool has_id = false;
   const size_t at = in.offset();
@@ -74,7 +74,7 @@ CocoCategory read_category_record(detail::JsonCursor& in) {
   return cat;
 }
 
-CocoAnnotation read_annotation_record(detail::JsonCursor& in, bool keep_segmentation) {
+CocoAnnotation read_annotation_record(serialize::json::Cursor& in, bool keep_segmentation) {
   CocoAnnotation ann;
   bool has_id = false, has_image = false, has_category = false, has_bbox = false, has_area = false;
   const size_t at = in.offset();
@@ -144,7 +144,7 @@ CocoDetection::CocoDetection(std::string root, const std::string& ann_file,
   // categories; anything else is skipped).
   {
     detail::MappedFile file(ann_file, kName);
-    detail::JsonCursor in(file.text(), ann_file);
+    serialize::json::Cursor in(file.text(), ann_file);
     try {
       in.begin_object();
       std::string key;

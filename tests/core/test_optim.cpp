@@ -536,4 +536,43 @@ TEST(OptimErrors, BadOptionsNameTheOptimizerAndValue) {
   expect_error([&] { Adam(std::vector<ParamGroup>{{{p[0]}, {{"betas", 0.9}}}}, {}); }, "Adam: option 'betas'");
 }
 
+// Adam, AdamW, Adamax, NAdam and RAdam share their option checks and state setup
+// (Note [Adam-family optimizers]): the same four checks with each one's name, the
+// same state entries, and a loaded state that lacks a moment is an error naming
+// the optimizer.
+template <class Opt>
+void check_adam_family(const char* name, const char* second_moment) {
+  SCOPED_TRACE(name);
+  Model m;
+  const auto& p = m.params;
+  const std::string who = name;
+  expect_error([&] { Opt(p, {.eps = -1}); }, who + ": invalid epsilon value: -1");
+  expect_error([&] { Opt(p, {.betas = {-0.5, 0.999}}); }, who + ": invalid beta parameter at index 0: -0.5");
+  expect_error([&] { Opt(p, {.betas = {0.9, 1.0}}); }, who + ": invalid beta parameter at index 1: 1");
+  expect_error([&] { Opt(p, {.weight_decay = -2}); }, who + ": invalid weight_decay value: -2");
+
+  Opt opt(p, {.lr = 0.01});
+  train(m, opt, 1);
+  const ParamState* st = opt.find_state(p[0]);
+  ASSERT_NE(st, nullptr);
+  EXPECT_EQ(st->at("step").to_tensor().item<double>(), 1.0);
+  EXPECT_EQ(st->at("step").to_tensor().dtype(), kFloat);
+  EXPECT_EQ(st->at("exp_avg").to_tensor().sizes(), p[0].sizes());
+  EXPECT_EQ(st->at(second_moment).to_tensor().sizes(), p[0].sizes());
+
+  OptimizerStateDict sd = opt.state_dict();
+  for (auto& [index, state] : sd.state) state.erase("exp_avg");
+  Opt loaded(p, {.lr = 0.01});
+  loaded.load_state_dict(sd);
+  expect_error([&] { train(m, loaded, 1); }, who + ": parameter state has no tensor 'exp_avg'");
+}
+
+TEST(OptimErrors, AdamFamilySharesChecksAndState) {
+  check_adam_family<Adam>("Adam", "exp_avg_sq");
+  check_adam_family<AdamW>("AdamW", "exp_avg_sq");
+  check_adam_family<Adamax>("Adamax", "exp_inf");
+  check_adam_family<NAdam>("NAdam", "exp_avg_sq");
+  check_adam_family<RAdam>("RAdam", "exp_avg_sq");
+}
+
 }  // namespace

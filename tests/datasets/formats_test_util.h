@@ -28,8 +28,8 @@ inline Tensor formats_npy(const std::string& name) {
   return load_npy(formats_dir() + "/" + name + ".npy");
 }
 
-inline const serialize::json::Value& formats_expected() {
-  static const serialize::json::Value value = [] {
+inline const IValue& formats_expected() {
+  static const IValue value = [] {
     std::ifstream f(formats_dir() + "/expected.json", std::ios::binary);
     EMBER_CHECK(f.good(), "cannot open expected.json");
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -39,8 +39,8 @@ inline const serialize::json::Value& formats_expected() {
 }
 
 // expected["a"]["b"]...
-inline const serialize::json::Value& at(const serialize::json::Value& v, std::string_view key) {
-  const serialize::json::Value* m = v.get(key);
+inline const IValue& at(const IValue& v, std::string_view key) {
+  const IValue* m = v.find(key);
   EMBER_CHECK(m, "expected.json: no member ", key);
   return *m;
 }

@@ -26,19 +26,19 @@ void check_split(const std::string& key, bool train) {
   const std::string split = train ? "train" : "test";
   DS ds(formats_dir() + "/cifar", {.train = train});
   Tensor images = formats_npy(key + "_" + split + "_images");  // [N, 3, 32, 32]
-  const auto& targets = at(at(exp, split), "targets").array;
+  const auto& targets = at(at(exp, split), "targets").to_list();
   ASSERT_EQ(ds.size(), static_cast<int64_t>(targets.size()));
   EXPECT_TRUE(tensors_equal(ds.data(), images));
   for (int64_t i = 0; i < ds.size(); ++i) {
     auto [image, target] = ds.get(i);
     EXPECT_EQ(image.sizes(), IntArrayRef({3, 32, 32}));
     EXPECT_TRUE(tensors_equal(image, images[i]));
-    EXPECT_EQ(target, targets[static_cast<size_t>(i)].integer);
+    EXPECT_EQ(target, targets[static_cast<size_t>(i)].to_int());
   }
-  const auto& classes = at(exp, "classes").array;
+  const auto& classes = at(exp, "classes").to_list();
   ASSERT_EQ(ds.classes().size(), classes.size());
-  for (size_t i = 0; i < classes.size(); ++i) EXPECT_EQ(ds.classes()[i], classes[i].string);
-  EXPECT_EQ(ds.class_to_idx().at(classes[3].string), 3);
+  for (size_t i = 0; i < classes.size(); ++i) EXPECT_EQ(ds.classes()[i], classes[i].to_string());
+  EXPECT_EQ(ds.class_to_idx().at(classes[3].to_string()), 3);
 }
 
 TEST(FormatsCIFAR, CIFAR10MatchesTorchvision) {
@@ -55,22 +55,22 @@ TEST(FormatsCIFAR, CIFAR100CoarseLabels) {
   const auto& exp = at(formats_expected(), "cifar100");
   for (bool train : {true, false}) {
     const auto& split = at(exp, train ? "train" : "test");
-    const auto& coarse = at(split, "coarse_targets").array;
-    const auto& fine = at(split, "targets").array;
+    const auto& coarse = at(split, "coarse_targets").to_list();
+    const auto& fine = at(split, "targets").to_list();
     CIFAR100 fine_ds(formats_dir() + "/cifar", {.train = train});
     CIFAR100 coarse_ds(formats_dir() + "/cifar", {.train = train, .coarse = true});
     ASSERT_EQ(coarse_ds.size(), static_cast<int64_t>(coarse.size()));
     for (int64_t i = 0; i < coarse_ds.size(); ++i) {
-      EXPECT_EQ(coarse_ds.get(i).second, coarse[static_cast<size_t>(i)].integer);
-      EXPECT_EQ(fine_ds.coarse_target(i), coarse[static_cast<size_t>(i)].integer);
-      EXPECT_EQ(coarse_ds.fine_targets()[i].item<int64_t>(), fine[static_cast<size_t>(i)].integer);
+      EXPECT_EQ(coarse_ds.get(i).second, coarse[static_cast<size_t>(i)].to_int());
+      EXPECT_EQ(fine_ds.coarse_target(i), coarse[static_cast<size_t>(i)].to_int());
+      EXPECT_EQ(coarse_ds.fine_targets()[i].item<int64_t>(), fine[static_cast<size_t>(i)].to_int());
       EXPECT_TRUE(tensors_equal(coarse_ds.get(i).first, fine_ds.get(i).first));
     }
     EXPECT_TRUE(tensors_equal(coarse_ds.targets(), coarse_ds.coarse_targets()));
     EXPECT_TRUE(tensors_equal(fine_ds.targets(), fine_ds.fine_targets()));
-    const auto& names = at(exp, "coarse_classes").array;
+    const auto& names = at(exp, "coarse_classes").to_list();
     ASSERT_EQ(coarse_ds.classes().size(), 20u);
-    for (size_t k = 0; k < names.size(); ++k) EXPECT_EQ(coarse_ds.classes()[k], names[k].string);
+    for (size_t k = 0; k < names.size(); ++k) EXPECT_EQ(coarse_ds.classes()[k], names[k].to_string());
     EXPECT_EQ(coarse_ds.fine_classes().size(), 100u);
     EXPECT_EQ(fine_ds.classes().size(), 100u);
   }

@@ -1,12 +1,12 @@
 // CocoDetection against torchvision 0.14's CocoDetection (with pycocotools'
-// index) on the committed tree, the pull JSON reader it uses, and bad files.
+// index) on the committed tree, and bad files (the JSON cursor it reads with
+// is tested in tests/core/test_json.cpp).
 #include <cmath>
 
 #include <ember/datasets/coco.h>
 #include <ember/ops/factories.h>
 
 #include "formats_test_util.h"
-#include "json_cursor.h"
 
 namespace ember::datasets {
 namespace {
@@ -27,18 +27,18 @@ TEST(FormatsCoco, MatchesTorchvision) {
   CocoDetection ds(coco_root() + "/images", coco_root() + "/instances.json",
                    {.keep_segmentation = true});
   const auto& exp = at(formats_expected(), "coco");
-  const auto& ids = at(exp, "ids").array;
+  const auto& ids = at(exp, "ids").to_list();
   ASSERT_EQ(ds.size(), static_cast<int64_t>(ids.size()));
-  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ds.ids()[i], ids[i].integer);
-  const auto& samples = at(exp, "samples").array;
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ds.ids()[i], ids[i].to_int());
+  const auto& samples = at(exp, "samples").to_list();
   for (int64_t i = 0; i < ds.size(); ++i) {
     SCOPED_TRACE(i);
     const auto& s = samples[static_cast<size_t>(i)];
     auto [image, target] = ds.get(i);
     EXPECT_TRUE(tensors_equal(image, formats_npy("coco_" + std::to_string(i))));
-    EXPECT_EQ(target.image_id, at(s, "image_id").integer);
-    EXPECT_EQ(ds.image_info(i).file_name, at(s, "file_name").string);
-    const auto& anns = at(s, "annotations").array;
+    EXPECT_EQ(target.image_id, at(s, "image_id").to_int());
+    EXPECT_EQ(ds.image_info(i).file_name, at(s, "file_name").to_string());
+    const auto& anns = at(s, "annotations").to_list();
     const auto n = static_cast<int64_t>(anns.size());
     ASSERT_EQ(static_cast<int64_t>(target.annotations.size()), n);
     EXPECT_EQ(target.boxes.sizes(), IntArrayRef({n, 4}));
@@ -49,18 +49,18 @@ TEST(FormatsCoco, MatchesTorchvision) {
     for (int64_t k = 0; k < n; ++k) {
       const auto& e = anns[static_cast<size_t>(k)];
       const CocoAnnotation& a = target.annotations[static_cast<size_t>(k)];
-      EXPECT_EQ(a.id, at(e, "id").integer);
-      EXPECT_EQ(a.image_id, at(e, "image_id").integer);
-      EXPECT_EQ(a.category_id, at(e, "category_id").integer);
-      EXPECT_EQ(a.iscrowd, at(e, "iscrowd").integer);
-      EXPECT_EQ(a.area, at(e, "area").number);
-      EXPECT_EQ(a.segmentation, at(e, "segmentation").string);
+      EXPECT_EQ(a.id, at(e, "id").to_int());
+      EXPECT_EQ(a.image_id, at(e, "image_id").to_int());
+      EXPECT_EQ(a.category_id, at(e, "category_id").to_int());
+      EXPECT_EQ(a.iscrowd, at(e, "iscrowd").to_int());
+      EXPECT_EQ(a.area, at(e, "area").to_double());
+      EXPECT_EQ(a.segmentation, at(e, "segmentation").to_string());
       EXPECT_EQ(target.annotation_ids[k].item<int64_t>(), a.id);
       EXPECT_EQ(target.labels[k].item<int64_t>(), a.category_id);
       EXPECT_EQ(target.iscrowd[k].item<int64_t>(), a.iscrowd);
-      EXPECT_EQ(target.area[k].item<float>(), static_cast<float>(at(e, "area").number));
+      EXPECT_EQ(target.area[k].item<float>(), static_cast<float>(at(e, "area").to_double()));
       for (int64_t j = 0; j < 4; ++j) {
-        const double v = at(e, "bbox").array[static_cast<size_t>(j)].number;
+        const double v = at(e, "bbox").to_list()[static_cast<size_t>(j)].to_double();
         EXPECT_EQ(a.bbox[static_cast<size_t>(j)], v);
         EXPECT_EQ(target.boxes[k][j].item<float>(), static_cast<float>(v));
       }
@@ -70,12 +70,12 @@ TEST(FormatsCoco, MatchesTorchvision) {
   const CocoTarget t42 = ds.target(2);
   EXPECT_TRUE(std::signbit(t42.annotations[2].bbox[0]));
   // Categories, in file order, with \u escapes decoded.
-  const auto& cats = at(exp, "categories").array;
+  const auto& cats = at(exp, "categories").to_list();
   ASSERT_EQ(ds.categories().size(), cats.size());
   for (size_t c = 0; c < cats.size(); ++c) {
-    EXPECT_EQ(ds.categories()[c].id, at(cats[c], "id").integer);
-    EXPECT_EQ(ds.categories()[c].name, at(cats[c], "name").string);
-    EXPECT_EQ(ds.categories()[c].supercategory, at(cats[c], "supercategory").string);
+    EXPECT_EQ(ds.categories()[c].id, at(cats[c], "id").to_int());
+    EXPECT_EQ(ds.categories()[c].name, at(cats[c], "name").to_string());
+    EXPECT_EQ(ds.categories()[c].supercategory, at(cats[c], "supercategory").to_string());
   }
   EXPECT_EQ(ds.categories()[2].name, "toothbrush \xC3\xA9\xC3\xA8 \"q\"");
   // Every annotation of the file is kept, also the one of a missing image.
@@ -206,60 +206,6 @@ TEST(FormatsCoco, MissingOptionalFields) {
   EXPECT_EQ(t.annotations[0].iscrowd, 1);
   EXPECT_EQ(ds.images()[0].width, 0);
   EXPECT_EQ(ds.categories()[0].supercategory, "");
-}
-
-// The pull reader on its own.
-TEST(FormatsJsonCursor, ReadsAndSkips) {
-  const std::string text =
-      " {\"a\": [1, -2.5e2, 0.0, 3.0, 1e400], \"s\": \"x\\u00e9\\ud83d\\ude00\\n\\\"\", \"t\": "
-      "true,"
-      " \"n\": null, \"skip\": {\"k\": [[], {}, \"]}\", -0, 2E+3]}, \"a\": 5 } ";
-  detail::JsonCursor in(text, "doc");
-  in.begin_object();
-  std::string key;
-  ASSERT_TRUE(in.next_member(key));
-  EXPECT_EQ(key, "a");
-  in.begin_array();
-  std::vector<double> nums;
-  while (in.next_element()) nums.push_back(in.read_number());
-  ASSERT_EQ(nums.size(), 5u);
-  EXPECT_EQ(nums[1], -250.0);
-  EXPECT_TRUE(std::isinf(nums[4]));
-  ASSERT_TRUE(in.next_member(key));
-  EXPECT_EQ(in.read_string(), "x\xC3\xA9\xF0\x9F\x98\x80\n\"");
-  ASSERT_TRUE(in.next_member(key));
-  EXPECT_TRUE(in.read_bool());
-  ASSERT_TRUE(in.next_member(key));
-  EXPECT_TRUE(in.skip_null());
-  ASSERT_TRUE(in.next_member(key));
-  EXPECT_EQ(in.skip_value(), "{\"k\": [[], {}, \"]}\", -0, 2E+3]}");
-  ASSERT_TRUE(in.next_member(key));  // a repeated key is passed on
-  EXPECT_EQ(key, "a");
-  EXPECT_EQ(in.read_integer(), 5);
-  EXPECT_FALSE(in.next_member(key));
-  in.finish();
-
-  detail::JsonCursor ints("[3.0, 1e3, 2.5, 9223372036854775807]", "ints");
-  ints.begin_array();
-  ASSERT_TRUE(ints.next_element());
-  EXPECT_EQ(ints.read_integer(), 3);
-  ASSERT_TRUE(ints.next_element());
-  EXPECT_EQ(ints.read_integer(), 1000);
-  ASSERT_TRUE(ints.next_element());
-  EXPECT_EMBER_ERROR(ints.read_integer(), "ints: invalid JSON at byte 11: expected an integer");
-}
-
-TEST(FormatsJsonCursor, RejectsBadGrammar) {
-  for (const char* bad :
-       {"[01]", "[1.]", "[-]", "[.5]", "[1e]", "{\"a\" 1}", "{1: 2}", "[1 2]", "[\"a\\x\"]",
-        "[\"a\tb\"]", "[tru]", "[nul]", "{\"a\": 1,}", "[", "\"abc"}) {
-    SCOPED_TRACE(bad);
-    detail::JsonCursor in(bad, "t");
-    EXPECT_FALSE(error_of([&] {
-                   in.skip_value();
-                   in.finish();
-                 }).empty());
-  }
 }
 
 }  // namespace

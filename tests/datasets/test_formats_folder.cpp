@@ -27,21 +27,21 @@ TEST(FormatsImageFolder, MatchesTorchvision) {
   const std::string root = formats_dir() + "/folder";
   ImageFolder ds(root);
   const auto& exp = at(formats_expected(), "folder");
-  const auto& classes = at(exp, "classes").array;
+  const auto& classes = at(exp, "classes").to_list();
   ASSERT_EQ(ds.classes().size(), classes.size());
   for (size_t i = 0; i < classes.size(); ++i) {
-    EXPECT_EQ(ds.classes()[i], classes[i].string);
-    EXPECT_EQ(ds.class_to_idx().at(classes[i].string), static_cast<int64_t>(i));
+    EXPECT_EQ(ds.classes()[i], classes[i].to_string());
+    EXPECT_EQ(ds.class_to_idx().at(classes[i].to_string()), static_cast<int64_t>(i));
   }
-  const auto& samples = at(exp, "samples").array;
+  const auto& samples = at(exp, "samples").to_list();
   ASSERT_EQ(ds.size(), static_cast<int64_t>(samples.size()));
   for (size_t i = 0; i < samples.size(); ++i) {
-    SCOPED_TRACE(samples[i].array[0].string);
-    EXPECT_EQ(ds.samples()[i].first, root + "/" + samples[i].array[0].string);
-    EXPECT_EQ(ds.samples()[i].second, samples[i].array[1].integer);
-    EXPECT_EQ(ds.targets()[i], samples[i].array[1].integer);
+    SCOPED_TRACE(samples[i].to_list()[0].to_string());
+    EXPECT_EQ(ds.samples()[i].first, root + "/" + samples[i].to_list()[0].to_string());
+    EXPECT_EQ(ds.samples()[i].second, samples[i].to_list()[1].to_int());
+    EXPECT_EQ(ds.targets()[i], samples[i].to_list()[1].to_int());
     auto [image, target] = ds.get(static_cast<int64_t>(i));
-    EXPECT_EQ(target, samples[i].array[1].integer);
+    EXPECT_EQ(target, samples[i].to_list()[1].to_int());
     // PIL's convert("RGB") of RGB, L, RGBA and palette PNGs and of JPEGs.
     Tensor expected = formats_npy("folder_" + std::to_string(i));
     EXPECT_TRUE(tensors_equal(image, expected)) << image.sizes() << " vs " << expected.sizes();

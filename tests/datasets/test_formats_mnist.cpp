@@ -29,7 +29,7 @@ void check_against_torchvision(const std::string& key, const std::string& prefix
     DS ds(formats_dir() + "/mnist", {.train = train});
     const std::string split = train ? "train" : "test";
     Tensor images = formats_npy(prefix + "_" + split + "_images");  // [N, 28, 28]
-    const auto& targets = at(at(exp, split), "targets").array;
+    const auto& targets = at(at(exp, split), "targets").to_list();
     ASSERT_EQ(ds.size(), static_cast<int64_t>(targets.size()));
     EXPECT_TRUE(tensors_equal(ds.data(), images));
     EXPECT_EQ(ds.targets().dtype(), kInt64);
@@ -38,16 +38,16 @@ void check_against_torchvision(const std::string& key, const std::string& prefix
       EXPECT_EQ(image.sizes(), IntArrayRef({1, 28, 28}));
       EXPECT_EQ(image.dtype(), kUInt8);
       EXPECT_TRUE(tensors_equal(image, images[i].unsqueeze(0)));
-      EXPECT_EQ(target, targets[static_cast<size_t>(i)].integer);
+      EXPECT_EQ(target, targets[static_cast<size_t>(i)].to_int());
       EXPECT_EQ(ds.targets()[i].template item<int64_t>(), target);
     }
   }
   DS ds(formats_dir() + "/mnist");
-  const auto& classes = at(exp, "classes").array;
+  const auto& classes = at(exp, "classes").to_list();
   ASSERT_EQ(ds.classes().size(), classes.size());
   for (size_t i = 0; i < classes.size(); ++i) {
-    EXPECT_EQ(ds.classes()[i], classes[i].string);
-    EXPECT_EQ(ds.class_to_idx().at(classes[i].string), static_cast<int64_t>(i));
+    EXPECT_EQ(ds.classes()[i], classes[i].to_string());
+    EXPECT_EQ(ds.class_to_idx().at(classes[i].to_string()), static_cast<int64_t>(i));
   }
 }
 

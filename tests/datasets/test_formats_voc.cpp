@@ -18,11 +18,11 @@ using ember::testing::formats_npy;
 using ember::testing::TempDir;
 using ember::testing::tensors_equal;
 using ember::testing::write_bytes;
-using serialize::json::Value;
+using Value = ember::IValue;
 
 double num(const Value& v) {
   double d = 0;
-  std::from_chars(v.string.data(), v.string.data() + v.string.size(), d);
+  std::from_chars(v.to_string().data(), v.to_string().data() + v.to_string().size(), d);
   return d;
 }
 
@@ -30,8 +30,8 @@ double num(const Value& v) {
 std::vector<const Value*> as_list(const Value* v) {
   std::vector<const Value*> out;
   if (!v) return out;
-  if (v->kind == Value::Kind::Array)
-    for (const Value& e : v->array) out.push_back(&e);
+  if (v->is_list())
+    for (const Value& e : v->to_list()) out.push_back(&e);
   else
     out.push_back(v);
   return out;
@@ -49,7 +49,7 @@ TEST(FormatsVOC, MatchesTorchvision) {
   for (const char* set : {"train", "val"}) {
     SCOPED_TRACE(set);
     VOCDetection ds(formats_dir() + "/voc", {.image_set = set});
-    const auto& samples = at(exp, set).array;
+    const auto& samples = at(exp, set).to_list();
     ASSERT_EQ(ds.size(), static_cast<int64_t>(samples.size()));
     for (int64_t i = 0; i < ds.size(); ++i) {
       SCOPED_TRACE(i);
@@ -58,8 +58,8 @@ TEST(FormatsVOC, MatchesTorchvision) {
           tensors_equal(image, formats_npy(std::string("voc_") + set + "_" + std::to_string(i))));
       const Value& a = at(samples[static_cast<size_t>(i)], "annotation");
       const VOCAnnotation& got = target.annotation;
-      EXPECT_EQ(got.filename, at(a, "filename").string);
-      EXPECT_EQ(got.folder, a.get("folder") ? a.get("folder")->string : "");
+      EXPECT_EQ(got.filename, at(a, "filename").to_string());
+      EXPECT_EQ(got.folder, a.find("folder") ? a.find("folder")->to_string() : "");
       EXPECT_EQ(got.width, static_cast<int64_t>(num(at(at(a, "size"), "width"))));
       EXPECT_EQ(got.height, static_cast<int64_t>(num(at(at(a, "size"), "height"))));
       EXPECT_EQ(got.depth, static_cast<int64_t>(num(at(at(a, "size"), "depth"))));
@@ -67,7 +67,7 @@ TEST(FormatsVOC, MatchesTorchvision) {
       // torchvision wraps the objects of <annotation> in a list (of one list
       // when there are several).
       std::vector<const Value*> objects = as_list(&at(a, "object"));
-      if (objects.size() == 1 && objects[0]->kind == Value::Kind::Array)
+      if (objects.size() == 1 && objects[0]->is_list())
         objects = as_list(objects[0]);
       ASSERT_EQ(got.objects.size(), objects.size());
       const auto n = static_cast<int64_t>(objects.size());
@@ -76,19 +76,19 @@ TEST(FormatsVOC, MatchesTorchvision) {
       for (int64_t k = 0; k < n; ++k) {
         const Value& o = *objects[static_cast<size_t>(k)];
         const VOCObject& g = got.objects[static_cast<size_t>(k)];
-        EXPECT_EQ(g.name, at(o, "name").string);
-        EXPECT_EQ(g.pose, o.get("pose") ? o.get("pose")->string : "");
+        EXPECT_EQ(g.name, at(o, "name").to_string());
+        EXPECT_EQ(g.pose, o.find("pose") ? o.find("pose")->to_string() : "");
         EXPECT_EQ(g.truncated,
-                  o.get("truncated") ? static_cast<int64_t>(num(*o.get("truncated"))) : 0);
+                  o.find("truncated") ? static_cast<int64_t>(num(*o.find("truncated"))) : 0);
         EXPECT_EQ(g.difficult,
-                  o.get("difficult") ? static_cast<int64_t>(num(*o.get("difficult"))) : 0);
+                  o.find("difficult") ? static_cast<int64_t>(num(*o.find("difficult"))) : 0);
         EXPECT_EQ(g.occluded,
-                  o.get("occluded") ? static_cast<int64_t>(num(*o.get("occluded"))) : 0);
+                  o.find("occluded") ? static_cast<int64_t>(num(*o.find("occluded"))) : 0);
         expect_box(g.bndbox, at(o, "bndbox"));
-        const std::vector<const Value*> parts = as_list(o.get("part"));
+        const std::vector<const Value*> parts = as_list(o.find("part"));
         ASSERT_EQ(g.parts.size(), parts.size());
         for (size_t p = 0; p < parts.size(); ++p) {
-          EXPECT_EQ(g.parts[p].name, at(*parts[p], "name").string);
+          EXPECT_EQ(g.parts[p].name, at(*parts[p], "name").to_string());
           expect_box(g.parts[p].bndbox, at(*parts[p], "bndbox"));
         }
         const auto& classes = voc_classes();

@@ -43,17 +43,6 @@
 
 namespace ember::autograd {
 
-// ---- IValue ----
-
-const char* IValue::tagKind() const {
-  static const char* const names[] = {"None", "Tensor", "Double", "Int", "Bool", "IntList", "String"};
-  return names[v_.index()];
-}
-
-void IValue::type_error(const char* want) const {
-  EMBER_FAIL("IValue: expected ", want, " but got ", tagKind());
-}
-
 namespace detail {
 
 namespace {

@@ -1,7 +1,7 @@
 // Adam and AdamW (torch/optim/adam.py and adamw.py, _single_tensor_adam[w]).
 #include "ember/optim/adam.h"
 
-#include "common.h"
+#include "adam_family.h"
 
 namespace ember::optim {
 
@@ -22,10 +22,7 @@ AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& defaults) : Ada
 void Adam::validate(const Dict& options) const {
   Optimizer::validate(options);
   auto o = from_dict<AdamOptions>(options, name().c_str());
-  check_option(o.eps >= 0, "epsilon value", o.eps);
-  check_option(o.betas.first >= 0 && o.betas.first < 1, "beta parameter at index 0", o.betas.first);
-  check_option(o.betas.second >= 0 && o.betas.second < 1, "beta parameter at index 1", o.betas.second);
-  check_option(o.weight_decay >= 0, "weight_decay value", o.weight_decay);
+  detail::check_adam_family_options(name(), o);
 }
 
 Tensor Adam::step(const Closure& closure) {
@@ -49,15 +46,9 @@ void Adam::step_group(ParamGroup& group, bool decoupled_weight_decay) {
     if (!param.grad().defined()) continue;
     Tensor grad = detail::signed_grad(param, o.maximize);
     ParamState& st = state(param);
-    if (st.empty()) {
-      st["step"] = detail::step_tensor();
-      st["exp_avg"] = zeros_like(param);
-      st["exp_avg_sq"] = zeros_like(param);
-      if (o.amsgrad) st["max_exp_avg_sq"] = zeros_like(param);
-    }
-    Tensor exp_avg = detail::require_tensor(st, "exp_avg", name());
-    Tensor exp_avg_sq = detail::require_tensor(st, "exp_avg_sq", name());
-    Tensor& step_t = st.at("step").to_tensor();
+    auto [step_t, exp_avg, exp_avg_sq] = detail::adam_family_state(st, param, "exp_avg_sq", name(), [&](ParamState& s) {
+      if (o.amsgrad) s["max_exp_avg_sq"] = zeros_like(param);
+    });
     Tensor p = param;
     if (!decoupled_weight_decay) {
       step_t.add_(1);

@@ -315,7 +315,8 @@ Tensor LBFGS::step(const Closure& closure) {
       // Compute the approximate (L-BFGS) inverse Hessian multiplied by the gradient.
       const size_t num_old = old_dirs.size();
       if (!find("al")) st["al"] = std::vector<double>(static_cast<size_t>(o.history_size), 0.0);
-      std::vector<double>& al = st["al"].to_double_list();
+      // Lists in an IValue are immutable: al is updated here and stored back below.
+      std::vector<double> al = st["al"].to_double_list();
       if (al.size() < num_old) al.resize(num_old, 0.0);
       // Iteration in the L-BFGS loop collapsed to use just one buffer.
       Tensor q = flat_grad.neg();
@@ -330,6 +331,7 @@ Tensor LBFGS::step(const Closure& closure) {
         const double be_i = dot(old_dirs[k], r) * ro[k];
         r.add_(old_stps[k], al[k] - be_i);
       }
+      st["al"] = al;
     }
 
     if (!prev_flat_grad.defined())

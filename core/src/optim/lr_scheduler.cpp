@@ -16,6 +16,15 @@ std::vector<double> per_group(const std::vector<double>& values, size_t groups, 
   EMBER_CHECK(values.size() == groups, who, ": expected ", groups, " values for ", name, ", got ", values.size());
   return values;
 }
+
+// Adam's betas with beta1 replaced (cycled like SGD's momentum); lists in an
+// IValue are immutable, so the group gets a new one.
+Value with_beta1(const Value& betas, double beta1) {
+  std::vector<double> b = betas.to_double_list();
+  EMBER_CHECK(!b.empty(), "LRScheduler: the group's betas are empty");
+  b[0] = beta1;
+  return b;
+}
 }  // namespace
 
 // ---- LRScheduler ----
@@ -415,7 +424,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, const OneCycleLROptions& o, int64_t
       for (size_t i = 0; i < n; ++i) {
         auto& g = optimizer.param_groups()[i];
         if (use_beta1_)
-          g.at("betas").to_double_list().at(0) = max_m[i];
+          g["betas"] = with_beta1(g.at("betas"), max_m[i]);
         else
           g["momentum"] = max_m[i];
         g["max_momentum"] = max_m[i];
@@ -453,7 +462,7 @@ std::vector<double> OneCycleLR::get_lr() {
     lrs.push_back(lr);
     if (cycle_momentum_) {
       if (use_beta1_)
-        g.at("betas").to_double_list().at(0) = momentum;
+        g["betas"] = with_beta1(g.at("betas"), momentum);
       else
         g["momentum"] = momentum;
     }

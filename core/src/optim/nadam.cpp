@@ -1,7 +1,7 @@
 // NAdam (torch/optim/nadam.py of PyTorch 1.13, _single_tensor_nadam).
 #include "ember/optim/nadam.h"
 
-#include "common.h"
+#include "adam_family.h"
 
 namespace ember::optim {
 
@@ -15,10 +15,7 @@ NAdam::NAdam(std::vector<ParamGroup> groups, const NAdamOptions& defaults) : Opt
 void NAdam::validate(const Dict& options) const {
   Optimizer::validate(options);
   auto o = from_dict<NAdamOptions>(options, "NAdam");
-  check_option(o.eps >= 0, "epsilon value", o.eps);
-  check_option(o.betas.first >= 0 && o.betas.first < 1, "beta parameter at index 0", o.betas.first);
-  check_option(o.betas.second >= 0 && o.betas.second < 1, "beta parameter at index 1", o.betas.second);
-  check_option(o.weight_decay >= 0, "weight_decay value", o.weight_decay);
+  detail::check_adam_family_options("NAdam", o);
   check_option(o.momentum_decay >= 0, "momentum_decay value", o.momentum_decay);
 }
 
@@ -31,16 +28,10 @@ Tensor NAdam::step(const Closure& closure) {
     for (auto& param : group.params) {
       if (!param.grad().defined()) continue;
       ParamState& st = state(param);
-      if (st.empty()) {
-        st["step"] = detail::step_tensor();
-        st["mu_product"] = detail::step_tensor(1);
-        st["exp_avg"] = zeros_like(param);
-        st["exp_avg_sq"] = zeros_like(param);
-      }
-      const double step = detail::increment_step(st.at("step").to_tensor());
-      Tensor& mu_product = st.at("mu_product").to_tensor();
-      Tensor exp_avg = detail::require_tensor(st, "exp_avg", "NAdam");
-      Tensor exp_avg_sq = detail::require_tensor(st, "exp_avg_sq", "NAdam");
+      auto [step_t, exp_avg, exp_avg_sq] = detail::adam_family_state(
+          st, param, "exp_avg_sq", "NAdam", [](ParamState& s) { s["mu_product"] = detail::step_tensor(1); });
+      const double step = detail::increment_step(step_t);
+      Tensor mu_product = detail::require_tensor(st, "mu_product", "NAdam");
       const double bias_correction2 = 1 - std::pow(beta2, step);
       Tensor grad = param.grad();
       if (o.weight_decay != 0) grad = grad.add(param, o.weight_decay);

@@ -1,7 +1,7 @@
 // RAdam (torch/optim/radam.py of PyTorch 1.13, _single_tensor_radam).
 #include "ember/optim/radam.h"
 
-#include "common.h"
+#include "adam_family.h"
 
 namespace ember::optim {
 
@@ -15,10 +15,7 @@ RAdam::RAdam(std::vector<ParamGroup> groups, const RAdamOptions& defaults) : Opt
 void RAdam::validate(const Dict& options) const {
   Optimizer::validate(options);
   auto o = from_dict<RAdamOptions>(options, "RAdam");
-  check_option(o.eps >= 0, "epsilon value", o.eps);
-  check_option(o.betas.first >= 0 && o.betas.first < 1, "beta parameter at index 0", o.betas.first);
-  check_option(o.betas.second >= 0 && o.betas.second < 1, "beta parameter at index 1", o.betas.second);
-  check_option(o.weight_decay >= 0, "weight_decay value", o.weight_decay);
+  detail::check_adam_family_options("RAdam", o);
 }
 
 Tensor RAdam::step(const Closure& closure) {
@@ -30,14 +27,8 @@ Tensor RAdam::step(const Closure& closure) {
     for (auto& param : group.params) {
       if (!param.grad().defined()) continue;
       ParamState& st = state(param);
-      if (st.empty()) {
-        st["step"] = detail::step_tensor();
-        st["exp_avg"] = zeros_like(param);
-        st["exp_avg_sq"] = zeros_like(param);
-      }
-      const double step = detail::increment_step(st.at("step").to_tensor());
-      Tensor exp_avg = detail::require_tensor(st, "exp_avg", "RAdam");
-      Tensor exp_avg_sq = detail::require_tensor(st, "exp_avg_sq", "RAdam");
+      auto [step_t, exp_avg, exp_avg_sq] = detail::adam_family_state(st, param, "exp_avg_sq", "RAdam");
+      const double step = detail::increment_step(step_t);
       const double bias_correction1 = 1 - std::pow(beta1, step);
       const double bias_correction2 = 1 - std::pow(beta2, step);
       Tensor grad = param.grad();

@@ -15,7 +15,7 @@
 #include "ember/optim/state_io.h"
 
 #include <charconv>
-#include <cmath>
+#include <optional>
 #include <string>
 
 #include "ember/serialize/safetensors.h"
@@ -30,36 +30,19 @@ namespace json = serialize::json;
 
 constexpr const char* kFormat = "ember.optim.v1";
 
-std::string float_literal(double v) {
-  if (std::isnan(v)) return R"({"float": "nan"})";
-  if (std::isinf(v)) return v > 0 ? R"({"float": "inf"})" : R"({"float": "-inf"})";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  std::string s(buf, res.ptr);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
 // `tensor_name` is called for tensors (returns the entry name they are stored
 // under); null means tensors are not allowed here.
 template <class TensorName>
 std::string value_json(const Value& v, const std::string& key, TensorName&& tensor_name) {
-  if (v.is_none()) return "null";
-  if (v.is_bool()) return v.to_bool() ? "true" : "false";
-  if (v.is_int()) return std::to_string(v.to_int());
-  if (v.is_double()) return float_literal(v.to_double());
-  if (v.is_string()) return json::quote(v.to_string());
-  if (v.is_double_list()) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.to_double_list().size(); ++i) s += (i ? ", " : "") + float_literal(v.to_double_list()[i]);
-    return s + "]";
-  }
   if (v.is_tensor()) return R"({"tensor": )" + json::quote(tensor_name(key, v.to_tensor(), -1)) + "}";
-  std::string s = R"({"tensors": [)";
-  const auto& list = v.to_tensor_list();
-  for (size_t i = 0; i < list.size(); ++i)
-    s += (i ? ", " : "") + json::quote(tensor_name(key, list[i], static_cast<int64_t>(i)));
-  return s + "]}";
+  if (v.is_tensor_list()) {
+    std::string s = R"({"tensors": [)";
+    const auto& list = v.to_list();
+    for (size_t i = 0; i < list.size(); ++i)
+      s += (i ? ", " : "") + json::quote(tensor_name(key, list[i].to_tensor(), static_cast<int64_t>(i)));
+    return s + "]}";
+  }
+  return json::plain_to_json(v, "optim::dict_to_json", key);
 }
 
 template <class TensorName>
@@ -73,57 +56,35 @@ std::string dict_json(const Dict& d, TensorName&& tensor_name) {
   return s + "}";
 }
 
-double float_from_json(const json::Value& j, const std::string& where) {
-  if (j.kind == json::Value::Kind::Number) return j.number;
-  const json::Value* f = j.kind == json::Value::Kind::Object ? j.get("float") : nullptr;
-  EMBER_CHECK(f && f->kind == json::Value::Kind::String, "optim state: '", where, "' is not a float");
-  if (f->string == "nan") return NAN;
-  if (f->string == "inf") return INFINITY;
-  EMBER_CHECK(f->string == "-inf", "optim state: '", where, "' holds an unknown float '", f->string, "'");
-  return -INFINITY;
-}
-
 // `tensor` looks up a stored tensor by entry name (null: tensors not allowed).
 template <class TensorLookup>
-Value value_from_json(const json::Value& j, const std::string& where, TensorLookup&& tensor) {
-  using K = json::Value::Kind;
-  switch (j.kind) {
-    case K::Null: return Value();
-    case K::Bool: return Value(j.boolean);
-    case K::Number: return j.is_integer ? Value(j.integer) : Value(j.number);
-    case K::String: return Value(j.string);
-    case K::Array: {
-      std::vector<double> values;
-      for (size_t i = 0; i < j.array.size(); ++i)
-        values.push_back(float_from_json(j.array[i], where + "[" + std::to_string(i) + "]"));
-      return Value(std::move(values));
+Value value_from_json(const IValue& j, const std::string& where, TensorLookup&& tensor) {
+  if (j.is_dict()) {
+    if (const IValue* name = j.find("tensor")) {
+      EMBER_CHECK(name->is_string(), "optim state: '", where, "': a tensor reference must be a string");
+      return Value(tensor(name->to_string(), where));
     }
-    case K::Object: {
-      if (j.get("float")) return Value(float_from_json(j, where));
-      if (const json::Value* name = j.get("tensor")) {
-        EMBER_CHECK(name->kind == K::String, "optim state: '", where, "': a tensor reference must be a string");
-        return Value(tensor(name->string, where));
+    if (const IValue* names = j.find("tensors")) {
+      EMBER_CHECK(names->is_list(), "optim state: '", where, "': 'tensors' must be an array");
+      std::vector<Tensor> list;
+      for (const auto& n : names->to_list()) {
+        EMBER_CHECK(n.is_string(), "optim state: '", where, "': tensor references must be strings");
+        list.push_back(tensor(n.to_string(), where));
       }
-      if (const json::Value* names = j.get("tensors")) {
-        EMBER_CHECK(names->kind == K::Array, "optim state: '", where, "': 'tensors' must be an array");
-        std::vector<Tensor> list;
-        for (const auto& n : names->array) {
-          EMBER_CHECK(n.kind == K::String, "optim state: '", where, "': tensor references must be strings");
-          list.push_back(tensor(n.string, where));
-        }
-        return Value(std::move(list));
-      }
-      EMBER_FAIL("optim state: '", where, "' is an object that is not a float or tensor reference");
+      return Value(std::move(list));
     }
+    EMBER_CHECK(j.find("float"), "optim state: '", where,
+                "' is an object that is not a float or tensor reference");
   }
-  return Value();
+  return json::plain_from_json(j, "optim state", where);
 }
 
 template <class TensorLookup>
-Dict dict_from_json_value(const json::Value& j, const std::string& where, TensorLookup&& tensor) {
-  EMBER_CHECK(j.kind == json::Value::Kind::Object, "optim state: '", where, "' must be a JSON object");
+Dict dict_from_json_value(const IValue& j, const std::string& where, TensorLookup&& tensor) {
+  EMBER_CHECK(j.is_dict(), "optim state: '", where, "' must be a JSON object");
   Dict d;
-  for (const auto& [key, value] : j.object) d[key] = value_from_json(value, where + "." + key, tensor);
+  for (const auto& [key, value] : j.to_dict())
+    d[key.to_string()] = value_from_json(value, where + "." + key.to_string(), tensor);
   return d;
 }
 
@@ -180,7 +141,6 @@ void write_optimizer_state(const OptimizerStateDict& state, StateDict& tensors, 
 
 OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata& metadata,
                                         const std::string& prefix) {
-  using K = json::Value::Kind;
   const std::string* text = metadata.find(prefix);
   EMBER_CHECK(text != nullptr, "optim::read_optimizer_state: the metadata has no '", prefix,
               "' entry (not written by ember::save of an optimizer state?)");
@@ -191,11 +151,11 @@ OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata
     if (bytes >= 0) budget.charge(static_cast<uint64_t>(bytes), "the state's JSON values");
     else budget.release(static_cast<uint64_t>(-bytes));
   };
-  const json::Value root = serialize::run_within(
+  const IValue root = serialize::run_within(
       budget, [&] { return json::parse(*text, "optimizer state '" + prefix + "'", account); });
-  EMBER_CHECK(root.kind == K::Object, "optim::read_optimizer_state: '", prefix, "' is not a JSON object");
-  const json::Value* format = root.get("format");
-  EMBER_CHECK(format && format->kind == K::String && format->string == kFormat,
+  EMBER_CHECK(root.is_dict(), "optim::read_optimizer_state: '", prefix, "' is not a JSON object");
+  const IValue* format = root.find("format");
+  EMBER_CHECK(format && format->is_string() && format->to_string() == kFormat,
               "optim::read_optimizer_state: '", prefix, "' is not in the format ", kFormat);
   auto lookup = [&](const std::string& name, const std::string& where) {
     const Tensor* t = tensors.find(name);
@@ -204,25 +164,25 @@ OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata
     return *t;
   };
   OptimizerStateDict out;
-  const json::Value* state = root.get("state");
-  EMBER_CHECK(state && state->kind == K::Object, "optim::read_optimizer_state: missing 'state' object");
-  for (const auto& [index, entry] : state->object)
-    out.state[parse_index(index, "state")] = dict_from_json_value(entry, "state." + index, lookup);
-  const json::Value* groups = root.get("param_groups");
-  EMBER_CHECK(groups && groups->kind == K::Array, "optim::read_optimizer_state: missing 'param_groups' array");
-  for (size_t g = 0; g < groups->array.size(); ++g) {
-    const json::Value& group = groups->array[g];
+  const IValue* state = root.find("state");
+  EMBER_CHECK(state && state->is_dict(), "optim::read_optimizer_state: missing 'state' object");
+  for (const auto& [index, entry] : state->to_dict())
+    out.state[parse_index(index.to_string(), "state")] =
+        dict_from_json_value(entry, "state." + index.to_string(), lookup);
+  const IValue* groups = root.find("param_groups");
+  EMBER_CHECK(groups && groups->is_list(), "optim::read_optimizer_state: missing 'param_groups' array");
+  for (size_t g = 0; g < groups->to_list().size(); ++g) {
+    const IValue& group = groups->to_list()[g];
     const std::string where = "param_groups[" + std::to_string(g) + "]";
-    EMBER_CHECK(group.kind == K::Object, "optim::read_optimizer_state: ", where, " is not an object");
-    const json::Value* params = group.get("params");
-    EMBER_CHECK(params && params->kind == K::Array, "optim::read_optimizer_state: ", where, " has no 'params' array");
+    EMBER_CHECK(group.is_dict(), "optim::read_optimizer_state: ", where, " is not an object");
+    const IValue* params = group.find("params");
+    EMBER_CHECK(params && params->is_list(), "optim::read_optimizer_state: ", where, " has no 'params' array");
     OptimizerStateDict::Group out_group;
-    for (const auto& p : params->array) {
-      EMBER_CHECK(p.kind == K::Number && p.is_integer, "optim::read_optimizer_state: ", where,
-                  ".params holds a non-integer");
-      out_group.params.push_back(p.integer);
+    for (const auto& p : params->to_list()) {
+      EMBER_CHECK(p.is_int(), "optim::read_optimizer_state: ", where, ".params holds a non-integer");
+      out_group.params.push_back(p.to_int());
     }
-    const json::Value* options = group.get("options");
+    const IValue* options = group.find("options");
     EMBER_CHECK(options != nullptr, "optim::read_optimizer_state: ", where, " has no 'options'");
     out_group.options = dict_from_json_value(*options, where + ".options", no_tensor_lookup);
     out.param_groups.push_back(std::move(out_group));
@@ -251,39 +211,19 @@ Dict read_scheduler_state(const Metadata& metadata, const std::string& key) {
 
 namespace {
 
-using serialize::IValue;
-
-// A torch value as an optim::Value; nullopt where there is no equivalent.
+// A torch value as optimizer state holds it (lists of numbers as lists of
+// floats, lists of tensors); nullopt where there is no equivalent.
 std::optional<Value> value_from_torch(const IValue& v) {
-  switch (v.tag()) {
-    case IValue::Tag::None: return Value();
-    case IValue::Tag::Bool: return Value(v.to_bool());
-    case IValue::Tag::Int: return Value(v.to_int());
-    case IValue::Tag::Double: return Value(v.to_double());
-    case IValue::Tag::String: return Value(v.to_string());
-    case IValue::Tag::Tensor: return Value(v.to_tensor());
-    case IValue::Tag::List:
-    case IValue::Tag::Tuple: {
-      const auto& items = v.to_list();
-      bool all_tensors = !items.empty(), all_numbers = true;
-      for (const auto& item : items) {
-        all_tensors = all_tensors && item.is_tensor();
-        all_numbers = all_numbers && (item.is_int() || item.is_double());
-      }
-      if (all_tensors) {
-        std::vector<Tensor> list;
-        for (const auto& item : items) list.push_back(item.to_tensor());
-        return Value(std::move(list));
-      }
-      if (all_numbers) {
-        std::vector<double> list;
-        for (const auto& item : items) list.push_back(item.to_double());
-        return Value(std::move(list));
-      }
-      return std::nullopt;
-    }
-    case IValue::Tag::Dict: return std::nullopt;
+  if (v.is_dict()) return std::nullopt;
+  if (!v.is_sequence()) return v;
+  const auto& items = v.to_list();
+  bool all_tensors = !items.empty(), all_numbers = true;
+  for (const auto& item : items) {
+    all_tensors = all_tensors && item.is_tensor();
+    all_numbers = all_numbers && item.is_number();
   }
+  if (all_tensors) return Value(v.to_tensor_list());
+  if (all_numbers) return Value(v.to_double_list());
   return std::nullopt;
 }
 

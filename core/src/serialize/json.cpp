@@ -1,8 +1,9 @@
+// JSON documents as IValue trees, plain values as JSON (ember/serialize/json.h).
 #include "ember/serialize/json.h"
 
 #include <algorithm>
 #include <charconv>
-#include <unordered_set>
+#include <cmath>
 
 #include "ember/core/error.h"
 
@@ -31,269 +32,109 @@ size_t utf8_sequence(std::string_view s, size_t i) {
   return n;
 }
 
-
-// What the memory accounting charges per heap block and per key of the
-// duplicate-key set (its node and share of the buckets).
+// What the memory accounting charges per heap block and per entry of a
+// dict's key index (its node and share of the buckets).
 constexpr int64_t kBlockOverhead = 16;
-constexpr int64_t kSetEntryBytes = 48 + kBlockOverhead + 3 * sizeof(void*);
+constexpr int64_t kIndexEntryBytes = 48 + kBlockOverhead + 3 * sizeof(void*);
+// make_shared's block for a str (control block + SharedString), a list's
+// vector and a dict.
+constexpr int64_t kStringBlockBytes = 16 + sizeof(ember::detail::SharedString) + kBlockOverhead;
+constexpr int64_t kListBlockBytes = 16 + sizeof(std::vector<IValue>) + kBlockOverhead;
+constexpr int64_t kDictBlockBytes = 16 + sizeof(IDict) + kBlockOverhead;
 
-class Parser {
+// Builds the IValue of a document from the cursor's tokens. Recursion is as
+// deep as the document's nesting, which the cursor bounds (kMaxDepth).
+class TreeBuilder {
  public:
-  Parser(std::string_view text, std::string_view what, const std::function<void(int64_t)>* account = nullptr)
-      : s_(text), what_(what), account_(account) {}
+  TreeBuilder(std::string_view text, std::string_view what, const std::function<void(int64_t)>* account = nullptr)
+      : in_(text, what), account_(account) {}
 
-  Value parse_document() {
-    skip_ws();
-    Value v = parse_value(0);
-    skip_ws();
-    if (pos_ != s_.size()) fail("unexpected data after the JSON value");
+  IValue parse_document() {
+    IValue v = value();
+    in_.finish();
     return v;
   }
 
  private:
-  [[noreturn]] void fail(std::string_view message) const {
-    EMBER_FAIL(what_, ": invalid JSON at byte ", pos_, ": ", message);
-  }
-  bool at_end() const { return pos_ >= s_.size(); }
-  char peek() const { return at_end() ? '\0' : s_[pos_]; }
-  void skip_ws() {
-    while (!at_end() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
-      ++pos_;
-  }
   void account(int64_t bytes) {
     if (account_) (*account_)(bytes);
   }
-  // Grows a container's buffer geometrically before a push_back, accounting
-  // the new buffer while the old one is still held, then freeing the old one.
-  template <class V>
-  void make_room(V& v) {
-    if (v.size() < v.capacity()) return;
-    const size_t cap = std::max<size_t>(2 * v.capacity(), 1);
-    const int64_t old = v.capacity() ? static_cast<int64_t>(v.capacity() * sizeof(v[0])) + kBlockOverhead : 0;
-    account(static_cast<int64_t>(cap * sizeof(v[0])) + kBlockOverhead);
-    v.reserve(cap);
-    account(-old);
-  }
 
-  void expect_literal(std::string_view lit) {
-    if (s_.substr(pos_, lit.size()) != lit) fail("invalid literal");
-    pos_ += lit.size();
-  }
-
-  Value parse_value(int depth) {
-    if (depth > kMaxDepth) fail("nesting too deep");
-    if (at_end()) fail("unexpected end of input");
-    Value v;
-    switch (peek()) {
-      case '{': parse_object(v, depth); break;
-      case '[': parse_array(v, depth); break;
-      case '"':
-        v.kind = Value::Kind::String;
-        v.string = parse_string();
-        break;
-      case 't':
-        expect_literal("true");
-        v.kind = Value::Kind::Bool;
-        v.boolean = true;
-        break;
-      case 'f':
-        expect_literal("false");
-        v.kind = Value::Kind::Bool;
-        break;
-      case 'n':
-        expect_literal("null");
-        break;
-      default:
-        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) parse_number(v);
-        else fail("unexpected character");
-    }
-    return v;
-  }
-
-  void parse_object(Value& v, int depth) {
-    v.kind = Value::Kind::Object;
-    ++pos_;  // '{'
-    skip_ws();
-    if (peek() == '}') {
-      ++pos_;
-      return;
-    }
-    std::unordered_set<std::string> seen;
-    int64_t seen_bytes = 0;
-    struct Release {  // the duplicate-key set is freed when the object is done
-      Parser& p;
-      int64_t& bytes;
-      ~Release() { p.account(-bytes); }
-    } release{*this, seen_bytes};
-    while (true) {
-      skip_ws();
-      if (peek() != '"') fail("expected a string key");
-      std::string key = parse_string();
-      const int64_t key_bytes = kSetEntryBytes + string_heap_bytes(key.size());
-      account(key_bytes);
-      seen_bytes += key_bytes;
-      if (!seen.insert(key).second) fail("duplicate key \"" + key + "\"");
-      skip_ws();
-      if (peek() != ':') fail("expected ':'");
-      ++pos_;
-      skip_ws();
-      Value item = parse_value(depth + 1);
-      make_room(v.object);
-      v.object.emplace_back(std::move(key), std::move(item));
-      skip_ws();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
+  IValue value() {
+    switch (in_.next_kind()) {
+      case 'o': return object();
+      case 'a': return array();
+      case 's': return string();
+      case 'n': {
+        const Cursor::Number n = in_.read_any_number();
+        return n.is_integer ? IValue(n.integer) : IValue(n.number);
       }
-      if (peek() == '}') {
-        ++pos_;
-        return;
+      case 't': return IValue(in_.read_bool());
+      case 'z': in_.skip_null(); return IValue();
+      case '\0': in_.fail("unexpected end of input");
+      default: in_.fail("unexpected character");
+    }
+  }
+
+  // The decoded string is at most as long as its text up to the closing
+  // quote: that much is reserved (and accounted) so that it never grows.
+  std::string raw_string() {
+    const size_t n = in_.string_extent();
+    account(kStringBlockBytes + (n > 15 ? static_cast<int64_t>(n) + 1 + kBlockOverhead : 0));
+    std::string s;
+    s.reserve(n);
+    in_.read_string(s);
+    return s;
+  }
+  IValue string() { return IValue(raw_string()); }
+
+  IValue array() {
+    in_.begin_array();
+    std::vector<IValue> items;
+    while (in_.next_element()) {
+      IValue item = value();
+      if (items.size() == items.capacity()) {
+        const size_t cap = std::max<size_t>(2 * items.capacity(), 1);
+        grow(items.capacity() * sizeof(IValue), cap * sizeof(IValue), [&] { items.reserve(cap); });
       }
-      fail("expected ',' or '}'");
+      items.push_back(std::move(item));
     }
+    account(kListBlockBytes);
+    return IValue::list(std::move(items));
   }
 
-  void parse_array(Value& v, int depth) {
-    v.kind = Value::Kind::Array;
-    ++pos_;  // '['
-    skip_ws();
-    if (peek() == ']') {
-      ++pos_;
-      return;
-    }
-    while (true) {
-      skip_ws();
-      Value item = parse_value(depth + 1);
-      make_room(v.array);
-      v.array.push_back(std::move(item));
-      skip_ws();
-      if (peek() == ',') {
-        ++pos_;
-        continue;
+  IValue object() {
+    in_.begin_object();
+    IDict dict;
+    size_t capacity = 0;
+    while (in_.next_key()) {
+      IValue key(raw_string());
+      if (dict.find(key.to_string())) in_.fail("duplicate key \"" + key.to_string() + "\"");
+      in_.end_key();
+      IValue item = value();
+      if (dict.size() == capacity) {
+        const size_t cap = std::max<size_t>(2 * capacity, 1);
+        grow(capacity * sizeof(IDict::Item), cap * sizeof(IDict::Item), [&] { dict.reserve(cap); });
+        capacity = cap;
       }
-      if (peek() == ']') {
-        ++pos_;
-        return;
-      }
-      fail("expected ',' or ']'");
+      account(kIndexEntryBytes);
+      dict.insert(std::move(key), std::move(item));
     }
+    account(kDictBlockBytes);
+    return IValue::dict(std::move(dict));
   }
 
-  uint32_t parse_hex4() {
-    if (pos_ + 4 > s_.size()) fail("truncated \\u escape");
-    uint32_t cp = 0;
-    for (int k = 0; k < 4; ++k) {
-      const char c = s_[pos_++];
-      cp <<= 4;
-      if (c >= '0' && c <= '9') cp |= static_cast<uint32_t>(c - '0');
-      else if (c >= 'a' && c <= 'f') cp |= static_cast<uint32_t>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') cp |= static_cast<uint32_t>(c - 'A' + 10);
-      else fail("invalid \\u escape");
-    }
-    return cp;
+  // A container's buffer grows geometrically: the new one is accounted while
+  // the old one is still held, then the old one is freed.
+  template <class Reserve>
+  void grow(size_t old_bytes, size_t new_bytes, Reserve&& reserve) {
+    account(static_cast<int64_t>(new_bytes) + kBlockOverhead);
+    reserve();
+    account(-(old_bytes ? static_cast<int64_t>(old_bytes) + kBlockOverhead : 0));
   }
 
-  static int64_t string_heap_bytes(size_t n) {
-    return n > 15 ? static_cast<int64_t>(n) + 1 + kBlockOverhead : 0;
-  }
-
-  std::string parse_string() {
-    ++pos_;  // opening quote
-    std::string out;
-    if (account_) {
-      // The decoded string is at most as long as its text up to the closing
-      // quote: reserve that (accounted) so that it never grows.
-      size_t end = pos_;
-      while (end < s_.size() && s_[end] != '"') end += s_[end] == '\\' ? 2 : 1;
-      const size_t n = std::min(end, s_.size()) - pos_;
-      account(string_heap_bytes(n));
-      out.reserve(n);
-    }
-    while (true) {
-      if (at_end()) fail("unterminated string");
-      const unsigned char c = static_cast<unsigned char>(s_[pos_]);
-      if (c == '"') {
-        ++pos_;
-        return out;
-      }
-      if (c < 0x20) fail("control character in string");
-      if (c == '\\') {
-        ++pos_;
-        if (at_end()) fail("unterminated string");
-        const char e = s_[pos_++];
-        switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
-          case 'u': {
-            uint32_t cp = parse_hex4();
-            if (cp >= 0xDC00 && cp <= 0xDFFF) fail("unpaired low surrogate");
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-              if (s_.substr(pos_, 2) != "\\u") fail("unpaired high surrogate");
-              pos_ += 2;
-              const uint32_t lo = parse_hex4();
-              if (lo < 0xDC00 || lo > 0xDFFF) fail("unpaired high surrogate");
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            append_utf8(out, cp);
-            break;
-          }
-          default: fail("invalid escape");
-        }
-        continue;
-      }
-      const size_t n = utf8_sequence(s_, pos_);
-      if (n == 0) fail("invalid UTF-8 in string");
-      out.append(s_.substr(pos_, n));
-      pos_ += n;
-    }
-  }
-
-  void parse_number(Value& v) {
-    v.kind = Value::Kind::Number;
-    const size_t start = pos_;
-    bool integral = true;
-    if (peek() == '-') ++pos_;
-    if (peek() == '0') {
-      ++pos_;
-    } else if (peek() >= '1' && peek() <= '9') {
-      while (peek() >= '0' && peek() <= '9') ++pos_;
-    } else {
-      fail("invalid number");
-    }
-    if (peek() == '.') {
-      integral = false;
-      ++pos_;
-      if (!(peek() >= '0' && peek() <= '9')) fail("invalid number");
-      while (peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    if (peek() == 'e' || peek() == 'E') {
-      integral = false;
-      ++pos_;
-      if (peek() == '+' || peek() == '-') ++pos_;
-      if (!(peek() >= '0' && peek() <= '9')) fail("invalid number");
-      while (peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    const char* first = s_.data() + start;
-    const char* last = s_.data() + pos_;
-    if (integral) {
-      auto [p, ec] = std::from_chars(first, last, v.integer);
-      v.is_integer = ec == std::errc() && p == last;
-    }
-    auto [p, ec] = std::from_chars(first, last, v.number);
-    if (ec == std::errc::invalid_argument) fail("invalid number");
-    if (v.is_integer) v.number = static_cast<double>(v.integer);
-  }
-
-  std::string_view s_;
-  std::string_view what_;
+  Cursor in_;
   const std::function<void(int64_t)>* account_;
-  size_t pos_ = 0;
 };
 
 }  // namespace
@@ -316,10 +157,10 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
-Value parse(std::string_view text, std::string_view what) { return Parser(text, what).parse_document(); }
+IValue parse(std::string_view text, std::string_view what) { return TreeBuilder(text, what).parse_document(); }
 
-Value parse(std::string_view text, std::string_view what, const std::function<void(int64_t)>& account) {
-  return Parser(text, what, &account).parse_document();
+IValue parse(std::string_view text, std::string_view what, const std::function<void(int64_t)>& account) {
+  return TreeBuilder(text, what, &account).parse_document();
 }
 
 bool valid_utf8(std::string_view s) {
@@ -358,6 +199,74 @@ std::string quote(std::string_view s) {
   }
   out += '"';
   return out;
+}
+
+std::string float_literal(double v) {
+  if (std::isnan(v)) return R"({"float": "nan"})";
+  if (std::isinf(v)) return v > 0 ? R"({"float": "inf"})" : R"({"float": "-inf"})";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, res.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string plain_to_json(const IValue& v, std::string_view who, std::string_view key) {
+  switch (v.tag()) {
+    case IValue::Tag::None: return "null";
+    case IValue::Tag::Bool: return v.to_bool() ? "true" : "false";
+    case IValue::Tag::Int: return std::to_string(v.to_int());
+    case IValue::Tag::Double: return float_literal(v.to_double());
+    case IValue::Tag::String: return quote(v.to_string());
+    case IValue::Tag::List:
+    case IValue::Tag::Tuple: {
+      std::string s = "[";
+      const auto& items = v.to_list();
+      for (size_t i = 0; i < items.size(); ++i) s += (i ? ", " : "") + plain_to_json(items[i], who, key);
+      return s + "]";
+    }
+    case IValue::Tag::Tensor:
+    case IValue::Tag::Dict: break;
+  }
+  EMBER_FAIL(who, ": entry '", key, "' holds a ", v.type_name(),
+             "; plain values are None, bool, int, float, str and lists of them");
+}
+
+std::string plain_map_to_json(const ValueMap& map, std::string_view who) {
+  std::string s = "{";
+  bool first = true;
+  for (const auto& [key, value] : map) {
+    s += (first ? "" : ", ") + quote(key) + ": " + plain_to_json(value, who, key);
+    first = false;
+  }
+  return s + "}";
+}
+
+IValue plain_from_json(const IValue& j, std::string_view who, const std::string& where) {
+  if (j.is_list()) {
+    std::vector<IValue> items;
+    items.reserve(j.to_list().size());
+    for (size_t i = 0; i < j.to_list().size(); ++i)
+      items.push_back(plain_from_json(j.to_list()[i], who, where + "[" + std::to_string(i) + "]"));
+    return IValue::list(std::move(items));
+  }
+  if (!j.is_dict()) return j;
+  const IValue* f = j.to_dict().size() == 1 ? j.find("float") : nullptr;
+  EMBER_CHECK(f != nullptr, who, ": '", where, "' is an object that is not a float");
+  EMBER_CHECK(f->is_string(), who, ": '", where, "' is not a float");
+  const std::string& name = f->to_string();
+  if (name == "nan") return IValue(std::nan(""));
+  if (name == "inf") return IValue(HUGE_VAL);
+  EMBER_CHECK(name == "-inf", who, ": '", where, "' holds an unknown float '", name, "'");
+  return IValue(-HUGE_VAL);
+}
+
+ValueMap plain_map_from_json(const IValue& j, std::string_view who, const std::string& where) {
+  EMBER_CHECK(j.is_dict(), who, ": '", where, "' must be a JSON object");
+  ValueMap map;
+  for (const auto& [key, value] : j.to_dict())
+    map[key.to_string()] = plain_from_json(value, who, where + "." + key.to_string());
+  return map;
 }
 
 }  // namespace ember::serialize::json

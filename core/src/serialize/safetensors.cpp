@@ -141,10 +141,9 @@ void write_safetensors(std::ostream& os, const StateDict& tensors, const Metadat
              static_cast<std::streamsize>(entries[i].data.nbytes()));
 }
 
-uint64_t checked_u64(const json::Value& v, const std::string& where) {
-  EMBER_CHECK(v.kind == json::Value::Kind::Number && v.is_integer && v.integer >= 0, where,
-              " must be a non-negative integer");
-  return static_cast<uint64_t>(v.integer);
+uint64_t checked_u64(const IValue& v, const std::string& where) {
+  EMBER_CHECK(v.is_int() && v.to_int() >= 0, where, " must be a non-negative integer");
+  return static_cast<uint64_t>(v.to_int());
 }
 
 struct TensorEntry {
@@ -176,31 +175,31 @@ void read_header(const ByteSource& src, uint64_t n, MemoryBudget& budget, std::v
     else budget.release(static_cast<uint64_t>(-bytes));
     header_bytes += bytes;
   };
-  const json::Value root = json::parse(header, "load: " + file + ": header", account);
-  EMBER_CHECK(root.kind == json::Value::Kind::Object, "load: ", file,
-              ": the header is not a JSON object");
+  const IValue root = json::parse(header, "load: " + file + ": header", account);
+  EMBER_CHECK(root.is_dict(), "load: ", file, ": the header is not a JSON object");
 
-  budget.charge(root.object.size() * (sizeof(TensorEntry) + kHeapBlockOverhead) + kHeapBlockOverhead, "the tensor table");
-  entries.reserve(root.object.size());
-  for (const auto& [name, v] : root.object) {
+  const IDict& table = root.to_dict();
+  budget.charge(table.size() * (sizeof(TensorEntry) + kHeapBlockOverhead) + kHeapBlockOverhead, "the tensor table");
+  entries.reserve(table.size());
+  for (const auto& [key, v] : table) {
+    const std::string& name = key.to_string();
     const std::string where = "load: " + file + ": tensor '" + name + "'";
     if (name == "__metadata__") {
-      EMBER_CHECK(v.kind == json::Value::Kind::Object, "load: ", file,
-                  ": __metadata__ must be an object of strings");
-      for (const auto& [k, s] : v.object) {
-        EMBER_CHECK(s.kind == json::Value::Kind::String, "load: ", file, ": __metadata__ value '", k,
-                    "' is not a string");
-        budget.charge(2 * (k.size() + s.string.size()) + 4 * sizeof(std::string) + kHashEntryBytes,
+      EMBER_CHECK(v.is_dict(), "load: ", file, ": __metadata__ must be an object of strings");
+      for (const auto& [k, s] : v.to_dict()) {
+        EMBER_CHECK(s.is_string(), "load: ", file, ": __metadata__ value '", k.to_string(), "' is not a string");
+        budget.charge(2 * (k.to_string().size() + s.to_string().size()) + 4 * sizeof(std::string) + kHashEntryBytes,
                       "the metadata");
-        metadata.insert(k, s.string);
+        metadata.insert(k.to_string(), s.to_string());
       }
       continue;
     }
-    EMBER_CHECK(v.kind == json::Value::Kind::Object, where, ": entry is not a JSON object");
-    const json::Value* dtype = nullptr;
-    const json::Value* shape = nullptr;
-    const json::Value* offsets = nullptr;
-    for (const auto& [field, fv] : v.object) {
+    EMBER_CHECK(v.is_dict(), where, ": entry is not a JSON object");
+    const IValue* dtype = nullptr;
+    const IValue* shape = nullptr;
+    const IValue* offsets = nullptr;
+    for (const auto& [field_key, fv] : v.to_dict()) {
+      const std::string& field = field_key.to_string();
       if (field == "dtype") dtype = &fv;
       else if (field == "shape") shape = &fv;
       else if (field == "data_offsets") offsets = &fv;
@@ -208,22 +207,22 @@ void read_header(const ByteSource& src, uint64_t n, MemoryBudget& budget, std::v
     }
     EMBER_CHECK(dtype && shape && offsets, where, ": missing ",
                 !dtype ? "dtype" : !shape ? "shape" : "data_offsets");
-    EMBER_CHECK(dtype->kind == json::Value::Kind::String, where, ": dtype must be a string");
+    EMBER_CHECK(dtype->is_string(), where, ": dtype must be a string");
+    const std::string& dtype_name = dtype->to_string();
     TensorEntry e{name, kFloat32, {}, 0, 0};
-    if (!dtype_from_name(dtype->string, e.dtype)) {
+    if (!dtype_from_name(dtype_name, e.dtype)) {
       for (auto u : kUnsupportedNames)
-        EMBER_CHECK(u != dtype->string, where, ": dtype ", u, " is not supported by Ember");
-      EMBER_FAIL(where, ": unknown dtype '", dtype->string, "'");
+        EMBER_CHECK(u != dtype_name, where, ": dtype ", u, " is not supported by Ember");
+      EMBER_FAIL(where, ": unknown dtype '", dtype_name, "'");
     }
-    EMBER_CHECK(shape->kind == json::Value::Kind::Array, where, ": shape must be an array");
-    EMBER_CHECK(shape->array.size() <= 64, where, ": shape has ", shape->array.size(),
-                " dimensions (at most 64)");
-    budget.charge(name.size() + 1 + shape->array.size() * sizeof(int64_t) + 2 * kHeapBlockOverhead,
-                  "the tensor table");
+    EMBER_CHECK(shape->is_list(), where, ": shape must be an array");
+    const std::vector<IValue>& dims = shape->to_list();
+    EMBER_CHECK(dims.size() <= 64, where, ": shape has ", dims.size(), " dimensions (at most 64)");
+    budget.charge(name.size() + 1 + dims.size() * sizeof(int64_t) + 2 * kHeapBlockOverhead, "the tensor table");
     // numel, and the product of max(dim, 1) so that strides cannot overflow.
     uint64_t numel = 1, extent = 1;
     bool overflow = false;
-    for (const auto& d : shape->array) {
+    for (const auto& d : dims) {
       const uint64_t dim = checked_u64(d, where + ": shape entry");
       e.shape.push_back(static_cast<int64_t>(dim));
       overflow |= __builtin_mul_overflow(extent, std::max<uint64_t>(dim, 1), &extent);
@@ -234,15 +233,14 @@ void read_header(const ByteSource& src, uint64_t n, MemoryBudget& budget, std::v
     overflow |= extent > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
                 __builtin_mul_overflow(numel, itemsize, &nbytes);
     EMBER_CHECK(!overflow, where, ": shape is too large");
-    EMBER_CHECK(offsets->kind == json::Value::Kind::Array && offsets->array.size() == 2, where,
-                ": data_offsets must be [begin, end]");
-    e.begin = checked_u64(offsets->array[0], where + ": data_offsets");
-    e.end = checked_u64(offsets->array[1], where + ": data_offsets");
+    EMBER_CHECK(offsets->is_list() && offsets->to_list().size() == 2, where, ": data_offsets must be [begin, end]");
+    e.begin = checked_u64(offsets->to_list()[0], where + ": data_offsets");
+    e.end = checked_u64(offsets->to_list()[1], where + ": data_offsets");
     EMBER_CHECK(e.begin <= e.end, where, ": data_offsets [", e.begin, ", ", e.end, "] are reversed");
     EMBER_CHECK(e.end <= data_size, where, ": data_offsets [", e.begin, ", ", e.end,
                 "] are past the end of the data (", data_size, " bytes)");
     EMBER_CHECK(e.end - e.begin == nbytes, where, ": data_offsets [", e.begin, ", ", e.end, "] span ",
-                e.end - e.begin, " bytes but the shape and dtype ", dtype->string, " need ", nbytes);
+                e.end - e.begin, " bytes but the shape and dtype ", dtype_name, " need ", nbytes);
     entries.push_back(std::move(e));
   }
 }

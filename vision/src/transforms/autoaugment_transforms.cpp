@@ -13,7 +13,7 @@ using functional::AugmentOp;
 using functional::AugmentStep;
 
 // Saved fill: None or the list.
-optim::Value fill_value(const std::vector<double>& fill) { return detail::list_or_none(fill); }
+IValue fill_value(const std::vector<double>& fill) { return detail::list_or_none(fill); }
 
 }  // namespace
 

@@ -134,7 +134,7 @@ std::optional<double> draw(const ColorJitterImpl::Range& range, Generator* gener
 }
 
 Params::mapped_type range_param(const ColorJitterImpl::Range& range) {
-  if (!range) return optim::Value();
+  if (!range) return IValue();
   return as_list(*range);
 }
 

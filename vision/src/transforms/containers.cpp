@@ -93,7 +93,7 @@ Tensor RandomChoiceImpl::forward(const Tensor& image) {
 }
 
 Params RandomChoiceImpl::params() const {
-  if (p_.empty()) return {{"p", optim::Value()}};
+  if (p_.empty()) return {{"p", IValue()}};
   return {{"p", p_}};
 }
 

@@ -69,11 +69,11 @@ void check_probability(double p, const char* type) {
   EMBER_CHECK(p >= 0 && p <= 1, type, ": p must be in [0, 1], got ", p);
 }
 
-optim::Value int_list(const std::vector<int64_t>& v) { return std::vector<double>(v.begin(), v.end()); }
+IValue int_list(const std::vector<int64_t>& v) { return std::vector<double>(v.begin(), v.end()); }
 
-optim::Value list_or_none(const std::vector<double>& v) { return v.empty() ? optim::Value() : optim::Value(v); }
+IValue list_or_none(const std::vector<double>& v) { return v.empty() ? IValue() : IValue(v); }
 
-optim::Value int_list_or_none(const std::vector<int64_t>& v) { return v.empty() ? optim::Value() : int_list(v); }
+IValue int_list_or_none(const std::vector<int64_t>& v) { return v.empty() ? IValue() : int_list(v); }
 
 std::vector<double> list_param_or_empty(const Params& p, const std::string& key, const std::string& type) {
   return param<std::optional<std::vector<double>>>(p, key, type).value_or(std::vector<double>{});

@@ -33,9 +33,9 @@ void check_fill_channels(const std::vector<double>& fill, int64_t channels, cons
 void check_probability(double p, const char* type);
 
 // Saved values.
-optim::Value int_list(const std::vector<int64_t>& v);
-optim::Value list_or_none(const std::vector<double>& v);  // None when empty
-optim::Value int_list_or_none(const std::vector<int64_t>& v);
+IValue int_list(const std::vector<int64_t>& v);
+IValue list_or_none(const std::vector<double>& v);  // None when empty
+IValue int_list_or_none(const std::vector<int64_t>& v);
 std::vector<double> list_param_or_empty(const Params& p, const std::string& key, const std::string& type);
 std::vector<int64_t> int_list_param_or_empty(const Params& p, const std::string& key, const std::string& type);
 std::array<double, 2> pair_param(const Params& p, const std::string& key, const std::string& type);

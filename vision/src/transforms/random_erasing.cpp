@@ -73,7 +73,7 @@ Params RandomErasingImpl::params() const {
   return {{"p", options_.p},
           {"scale", std::vector<double>{options_.scale[0], options_.scale[1]}},
           {"ratio", std::vector<double>{options_.ratio[0], options_.ratio[1]}},
-          {"value", options_.value.empty() ? optim::Value("random") : optim::Value(options_.value)},
+          {"value", options_.value.empty() ? IValue("random") : IValue(options_.value)},
           {"inplace", options_.inplace}};
 }
 

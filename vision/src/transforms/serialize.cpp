@@ -8,7 +8,6 @@
 #include <mutex>
 #include <sstream>
 
-#include <ember/optim/state_io.h>
 #include <ember/serialize/json.h>
 
 #include "transforms/registry.h"
@@ -17,7 +16,6 @@ namespace ember::vision::transforms {
 namespace {
 
 namespace json = ember::serialize::json;
-using Kind = json::Value::Kind;
 
 constexpr const char* kFormat = "ember.transform";
 constexpr int64_t kVersion = 1;
@@ -48,7 +46,7 @@ Registry& registry() {
 }
 
 void write_node(const TransformImpl& t, std::string& out) {
-  out += R"({"type": )" + json::quote(t.name()) + R"(, "params": )" + optim::dict_to_json(t.params()) +
+  out += R"({"type": )" + json::quote(t.name()) + R"(, "params": )" + json::plain_map_to_json(t.params(), "transforms::to_json") +
          R"(, "children": [)";
   bool first = true;
   for (const auto& child : t.children()) {
@@ -62,48 +60,29 @@ void write_node(const TransformImpl& t, std::string& out) {
   out += "]}";
 }
 
-const json::Value& member(const json::Value& node, const char* key, Kind kind, const std::string& where) {
-  const json::Value* v = node.kind == Kind::Object ? node.get(key) : nullptr;
-  EMBER_CHECK(v != nullptr && v->kind == kind, "transforms::load: ", where, " lacks a valid '", key, "' member");
+// node[key], which must hold a value of the kind `is` checks.
+const IValue& member(const IValue& node, const char* key, bool (IValue::*is)() const, const std::string& where) {
+  const IValue* v = node.is_dict() ? node.find(key) : nullptr;
+  EMBER_CHECK(v != nullptr && (v->*is)(), "transforms::load: ", where, " lacks a valid '", key, "' member");
   return *v;
 }
 
-// The saved params object, back as Params (the inverse of optim::dict_to_json).
-Params read_params(const json::Value& object, const std::string& where) {
-  Params params;
-  for (const auto& [key, value] : object.object) {
-    switch (value.kind) {
-      case Kind::Null: params[key] = optim::Value(); break;
-      case Kind::Bool: params[key] = value.boolean; break;
-      case Kind::Number: params[key] = value.is_integer ? optim::Value(value.integer) : optim::Value(value.number); break;
-      case Kind::String: params[key] = value.string; break;
-      case Kind::Array: {
-        std::vector<double> list;
-        for (const auto& item : value.array) {
-          EMBER_CHECK(item.kind == Kind::Number, "transforms::load: ", where, ": parameter '", key,
-                      "' must be a list of numbers");
-          list.push_back(item.number);
-        }
-        params[key] = std::move(list);
-        break;
-      }
-      case Kind::Object: {
-        const json::Value* f = value.get("float");
-        EMBER_CHECK(f && f->kind == Kind::String && (f->string == "nan" || f->string == "inf" || f->string == "-inf"),
-                    "transforms::load: ", where, ": parameter '", key, "' is an object that is not a float");
-        params[key] = f->string == "nan" ? NAN : f->string == "inf" ? INFINITY : -INFINITY;
-        break;
-      }
-    }
-  }
+// The saved params object, back as Params (the inverse of json::plain_map_to_json).
+Params read_params(const IValue& object, const std::string& where) {
+  Params params = json::plain_map_from_json(object, "transforms::load", where);
+  for (const auto& [key, value] : params)
+    if (value.is_list())
+      for (const IValue& item : value.to_list())
+        EMBER_CHECK(item.is_number(), "transforms::load: ", where, ": parameter '", key,
+                    "' must be a list of numbers");
   return params;
 }
 
-TransformPtr read_node(const json::Value& node, const std::string& where) {
-  const std::string& type = member(node, "type", Kind::String, where).string;
-  const Params params = read_params(member(node, "params", Kind::Object, where), where + " (" + type + ")");
+TransformPtr read_node(const IValue& node, const std::string& where) {
+  const std::string& type = member(node, "type", &IValue::is_string, where).to_string();
+  const Params params = read_params(member(node, "params", &IValue::is_dict, where), where + " (" + type + ")");
   std::vector<TransformPtr> children;
-  const auto& list = member(node, "children", Kind::Array, where).array;
+  const auto& list = member(node, "children", &IValue::is_list, where).to_list();
   for (size_t i = 0; i < list.size(); ++i)
     children.push_back(read_node(list[i], where + "." + type + "[" + std::to_string(i) + "]"));
   TransformFactory factory;
@@ -126,7 +105,7 @@ namespace detail {
 void missing_param(const std::string& key, const std::string& type) {
   EMBER_FAIL(type, ": the saved parameters lack '", key, "'");
 }
-std::vector<int64_t> to_int_list(const optim::Value& value, const std::string& key, const std::string& type) {
+std::vector<int64_t> to_int_list(const IValue& value, const std::string& key, const std::string& type) {
   std::vector<int64_t> out;
   if (value.is_int()) return {value.to_int()};
   for (double d : value.to_double_list()) {
@@ -146,14 +125,14 @@ std::string to_json(const TransformImpl& transform) {
 }
 
 TransformPtr from_json(const std::string& text) {
-  const json::Value root = json::parse(text, "transforms::load");
-  const json::Value* format = root.kind == Kind::Object ? root.get("format") : nullptr;
-  EMBER_CHECK(format && format->kind == Kind::String && format->string == kFormat,
+  const IValue root = json::parse(text, "transforms::load");
+  const IValue* format = root.is_dict() ? root.find("format") : nullptr;
+  EMBER_CHECK(format && format->is_string() && format->to_string() == kFormat,
               "transforms::load: not a saved transform (expected \"format\": \"", kFormat, "\")");
-  const json::Value& version = member(root, "version", Kind::Number, "the document");
-  EMBER_CHECK(version.is_integer && version.integer == kVersion, "transforms::load: unsupported version ",
-              version.number, " (this build reads version ", kVersion, ")");
-  return read_node(member(root, "transform", Kind::Object, "the document"), "transform");
+  const IValue& version = member(root, "version", &IValue::is_number, "the document");
+  EMBER_CHECK(version.is_int() && version.to_int() == kVersion, "transforms::load: unsupported version ",
+              version, " (this build reads version ", kVersion, ")");
+  return read_node(member(root, "transform", &IValue::is_dict, "the document"), "transform");
 }
 
 void save(const std::string& path, const TransformImpl& transform) {

@@ -34,57 +34,17 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/core/array_ref.h"
+#include "ember/core/ivalue.h"
 
 namespace ember::autograd {
 
 class SavedVariable;  // core/src/autograd/record.h
 
-// A value kept in AutogradContext::saved_data: None, a Tensor, a double, an
-// int64, a bool, an int list or a string. The accessors throw ember::Error
-// when the value holds another type.
-class IValue {
- public:
-  IValue() = default;
-  IValue(Tensor t) : v_(std::move(t)) {}
-  IValue(double d) : v_(d) {}
-  IValue(float d) : v_(static_cast<double>(d)) {}
-  IValue(int64_t i) : v_(i) {}
-  IValue(int i) : v_(static_cast<int64_t>(i)) {}
-  IValue(bool b) : v_(b) {}
-  IValue(std::vector<int64_t> l) : v_(std::move(l)) {}
-  // IntArrayRef (e.g. t.sizes()); a template so that braced lists pick the vector.
-  template <class T, std::enable_if_t<std::is_same_v<T, IntArrayRef>, int> = 0>
-  IValue(T l) : v_(l.vec()) {}
-  IValue(std::string s) : v_(std::move(s)) {}
-  IValue(const char* s) : v_(std::string(s)) {}
-
-  bool isNone() const { return v_.index() == 0; }
-  bool isTensor() const { return std::holds_alternative<Tensor>(v_); }
-  bool isDouble() const { return std::holds_alternative<double>(v_); }
-  bool isInt() const { return std::holds_alternative<int64_t>(v_); }
-  bool isBool() const { return std::holds_alternative<bool>(v_); }
-  bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(v_); }
-  bool isString() const { return std::holds_alternative<std::string>(v_); }
-
-  const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
-  double toDouble() const { return get<double>("Double"); }
-  int64_t toInt() const { return get<int64_t>("Int"); }
-  bool toBool() const { return get<bool>("Bool"); }
-  const std::vector<int64_t>& toIntVector() const { return get<std::vector<int64_t>>("IntList"); }
-  const std::string& toStringRef() const { return get<std::string>("String"); }
-  // "None", "Tensor", "Double", "Int", "Bool", "IntList" or "String".
-  const char* tagKind() const;
-
- private:
-  template <class T>
-  const T& get(const char* want) const {
-    if (const T* p = std::get_if<T>(&v_)) return *p;
-    type_error(want);
-  }
-  [[noreturn]] void type_error(const char* want) const;
-
-  std::variant<std::monostate, Tensor, double, int64_t, bool, std::vector<int64_t>, std::string> v_;
-};
+// A value kept in AutogradContext::saved_data: ember::IValue (None, a Tensor,
+// a double, an int64, a bool, an int list, a string, ...), whose c10-style
+// accessors (toDouble, toIntVector, ...) throw ember::Error when the value
+// holds another type. The name autograd::IValue stays for existing code.
+using IValue = ember::IValue;
 
 namespace detail {
 class CustomCall;

@@ -46,7 +46,7 @@ bool is_registered_transform(const std::string& type);
 // Every registered type name, sorted.
 std::vector<std::string> registered_transforms();
 
-// A saved parameter, for factories: params.at(key) as T (see optim::Value::as;
+// A saved parameter, for factories: params.at(key) as T (see IValue::as;
 // std::vector<int64_t> reads a list of integral floats). A missing key or a
 // wrong type is an ember::Error naming the transform type and the key.
 template <class T>
@@ -58,7 +58,7 @@ T param(const Params& params, const std::string& key, const std::string& type);
 namespace ember::vision::transforms {
 namespace detail {
 [[noreturn]] void missing_param(const std::string& key, const std::string& type);
-std::vector<int64_t> to_int_list(const optim::Value& value, const std::string& key, const std::string& type);
+std::vector<int64_t> to_int_list(const IValue& value, const std::string& key, const std::string& type);
 }  // namespace detail
 
 template <class T>

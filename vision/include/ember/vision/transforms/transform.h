@@ -27,14 +27,14 @@
 #include <vector>
 
 #include <ember/nn/module.h>
-#include <ember/optim/value.h>
+#include <ember/core/ivalue.h>
 
 namespace ember::vision::transforms {
 
 // The parameters a transform is saved with: names mapped to plain values
-// (None, bool, int, float, str, list of floats). It is the value type of
-// optimizer options, which already has the JSON round trip.
-using Params = optim::Dict;
+// (None, bool, int, float, str, list of floats), written as JSON by
+// serialize::json (Note [Plain values in JSON]).
+using Params = ValueMap;
 
 class TransformImpl : public nn::Module {
  public:

@@ -1,24 +1,26 @@
-#include "json_cursor.h"
+// The JSON lexer (ember/serialize/json_cursor.h).
+#include "ember/serialize/json_cursor.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
 
-#include <ember/core/error.h>
-#include <ember/serialize/json.h>
+#include "ember/core/error.h"
+#include "ember/serialize/json.h"
 
-namespace ember::datasets::detail {
+namespace ember::serialize::json {
 
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
-void JsonCursor::fail(std::string_view message) const {
+void Cursor::fail(std::string_view message) const {
   EMBER_FAIL(what_, ": invalid JSON at byte ", pos_, ": ", message);
 }
 
-void JsonCursor::skip_ws() {
+void Cursor::skip_ws() {
   while (pos_ < s_.size()) {
     const char c = s_[pos_];
     if (c != ' ' && c != '\n' && c != '\r' && c != '\t') break;
@@ -26,29 +28,29 @@ void JsonCursor::skip_ws() {
   }
 }
 
-char JsonCursor::peek() {
+char Cursor::peek() {
   skip_ws();
   return pos_ < s_.size() ? s_[pos_] : '\0';
 }
 
-void JsonCursor::expect(char c, std::string_view message) {
+void Cursor::expect(char c, std::string_view message) {
   if (peek() != c) fail(message);
   ++pos_;
 }
 
-void JsonCursor::begin_object() {
+void Cursor::begin_object() {
   expect('{', "expected an object");
   if (++depth_ > kMaxDepth) fail("nesting too deep");
   started_ &= ~(uint64_t{1} << (depth_ - 1));
 }
 
-void JsonCursor::begin_array() {
+void Cursor::begin_array() {
   expect('[', "expected an array");
   if (++depth_ > kMaxDepth) fail("nesting too deep");
   started_ &= ~(uint64_t{1} << (depth_ - 1));
 }
 
-bool JsonCursor::after_value(char close) {
+bool Cursor::after_value(char close) {
   const uint64_t bit = uint64_t{1} << (depth_ - 1);
   const char c = peek();
   if (!(started_ & bit)) {
@@ -72,17 +74,24 @@ bool JsonCursor::after_value(char close) {
   fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
 }
 
-bool JsonCursor::next_member(std::string& key) {
-  if (!after_value('}')) return false;
-  if (peek() != '"') fail("expected a string key");
+bool Cursor::next_member(std::string& key) {
+  if (!next_key()) return false;
   key = read_string();
-  expect(':', "expected ':'");
+  end_key();
   return true;
 }
 
-bool JsonCursor::next_element() { return after_value(']'); }
+bool Cursor::next_key() {
+  if (!after_value('}')) return false;
+  if (peek() != '"') fail("expected a string key");
+  return true;
+}
 
-uint32_t JsonCursor::parse_hex4() {
+void Cursor::end_key() { expect(':', "expected ':'"); }
+
+bool Cursor::next_element() { return after_value(']'); }
+
+uint32_t Cursor::parse_hex4() {
   if (pos_ + 4 > s_.size()) fail("truncated \\u escape");
   uint32_t cp = 0;
   for (int k = 0; k < 4; ++k) {
@@ -100,10 +109,60 @@ uint32_t JsonCursor::parse_hex4() {
   return cp;
 }
 
-std::string JsonCursor::read_string() {
+std::string Cursor::read_string() {
+  std::string out;
+  read_string(out);
+  return out;
+}
+
+size_t Cursor::string_extent() {
+  if (peek() != '"') fail("expected a string");
+  size_t end = pos_ + 1;
+  while (end < s_.size() && s_[end] != '"') end += s_[end] == '\\' ? 2 : 1;
+  return std::min(end, s_.size()) - (pos_ + 1);
+}
+
+char Cursor::next_kind() {
+  switch (peek()) {
+    case '{': return 'o';
+    case '[': return 'a';
+    case '"': return 's';
+    case 't':
+    case 'f': return 't';
+    case 'n': return 'z';
+    case '\0': return pos_ >= s_.size() ? '\0' : '?';
+    default: return peek() == '-' || is_digit(peek()) ? 'n' : '?';
+  }
+}
+
+Cursor::Number Cursor::read_any_number() {
+  const char c = peek();
+  if (c != '-' && !is_digit(c)) fail("expected a number");
+  const size_t start = pos_;
+  skip_number();
+  const char* first = s_.data() + start;
+  const char* last = s_.data() + pos_;
+  Number n;
+  if (std::find_first_of(first, last, ".eE", ".eE" + 3) == last) {
+    auto [p, ec] = std::from_chars(first, last, n.integer);
+    n.is_integer = ec == std::errc() && p == last;
+  }
+  if (n.is_integer) {
+    n.number = static_cast<double>(n.integer);
+    return n;
+  }
+  auto [p, ec] = std::from_chars(first, last, n.number);
+  // Out of range: from_chars leaves the value unset; Python gives inf, and so do we.
+  if (ec == std::errc::result_out_of_range)
+    n.number = *first == '-' ? -HUGE_VAL : HUGE_VAL;
+  else if (ec != std::errc() || p != last)
+    fail("invalid number");
+  return n;
+}
+
+void Cursor::read_string(std::string& out) {
   if (peek() != '"') fail("expected a string");
   ++pos_;
-  std::string out;
   while (true) {
     // Copy the run of plain characters at once.
     size_t run = pos_;
@@ -113,14 +172,14 @@ std::string JsonCursor::read_string() {
       ++run;
     }
     const std::string_view plain = s_.substr(pos_, run - pos_);
-    if (!serialize::json::valid_utf8(plain)) fail("invalid UTF-8 in string");
+    if (!valid_utf8(plain)) fail("invalid UTF-8 in string");
     out.append(plain);
     pos_ = run;
     if (pos_ >= s_.size()) fail("unterminated string");
     const char c = s_[pos_];
     if (c == '"') {
       ++pos_;
-      return out;
+      return;
     }
     if (c != '\\') fail("control character in string");
     ++pos_;
@@ -161,7 +220,7 @@ std::string JsonCursor::read_string() {
           if (lo < 0xDC00 || lo > 0xDFFF) fail("unpaired high surrogate");
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
         }
-        serialize::json::append_utf8(out, cp);
+        append_utf8(out, cp);
         break;
       }
       default:
@@ -170,7 +229,7 @@ std::string JsonCursor::read_string() {
   }
 }
 
-void JsonCursor::skip_string() {
+void Cursor::skip_string() {
   ++pos_;  // opening quote
   while (true) {
     while (pos_ < s_.size()) {
@@ -196,7 +255,7 @@ void JsonCursor::skip_string() {
   }
 }
 
-void JsonCursor::skip_number() {
+void Cursor::skip_number() {
   auto at = [&] { return pos_ < s_.size() ? s_[pos_] : '\0'; };
   if (at() == '-') ++pos_;
   if (at() == '0') {
@@ -219,7 +278,7 @@ void JsonCursor::skip_number() {
   }
 }
 
-double JsonCursor::read_number() {
+double Cursor::read_number() {
   const char c = peek();
   if (c != '-' && !is_digit(c)) fail("expected a number");
   const size_t start = pos_;
@@ -234,7 +293,7 @@ double JsonCursor::read_number() {
   return v;
 }
 
-int64_t JsonCursor::read_integer() {
+int64_t Cursor::read_integer() {
   const char c = peek();
   if (c != '-' && !is_digit(c)) fail("expected an integer");
   const size_t start = pos_;
@@ -252,12 +311,12 @@ int64_t JsonCursor::read_integer() {
   fail("expected an integer");
 }
 
-void JsonCursor::expect_literal(std::string_view lit) {
+void Cursor::expect_literal(std::string_view lit) {
   if (s_.substr(pos_, lit.size()) != lit) fail("invalid literal");
   pos_ += lit.size();
 }
 
-bool JsonCursor::read_bool() {
+bool Cursor::read_bool() {
   const char c = peek();
   if (c == 't') {
     expect_literal("true");
@@ -270,13 +329,13 @@ bool JsonCursor::read_bool() {
   fail("expected true or false");
 }
 
-bool JsonCursor::skip_null() {
+bool Cursor::skip_null() {
   if (peek() != 'n') return false;
   expect_literal("null");
   return true;
 }
 
-std::string_view JsonCursor::skip_value() {
+std::string_view Cursor::skip_value() {
   peek();  // skip whitespace
   const size_t start = pos_;
   // Containers are walked with an explicit stack of their closing brackets and
@@ -345,8 +404,8 @@ std::string_view JsonCursor::skip_value() {
   return s_.substr(start, pos_ - start);
 }
 
-void JsonCursor::finish() {
+void Cursor::finish() {
   if (peek() != '\0' || pos_ < s_.size()) fail("unexpected data after the JSON value");
 }
 
-}  // namespace ember::datasets::detail
+}  // namespace ember::serialize::json
