@@ -96,7 +96,9 @@ TEST(DeviceGuards, SynchronousDevicesHaveOneDeviceAndStream) {
   EXPECT_THROW(DeviceGuard(Device(DeviceType::Test, 1)), Error);
   EXPECT_THROW(StreamGuard(Stream{kTestDevice, 7}), Error);
   { DeviceGuard on_cpu(kCPU); }  // a no-op
-  if (device_count(DeviceType::CUDA) == 0) EXPECT_THROW({ DeviceGuard on_cuda(kCUDA); }, Error);
+  if (device_count(DeviceType::CUDA) == 0) {
+    EXPECT_THROW({ DeviceGuard on_cuda(kCUDA); }, Error);
+  }
 }
 
 TEST(DeviceKernelSlots, TheTestDeviceHasEveryKernel) {

@@ -50,10 +50,6 @@ Tensor seeded_rand(IntArrayRef sizes, uint64_t seed, DType dtype = kFloat64) {
   Generator g(seed);
   return rand(sizes, TensorOptions(dtype), &g);
 }
-Tensor seeded_randint(int64_t high, IntArrayRef sizes, uint64_t seed) {
-  Generator g(seed);
-  return randint(0, high, sizes, kInt64, &g);
-}
 
 // A symmetric positive definite matrix (batched).
 Tensor spd(int64_t n, uint64_t seed) {
