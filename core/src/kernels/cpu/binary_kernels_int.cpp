@@ -1,0 +1,11 @@
+// The CPU binary elementwise kernel for int16, int32, int64 inputs (Note [Kernels split
+// by dtype group] in dtype_groups.h).
+#include "kernels/cpu/binary_kernels_impl.h"
+
+namespace ember::cpu_kernels {
+
+#define EMBER_INSTANTIATE(T) template void binary_kernel_for<T>(TensorIterator&, BinaryOp, const Scalar&);
+EMBER_DTYPE_GROUP_INT(EMBER_INSTANTIATE)
+#undef EMBER_INSTANTIATE
+
+}  // namespace ember::cpu_kernels

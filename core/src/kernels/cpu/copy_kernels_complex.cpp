@@ -1,0 +1,11 @@
+// The CPU converting copies from complex64, complex128 sources (Note [Kernels split
+// by dtype group] in dtype_groups.h).
+#include "kernels/cpu/copy_kernels_impl.h"
+
+namespace ember::cpu_kernels {
+
+#define EMBER_INSTANTIATE(T) template void copy_kernel_from<T>(TensorIterator&, bool, bool);
+EMBER_DTYPE_GROUP_COMPLEX(EMBER_INSTANTIATE)
+#undef EMBER_INSTANTIATE
+
+}  // namespace ember::cpu_kernels

@@ -1,0 +1,11 @@
+// The CPU unary elementwise kernel for float32, float64 inputs (Note [Kernels split
+// by dtype group] in dtype_groups.h).
+#include "kernels/cpu/unary_kernels_impl.h"
+
+namespace ember::cpu_kernels {
+
+#define EMBER_INSTANTIATE(T) template void unary_kernel_for<T>(TensorIterator&, UnaryOp);
+EMBER_DTYPE_GROUP_FLOAT(EMBER_INSTANTIATE)
+#undef EMBER_INSTANTIATE
+
+}  // namespace ember::cpu_kernels
