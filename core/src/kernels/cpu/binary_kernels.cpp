@@ -10,7 +10,7 @@ namespace {
 void binary_kernel(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
   // Every dtype has an instantiation; each op's dtype check is inside.
   dispatch<kMaskAll>(iter.input_dtype(0), iter.op_name(), [&](auto tag) {
-    cpu_kernels::binary_kernel_for<decltype(tag)>(iter, op, alpha);
+    cpu_kernels::binary_kernel_for(tag, iter, op, alpha);
   });
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The body of the CPU binary elementwise kernel, typed on the input element
-// type: binary_kernel_for<Elem>. Included only by binary_kernels_<group>.cpp,
-// which instantiate it for their dtype group (Note [Kernels split by dtype
-// group] in dtype_groups.h).
+// The body of the CPU binary elementwise kernel, typed on the input element type:
+// binary_kernel_body<Elem>, in an anonymous namespace as before the split. Included only
+// by binary_kernels_<group>.cpp, which define the per-type entry points of
+// binary_kernels_typed.h on it (Note [Kernels split by dtype group] in dtype_groups.h).
 #include <cmath>
 
 #include "kernels/cpu/binary_kernels_typed.h"
@@ -12,7 +12,8 @@
 #include "kernels/cpu/math.h"
 #include "ops/elementwise_info.h"
 
-namespace ember::cpu_kernels {
+namespace ember {
+namespace {
 
 // out = EXPR(x, y) in the compute type C of T (float for 16-bit floats).
 #define EMBER_BINARY_CASE(E, EXPR)                                              \
@@ -78,7 +79,7 @@ C shift_right(C x, C y) {
 }
 
 template <class Elem>
-void binary_kernel_for(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
+void binary_kernel_body(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
   const DType dt = iter.input_dtype(0);
   const char* name = iter.op_name();
   switch (op) {
@@ -139,4 +140,5 @@ void binary_kernel_for(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
   EMBER_FAIL(name, ": unknown binary op");
 }
 
-}  // namespace ember::cpu_kernels
+}  // namespace
+}  // namespace ember

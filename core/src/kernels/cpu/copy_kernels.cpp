@@ -15,7 +15,7 @@ void copy_kernel(TensorIterator& iter, bool conjugate, bool negate) {
   const DType dst = iter.dtype(0), src = iter.dtype(1);
   if (conjugate && !is_complex(dst)) conjugate = false;  // real part only: nothing to conjugate
   if (conjugate || negate) {
-    dispatch<kMaskAll>(src, "copy_", [&](auto s) { cpu_kernels::copy_kernel_from<decltype(s)>(iter, conjugate, negate); });
+    dispatch<kMaskAll>(src, "copy_", [&](auto s) { cpu_kernels::copy_kernel_from(s, iter, conjugate, negate); });
     return;
   }
   if (dst == src) {
@@ -37,7 +37,7 @@ void copy_kernel(TensorIterator& iter, bool conjugate, bool negate) {
       case 16: cpu_kernel(iter, [](complex128 v) { return v; }); return;
     }
   }
-  dispatch<kMaskAll>(src, "copy_", [&](auto s) { cpu_kernels::copy_kernel_from<decltype(s)>(iter, false, false); });
+  dispatch<kMaskAll>(src, "copy_", [&](auto s) { cpu_kernels::copy_kernel_from(s, iter, false, false); });
 }
 
 void fill_kernel(TensorIterator& iter, const Scalar& value) {

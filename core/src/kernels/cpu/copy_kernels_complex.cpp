@@ -1,11 +1,14 @@
-// The CPU converting copies from complex64, complex128 sources (Note [Kernels split
-// by dtype group] in dtype_groups.h).
+// The CPU converting copies for complex64, complex128 sources (Note [Kernels split by
+// dtype group] in dtype_groups.h).
 #include "kernels/cpu/copy_kernels_impl.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-#define EMBER_INSTANTIATE(T) template void copy_kernel_from<T>(TensorIterator&, bool, bool);
-EMBER_DTYPE_GROUP_COMPLEX(EMBER_INSTANTIATE)
-#undef EMBER_INSTANTIATE
+#define EMBER_DEFINE(T)                                                         \
+  void copy_kernel_from(T, TensorIterator& iter, bool conjugate, bool negate) { \
+    copy_kernel_from_body<T>(iter, conjugate, negate);                          \
+  }
+EMBER_DTYPE_GROUP_COMPLEX(EMBER_DEFINE)
+#undef EMBER_DEFINE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END

@@ -1,14 +1,15 @@
 #pragma once
-// The body of the CPU converting copy, typed on the source element type S:
-// copy_kernel_from<S>. Included only by copy_kernels_<group>.cpp, which
-// instantiate it for their dtype group (Note [Kernels split by dtype group] in
-// dtype_groups.h).
+// The body of the CPU converting copy, typed on the source element type:
+// copy_kernel_from_body<S>, in an anonymous namespace as before the split. Included only
+// by copy_kernels_<group>.cpp, which define the per-type entry points of
+// copy_kernels_typed.h on it (Note [Kernels split by dtype group] in dtype_groups.h).
 #include "kernels/cpu/convert.h"
 #include "kernels/cpu/copy_kernels_typed.h"
 #include "kernels/cpu/dtype_groups.h"
 #include "kernels/cpu/loops.h"
 
-namespace ember::cpu_kernels {
+namespace ember {
+namespace {
 
 // A converting copy that also conjugates and/or negates (compile-time flags,
 // so the plain copy loop stays branch-free). Negation happens in whichever of
@@ -31,7 +32,7 @@ void transform_copy_from(TensorIterator& iter) {
 }
 
 template <class S>
-void copy_kernel_from(TensorIterator& iter, bool conjugate, bool negate) {
+void copy_kernel_from_body(TensorIterator& iter, bool conjugate, bool negate) {
   if (conjugate && negate) return transform_copy_from<S, true, true>(iter);
   if (conjugate) return transform_copy_from<S, true, false>(iter);
   if (negate) return transform_copy_from<S, false, true>(iter);
@@ -41,4 +42,5 @@ void copy_kernel_from(TensorIterator& iter, bool conjugate, bool negate) {
   });
 }
 
-}  // namespace ember::cpu_kernels
+}  // namespace
+}  // namespace ember

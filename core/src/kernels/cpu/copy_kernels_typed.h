@@ -1,15 +1,16 @@
 #pragma once
-// copy_kernel_from<S>: the CPU converting copy (with the conjugate and negate
-// bits applied) from source element type S to any destination dtype, defined
-// in copy_kernels_impl.h and instantiated per dtype group in
-// copy_kernels_<group>.cpp (Note [Kernels split by dtype group] in
-// dtype_groups.h).
+// copy_kernel_from(T{}, ...): the CPU converting copies for element type T, one overload
+// per dtype, defined in copy_kernels_<group>.cpp on the body in copy_kernels_impl.h
+// (Note [Kernels split by dtype group] in dtype_groups.h).
 #include "iter/tensor_iterator.h"
+#include "kernels/cpu/dtype_groups.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-// conjugate only with a complex destination.
-template <class S>
-void copy_kernel_from(TensorIterator& iter, bool conjugate, bool negate);
+// One overload per element type T (the first argument is a tag, its value unused).
+#define EMBER_DECLARE(T) \
+  void copy_kernel_from(T, TensorIterator& iter, bool conjugate, bool negate);
+EMBER_DTYPE_GROUPS_ALL(EMBER_DECLARE)
+#undef EMBER_DECLARE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END

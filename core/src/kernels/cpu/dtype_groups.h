@@ -7,17 +7,19 @@
 // The elementwise (unary, binary, ternary), copy and reduction kernels are a
 // switch over ops inside a dispatch over dtypes (and, for copy and sum/prod, a
 // second dispatch over the output dtype): hundreds of loop instantiations. In
-// one file each they took 1-2 minutes of a quiet core to compile (over 10 on
+// one file each they took up to two minutes of a core to compile (over ten on
 // a loaded 2-core machine), more than the rest of core together. So each
-// family's body is a function template over the input element type T, kept in
-// `<family>_kernels_impl.h`; the files `<family>_kernels_<group>.cpp` include
-// it and explicitly instantiate it for the types of one group below, and
-// `<family>_kernels.cpp` dispatches on the dtype to the instantiation (it sees
-// only the declaration in `<family>_kernels_typed.h`) and registers the slot.
-// The loops and the math are the same code as before the split, only compiled
-// in several files (docs/architecture.md, "Build time", has the numbers).
-// A type missing from every group would be an undefined symbol: the
-// static_asserts below check the groups cover each dtype exactly once.
+// family's body is a function template over the element type, kept in
+// `<family>_kernels_impl.h` in an anonymous namespace, as it was before the
+// split (so the compiler inlines and lays out the loops as before); the files
+// `<family>_kernels_<group>.cpp` include it and define the family's entry
+// points for the types of one group below, one overload per type
+// (`unary_kernel_for(T tag, ...)`, declared in `<family>_kernels_typed.h`);
+// `<family>_kernels.cpp` dispatches on the dtype to them and registers the
+// slot. The loops and the math are unchanged, only compiled in several files
+// (docs/architecture.md, "Build time", has the numbers). A type missing from
+// the groups would be an undefined symbol: the static_asserts below check the
+// groups cover each dtype exactly once.
 #define EMBER_DTYPE_GROUP_BOOL_BYTE(X) X(bool) X(uint8_t) X(int8_t)
 #define EMBER_DTYPE_GROUP_INT(X) X(int16_t) X(int32_t) X(int64_t)
 #define EMBER_DTYPE_GROUP_REDUCED_FLOAT(X) X(::ember::Half) X(::ember::BFloat16)
@@ -30,6 +32,17 @@
   EMBER_DTYPE_GROUP_REDUCED_FLOAT(X) \
   EMBER_DTYPE_GROUP_FLOAT(X)         \
   EMBER_DTYPE_GROUP_COMPLEX(X)
+
+// The per-type entry points live in ember::cpu_kernels, opened with these.
+// The namespace is hidden: like the anonymous namespaces the kernels had before
+// the split, it keeps them out of libember_core's dynamic symbol table, and
+// the calls to them bind directly, never through the PLT.
+#define EMBER_CPU_KERNELS_BEGIN \
+  namespace ember {             \
+  namespace __attribute__((visibility("hidden"))) cpu_kernels {
+#define EMBER_CPU_KERNELS_END \
+  }                           \
+  }
 
 namespace ember::dtype_groups {
 #define EMBER_DTYPE_GROUP_BIT(T) | dtype_bit(dtype_of_v<T>)

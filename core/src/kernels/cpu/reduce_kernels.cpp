@@ -10,13 +10,13 @@ namespace {
 void reduce_kernel(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params) {
   // Every dtype has an instantiation; the op's own dtype checks are inside.
   dispatch<kMaskAll>(in.dtype(), "reduce", [&](auto tag) {
-    cpu_kernels::reduce_kernel_for<decltype(tag)>(in, out, mask, op, params);
+    cpu_kernels::reduce_kernel_for(tag, in, out, mask, op, params);
   });
 }
 
 void arg_reduce_kernel(const Tensor& in, Tensor& values, Tensor& indices, uint64_t mask, ArgReduceOp op) {
   dispatch<kMaskAll>(in.dtype(), op == ArgReduceOp::Max ? "max" : "min", [&](auto tag) {
-    cpu_kernels::arg_reduce_kernel_for<decltype(tag)>(in, values, indices, mask, op);
+    cpu_kernels::arg_reduce_kernel_for(tag, in, values, indices, mask, op);
   });
 }
 

@@ -1,13 +1,20 @@
-// The CPU reduction kernels for float32, float64 inputs (Note [Kernels split by
-// dtype group] in dtype_groups.h).
+// The CPU reduction kernels for float32, float64 inputs (Note [Kernels split by dtype
+// group] in dtype_groups.h).
 #include "kernels/cpu/reduce_kernels_impl.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-#define EMBER_INSTANTIATE(T)                                                                            \
-  template void reduce_kernel_for<T>(const Tensor&, Tensor&, uint64_t, ReduceOp, const ReduceParams&); \
-  template void arg_reduce_kernel_for<T>(const Tensor&, Tensor&, Tensor&, uint64_t, ArgReduceOp);
-EMBER_DTYPE_GROUP_FLOAT(EMBER_INSTANTIATE)
-#undef EMBER_INSTANTIATE
+#define EMBER_DEFINE(T)                                                                                              \
+  void reduce_kernel_for(T, const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params) { \
+    reduce_kernel_body<T>(in, out, mask, op, params);                                                                \
+  }
+EMBER_DTYPE_GROUP_FLOAT(EMBER_DEFINE)
+#undef EMBER_DEFINE
+#define EMBER_DEFINE(T)                                                                                             \
+  void arg_reduce_kernel_for(T, const Tensor& in, Tensor& values, Tensor& indices, uint64_t mask, ArgReduceOp op) { \
+    arg_reduce_kernel_body<T>(in, values, indices, mask, op);                                                       \
+  }
+EMBER_DTYPE_GROUP_FLOAT(EMBER_DEFINE)
+#undef EMBER_DEFINE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END

@@ -1,8 +1,9 @@
 #pragma once
-// The body of the CPU reduction kernels, typed on the input element type T:
-// the reduction functors and reduce_kernel_for<T> / arg_reduce_kernel_for<T>.
-// Included only by reduce_kernels_<group>.cpp, which instantiate it for their
-// dtype group (Note [Kernels split by dtype group] in dtype_groups.h).
+// The body of the CPU reduction kernels, typed on the input element type: the reduction
+// functors and reduce_kernel_body<T> / arg_reduce_kernel_body<T>, in an anonymous
+// namespace as before the split. Included only by reduce_kernels_<group>.cpp, which
+// define the per-type entry points of reduce_kernels_typed.h on it (Note [Kernels split
+// by dtype group] in dtype_groups.h).
 #include <cmath>
 #include <limits>
 
@@ -13,7 +14,8 @@
 #include "kernels/cpu/reduce_kernels_typed.h"
 #include "kernels/cpu/vec.h"
 
-namespace ember::cpu_kernels {
+namespace ember {
+namespace {
 using reduce_detail::run;
 
 // Accumulator for floating sums: double for float, float for 16-bit types.
@@ -214,7 +216,7 @@ struct VarOps {
 
 
 template <class T>
-void reduce_kernel_for(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params) {
+void reduce_kernel_body(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params) {
   [[maybe_unused]] const DType in_t = in.dtype();  // names the dtype in the refusals below
   const DType out_t = out.dtype();
   switch (op) {
@@ -325,7 +327,7 @@ void arg_reduce_into(const Tensor& in, Tensor& values, Tensor& indices, uint64_t
 }
 
 template <class T>
-void arg_reduce_kernel_for(const Tensor& in, Tensor& values, Tensor& indices, uint64_t mask, ArgReduceOp op) {
+void arg_reduce_kernel_body(const Tensor& in, Tensor& values, Tensor& indices, uint64_t mask, ArgReduceOp op) {
   if constexpr (in_mask_v<kMaskReal | kMaskBool, T>) {
     if (op == ArgReduceOp::Max) arg_reduce_into<T, true>(in, values, indices, mask);
     else arg_reduce_into<T, false>(in, values, indices, mask);
@@ -334,4 +336,5 @@ void arg_reduce_kernel_for(const Tensor& in, Tensor& values, Tensor& indices, ui
   }
 }
 
-}  // namespace ember::cpu_kernels
+}  // namespace
+}  // namespace ember

@@ -10,7 +10,7 @@ namespace {
 void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
   // Every dtype has an instantiation; each op's dtype check is inside.
   dispatch<kMaskAll>(iter.dtype(0), iter.op_name(), [&](auto tag) {
-    cpu_kernels::ternary_kernel_for<decltype(tag)>(iter, op, value);
+    cpu_kernels::ternary_kernel_for(tag, iter, op, value);
   });
 }
 

@@ -2,10 +2,13 @@
 // split by dtype group] in dtype_groups.h).
 #include "kernels/cpu/ternary_kernels_impl.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-#define EMBER_INSTANTIATE(T) template void ternary_kernel_for<T>(TensorIterator&, TernaryOp, const Scalar&);
-EMBER_DTYPE_GROUP_COMPLEX(EMBER_INSTANTIATE)
-#undef EMBER_INSTANTIATE
+#define EMBER_DEFINE(T)                                                                 \
+  void ternary_kernel_for(T, TensorIterator& iter, TernaryOp op, const Scalar& value) { \
+    ternary_kernel_body<T>(iter, op, value);                                            \
+  }
+EMBER_DTYPE_GROUP_COMPLEX(EMBER_DEFINE)
+#undef EMBER_DEFINE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END

@@ -1,18 +1,20 @@
 #pragma once
-// The body of the CPU ternary elementwise kernel, typed on the element type of
-// the first tensor: ternary_kernel_for<Elem>. Included only by
-// ternary_kernels_<group>.cpp, which instantiate it for their dtype group
-// (Note [Kernels split by dtype group] in dtype_groups.h).
+// The body of the CPU ternary elementwise kernel, typed on the element type of the first
+// tensor: ternary_kernel_body<Elem>, in an anonymous namespace as before the split.
+// Included only by ternary_kernels_<group>.cpp, which define the per-type entry points
+// of ternary_kernels_typed.h on it (Note [Kernels split by dtype group] in
+// dtype_groups.h).
 #include "kernels/cpu/dtype_groups.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/math.h"
 #include "kernels/cpu/ternary_kernels_typed.h"
 #include "ops/elementwise_info.h"
 
-namespace ember::cpu_kernels {
+namespace ember {
+namespace {
 
 template <class Elem>
-void ternary_kernel_for(TensorIterator& iter, TernaryOp op, const Scalar& value) {
+void ternary_kernel_body(TensorIterator& iter, TernaryOp op, const Scalar& value) {
   switch (op) {
     case TernaryOp::Where:
       dispatch_typed<op_info(TernaryOp::Where).dtypes, Elem>(iter.dtype(0), "where", [&](auto tag) {
@@ -64,4 +66,5 @@ void ternary_kernel_for(TensorIterator& iter, TernaryOp op, const Scalar& value)
   }
 }
 
-}  // namespace ember::cpu_kernels
+}  // namespace
+}  // namespace ember

@@ -1,14 +1,16 @@
 #pragma once
-// ternary_kernel_for<T>: the CPU ternary elementwise kernel (lerp, addcmul,
-// addcdiv, where, clamp with tensor bounds) for element type T of the output,
-// defined in ternary_kernels_impl.h and instantiated per dtype group in
-// ternary_kernels_<group>.cpp (Note [Kernels split by dtype group] in
-// dtype_groups.h).
+// ternary_kernel_for(T{}, ...): the CPU ternary elementwise kernel for element type T,
+// one overload per dtype, defined in ternary_kernels_<group>.cpp on the body in
+// ternary_kernels_impl.h (Note [Kernels split by dtype group] in dtype_groups.h).
+#include "kernels/cpu/dtype_groups.h"
 #include "ops/elementwise_kernels.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-template <class T>
-void ternary_kernel_for(TensorIterator& iter, TernaryOp op, const Scalar& value);
+// One overload per element type T (the first argument is a tag, its value unused).
+#define EMBER_DECLARE(T) \
+  void ternary_kernel_for(T, TensorIterator& iter, TernaryOp op, const Scalar& value);
+EMBER_DTYPE_GROUPS_ALL(EMBER_DECLARE)
+#undef EMBER_DECLARE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END

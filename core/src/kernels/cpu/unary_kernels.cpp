@@ -16,7 +16,7 @@ namespace {
 void unary_kernel(TensorIterator& iter, UnaryOp op) {
   // Every dtype has an instantiation; each op's dtype check is inside.
   dispatch<kMaskAll>(iter.input_dtype(0), iter.op_name(), [&](auto tag) {
-    cpu_kernels::unary_kernel_for<decltype(tag)>(iter, op);
+    cpu_kernels::unary_kernel_for(tag, iter, op);
   });
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The body of the CPU unary elementwise kernel, typed on the input element
-// type: unary_kernel_for<Elem>. Included only by unary_kernels_<group>.cpp,
-// which instantiate it for their dtype group (Note [Kernels split by dtype
-// group] in dtype_groups.h).
+// The body of the CPU unary elementwise kernel, typed on the input element type:
+// unary_kernel_body<Elem>, in an anonymous namespace as before the split. Included only
+// by unary_kernels_<group>.cpp, which define the per-type entry points of
+// unary_kernels_typed.h on it (Note [Kernels split by dtype group] in dtype_groups.h).
 #include <cmath>
 
 #include "kernels/cpu/convert.h"
@@ -12,7 +12,8 @@
 #include "kernels/cpu/unary_kernels_typed.h"
 #include "ops/elementwise_info.h"
 
-namespace ember::cpu_kernels {
+namespace ember {
+namespace {
 
 // Same-dtype op: computes EXPR on x (of the compute type: float for 16-bit floats).
 #define EMBER_UNARY_CASE(E, EXPR)                                              \
@@ -107,7 +108,7 @@ inline void tanh_float(TensorIterator& iter) {
                  [](vec::Vec<float> x) { return vec::tanh(x); });
 }
 template <class Elem>
-void unary_kernel_for(TensorIterator& iter, UnaryOp op) {
+void unary_kernel_body(TensorIterator& iter, UnaryOp op) {
   const DType dt = iter.input_dtype(0);
   const char* name = iter.op_name();
   if constexpr (std::is_same_v<Elem, float>) {
@@ -248,4 +249,5 @@ void unary_kernel_for(TensorIterator& iter, UnaryOp op) {
   EMBER_FAIL(name, ": unknown unary op");
 }
 
-}  // namespace ember::cpu_kernels
+}  // namespace
+}  // namespace ember

@@ -1,11 +1,14 @@
-// The CPU unary elementwise kernel for float16, bfloat16 inputs (Note [Kernels split
-// by dtype group] in dtype_groups.h).
+// The CPU unary elementwise kernel for float16, bfloat16 inputs (Note [Kernels split by
+// dtype group] in dtype_groups.h).
 #include "kernels/cpu/unary_kernels_impl.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-#define EMBER_INSTANTIATE(T) template void unary_kernel_for<T>(TensorIterator&, UnaryOp);
-EMBER_DTYPE_GROUP_REDUCED_FLOAT(EMBER_INSTANTIATE)
-#undef EMBER_INSTANTIATE
+#define EMBER_DEFINE(T)                                        \
+  void unary_kernel_for(T, TensorIterator& iter, UnaryOp op) { \
+    unary_kernel_body<T>(iter, op);                            \
+  }
+EMBER_DTYPE_GROUP_REDUCED_FLOAT(EMBER_DEFINE)
+#undef EMBER_DEFINE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END

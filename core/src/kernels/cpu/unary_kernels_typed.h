@@ -1,13 +1,15 @@
 #pragma once
-// unary_kernel_for<T>: the CPU unary elementwise kernel for input element type
-// T, defined in unary_kernels_impl.h and instantiated per dtype group in
-// unary_kernels_<group>.cpp (Note [Kernels split by dtype group] in
-// dtype_groups.h).
+// unary_kernel_for(T{}, ...): the CPU unary elementwise kernel for element type T, one
+// overload per dtype, defined in unary_kernels_<group>.cpp on the body in
+// unary_kernels_impl.h (Note [Kernels split by dtype group] in dtype_groups.h).
+#include "kernels/cpu/dtype_groups.h"
 #include "ops/elementwise_kernels.h"
 
-namespace ember::cpu_kernels {
+EMBER_CPU_KERNELS_BEGIN
 
-template <class T>
-void unary_kernel_for(TensorIterator& iter, UnaryOp op);
+// One overload per element type T (the first argument is a tag, its value unused).
+#define EMBER_DECLARE(T) void unary_kernel_for(T, TensorIterator& iter, UnaryOp op);
+EMBER_DTYPE_GROUPS_ALL(EMBER_DECLARE)
+#undef EMBER_DECLARE
 
-}  // namespace ember::cpu_kernels
+EMBER_CPU_KERNELS_END
