@@ -3,6 +3,7 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "kernels/slots/elementwise_info.h"
 #include "kernels/slots/elementwise_kernels.h"
 #include "ops/op_utils.h"
 
@@ -11,25 +12,9 @@ namespace ember {
 EMBER_DEFINE_STUB(binary_stub, BinaryFn, "binary");
 
 namespace {
-const char* op_name(BinaryOp op) {
-  switch (op) {
-#define EMBER_NAME(E, n) case BinaryOp::E: return #n;
-    EMBER_BINARY_OPS(EMBER_NAME)
-#undef EMBER_NAME
-  }
-  return "binary";
-}
-
-bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
-         op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::LogicalAnd ||
-         op == BinaryOp::LogicalOr || op == BinaryOp::LogicalXor;
-}
-
-bool promotes_to_float(BinaryOp op) {
-  return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Hypot ||
-         op == BinaryOp::Copysign || op == BinaryOp::Xlogy;
-}
+// The facts about each op (name, dtypes, promotion, what backward saves) are
+// its row in kBinaryInfo (kernels/slots/elementwise_info.h).
+const char* op_name(BinaryOp op) { return op_info(op).name; }
 
 // record_grad = false: the op records nothing (floor_divide).
 Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, bool inplace,
@@ -193,21 +178,24 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
                 c.needs(1) ? g * x / y : Tensor()};
       };
     }
-    default:
+    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt:
+    case BinaryOp::Ge: case BinaryOp::LogicalAnd: case BinaryOp::LogicalOr: case BinaryOp::LogicalXor:
+    case BinaryOp::BitwiseAnd: case BinaryOp::BitwiseOr: case BinaryOp::BitwiseXor:
+    case BinaryOp::LeftShift: case BinaryOp::RightShift:
       return nullptr;  // not differentiable
   }
+  return nullptr;
 }
 
-bool differentiable(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::DivTrunc:
-    case BinaryOp::DivFloor: case BinaryOp::Fmod: case BinaryOp::Remainder: case BinaryOp::Pow:
-    case BinaryOp::Atan2: case BinaryOp::Maximum: case BinaryOp::Minimum: case BinaryOp::Fmax:
-    case BinaryOp::Fmin: case BinaryOp::Hypot: case BinaryOp::Copysign: case BinaryOp::Xlogy:
-      return true;
-    default:
-      return false;
+// Whether binary_backward saves a (the first input).
+bool backward_reads_self(BinaryOp op, const Tensor& a, const Tensor& b) {
+  switch (op_info(op).saves_self) {
+    case SavesInput::Never: return false;
+    case SavesInput::Always: return true;
+    case SavesInput::IfComplex: return a.is_complex();
+    case SavesInput::IfOtherRequiresGrad: return b.requires_grad();
   }
+  return true;
 }
 
 // The forward with autograd around it: in-place ops under autograd run out of
@@ -220,15 +208,13 @@ Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out, boo
   if (inplace && autograd::inplace_records(a, {b})) {
     // A formula that saves a would see it modified by the write back: it gets
     // a copy of a instead (PyTorch's original_self).
-    const bool saves_a = record_grad && differentiable(op) && op != BinaryOp::Add && op != BinaryOp::DivTrunc &&
-                         op != BinaryOp::DivFloor &&
-                         !((op == BinaryOp::Mul || op == BinaryOp::Div) && !b.requires_grad());
+    const bool saves_a = record_grad && backward_reads_self(op, a, b);
     return autograd::assign_inplace(const_cast<Tensor&>(a),
                                     run_binary(op, saves_a ? a.clone() : a, b, Tensor(), false, alpha, record_grad),
                                     name);
   }
   // Non-differentiable ops take out= arguments that require grad, as PyTorch.
-  if (!record_grad || !differentiable(op)) return compute_binary(op, a, b, out, inplace, alpha);
+  if (!record_grad || !op_info(op).differentiable) return compute_binary(op, a, b, out, inplace, alpha);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {a, b});
   autograd::OpRecorder rec(name, {a, b});
   rec.allow_batched_grads();  // elementwise formula
@@ -243,8 +229,17 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out,
   const char* name = op_name(op);
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).is_inplace(inplace);
-  if (promotes_to_float(op)) iter.promote_integer_inputs_to_float();
-  if (is_comparison(op)) iter.output_dtype(kBool);
+  const BinaryInfo& row = op_info(op);
+  switch (row.promotion) {
+    case Promotion::None: break;
+    case Promotion::IntToFloat: iter.promote_integer_inputs_to_float(); break;
+    case Promotion::BoolToLong: EMBER_FAIL(name, ": binary ops have no bool-to-int64 promotion");
+  }
+  switch (row.out) {
+    case OutDType::Same: break;
+    case OutDType::Bool: iter.output_dtype(kBool); break;
+    case OutDType::Real: EMBER_FAIL(name, ": binary ops have no complex-to-real output");
+  }
   iter.build();
   const DType common = iter.common_dtype();
   if (op == BinaryOp::Add) {
@@ -256,10 +251,7 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out,
     if (!is_complex(common))
       EMBER_CHECK(!alpha.is_complex(), name, ": complex alpha needs a complex result, got ", common);
   }
-  if (op == BinaryOp::Maximum || op == BinaryOp::Minimum || op == BinaryOp::Fmax ||
-      op == BinaryOp::Fmin || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
-      op == BinaryOp::Ge || op == BinaryOp::Fmod || op == BinaryOp::Remainder ||
-      op == BinaryOp::DivFloor || op == BinaryOp::DivTrunc)
+  if (!row.supports_complex())
     EMBER_CHECK(!is_complex(common), name, ": is not supported for complex inputs (got ", a.dtype(),
                 " and ", b.dtype(), ")");
   // As PyTorch: int_tensor ** -1 (a number) is an error, not 0; tensor exponents give 0.

@@ -70,7 +70,13 @@ Tensor reduce(const Tensor& self, IntArrayRef dims, bool keepdim, DType out_dtyp
       case ReduceOp::Mean: case ReduceOp::Var:
         out.fill_(is_complex(out_dtype) ? Scalar(complex128(NAN, NAN)) : Scalar(NAN));
         break;
-      default: out.fill_(0); break;
+      // amax, amin and the infinity norms reject reducing over an empty dim
+      // (check_nonempty): for them out is empty here.
+      case ReduceOp::Sum: case ReduceOp::Any: case ReduceOp::CountNonzero: case ReduceOp::NormP:
+      case ReduceOp::Norm0: case ReduceOp::NormInf: case ReduceOp::NormNegInf: case ReduceOp::Amax:
+      case ReduceOp::Amin:
+        out.fill_(0);
+        break;
     }
   } else {
     // Resolving here costs one copy; the stub's generic path would also snapshot it.

@@ -3,6 +3,7 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "kernels/slots/elementwise_info.h"
 #include "kernels/slots/elementwise_kernels.h"
 #include "ops/op_utils.h"
 #include "ops/scalar_overflow.h"
@@ -12,16 +13,8 @@ namespace ember {
 EMBER_DEFINE_STUB(ternary_stub, TernaryFn, "ternary");
 
 namespace {
-const char* base_name(TernaryOp op) {
-  switch (op) {
-    case TernaryOp::Lerp: return "lerp";
-    case TernaryOp::Addcmul: return "addcmul";
-    case TernaryOp::Addcdiv: return "addcdiv";
-    case TernaryOp::Where: return "where";
-    case TernaryOp::Clamp: return "clamp";
-  }
-  return "ternary";
-}
+// The op's row in kTernaryInfo (kernels/slots/elementwise_info.h).
+const char* base_name(TernaryOp op) { return op_info(op).name; }
 
 // d(op(a, b, c)) for lerp(self, end, weight), addcmul/addcdiv(self, t1, t2, value)
 // (Note [Recording an op]); gradients at broadcast shape, complex: conjugate Wirtinger.
@@ -72,7 +65,7 @@ autograd::BackwardFn ternary_backward(TernaryOp op, autograd::OpRecorder& rec, c
     }
     case TernaryOp::Where:
     case TernaryOp::Clamp:
-      break;  // recorded by where() and clamp() themselves
+      break;  // recorded by where() and clamp() themselves (op_info(op).recorded_by_caller)
   }
   return nullptr;
 }

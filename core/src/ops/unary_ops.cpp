@@ -2,6 +2,7 @@
 #include "autograd/record.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
+#include "kernels/slots/elementwise_info.h"
 #include "kernels/slots/elementwise_kernels.h"
 #include "ops/op_utils.h"
 #include "ops/scalar_overflow.h"
@@ -14,57 +15,19 @@ EMBER_DEFINE_STUB(nan_to_num_stub, NanToNumFn, "nan_to_num");
 EMBER_DEFINE_STUB(clamp_scalar_stub, ClampScalarFn, "clamp");
 
 namespace {
-// How an op's output dtype follows from its input's.
-enum class OutKind {
-  Same,     // same dtype as the input
-  Float,    // integral/bool inputs compute in the default float dtype
-  Bool,     // bool result (predicates)
-  Real,     // complex input gives the matching real dtype (abs)
-};
-
-OutKind out_kind(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Abs: return OutKind::Real;
-    case UnaryOp::Neg: case UnaryOp::Sign: case UnaryOp::Sgn: case UnaryOp::Square:
-    case UnaryOp::Relu: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
-    case UnaryOp::Trunc: case UnaryOp::Frac: case UnaryOp::BitwiseNot: case UnaryOp::Conj:
-      return OutKind::Same;
-    case UnaryOp::LogicalNot: case UnaryOp::Isnan: case UnaryOp::Isinf: case UnaryOp::Isfinite:
-    case UnaryOp::Isposinf: case UnaryOp::Isneginf: case UnaryOp::Signbit:
-      return OutKind::Bool;
-    default: return OutKind::Float;
-  }
-}
-
-const char* op_name(UnaryOp op) {
-  switch (op) {
-#define EMBER_NAME(E, n) case UnaryOp::E: return #n;
-    EMBER_UNARY_OPS(EMBER_NAME)
-#undef EMBER_NAME
-  }
-  return "unary";
-}
-
-bool differentiable(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::LogicalNot: case UnaryOp::BitwiseNot: case UnaryOp::Isnan: case UnaryOp::Isinf:
-    case UnaryOp::Isfinite: case UnaryOp::Isposinf: case UnaryOp::Isneginf: case UnaryOp::Signbit:
-      return false;
-    default: return true;
-  }
-}
+// The facts about each op (name, dtypes, promotion, what backward saves) are
+// its row in kUnaryInfo (kernels/slots/elementwise_info.h).
+const char* op_name(UnaryOp op) { return op_info(op).name; }
 
 // Whether unary_backward saves the input (not only the output).
 bool backward_reads_input(UnaryOp op, const Tensor& self) {
-  switch (op) {
-    case UnaryOp::Neg: case UnaryOp::Conj: case UnaryOp::Frac: case UnaryOp::Sign: case UnaryOp::Floor:
-    case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc: case UnaryOp::Exp: case UnaryOp::Exp2:
-    case UnaryOp::Expm1: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal: case UnaryOp::Tan:
-    case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Relu:
-      return false;
-    case UnaryOp::Sgn: return self.is_complex();
-    default: return differentiable(op);
+  switch (op_info(op).saves_input) {
+    case SavesInput::Never: return false;
+    case SavesInput::Always: return true;
+    case SavesInput::IfComplex: return self.is_complex();
+    case SavesInput::IfOtherRequiresGrad: break;  // binary ops only
   }
+  EMBER_FAIL(op_name(op), ": unary op with a binary save rule");
 }
 
 constexpr double kLn2 = 0.693147180559945309417232121458176568;
@@ -206,9 +169,12 @@ autograd::BackwardFn unary_backward(UnaryOp op, autograd::OpRecorder& rec, const
       return from_input([](const Tensor& x) { return gelu_derivative(x, false); });
     case UnaryOp::GeluTanh:
       return from_input([](const Tensor& x) { return gelu_derivative(x, true); });
-    default:
+    case UnaryOp::Angle:  // recorded by angle() itself
+    case UnaryOp::LogicalNot: case UnaryOp::BitwiseNot: case UnaryOp::Isnan: case UnaryOp::Isinf:
+    case UnaryOp::Isfinite: case UnaryOp::Isposinf: case UnaryOp::Isneginf: case UnaryOp::Signbit:
       return nullptr;  // not differentiable
   }
+  return nullptr;
 }
 
 Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace);
@@ -218,7 +184,7 @@ Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
   const char* name = op_name(op);
   EMBER_CHECK(self.defined(), name, ": input tensor is undefined");
   // A real result can't be stored in a complex self (PyTorch's abs_ error).
-  EMBER_CHECK(!(inplace && self.is_complex() && out_kind(op) == OutKind::Real), "In-place ", name,
+  EMBER_CHECK(!(inplace && self.is_complex() && op_info(op).out == OutDType::Real), "In-place ", name,
               " is not supported for complex tensors.");
   if (inplace && autograd::inplace_records(self)) {
     // A formula that reads the input saves it, and writing the result back
@@ -226,7 +192,7 @@ Tensor run_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
     const Tensor src = backward_reads_input(op, self) ? self.clone() : self;
     return autograd::assign_inplace(const_cast<Tensor&>(self), run_unary(op, src, Tensor(), false), name);
   }
-  if (!differentiable(op)) return compute_unary(op, self, out, inplace);
+  if (!op_info(op).differentiable) return compute_unary(op, self, out, inplace);
   if (out.defined() && !inplace) autograd::check_out_arguments(name, out, {self});
   autograd::OpRecorder rec(name, {self});
   rec.allow_batched_grads();  // elementwise formula
@@ -243,16 +209,20 @@ Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
                 "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   TensorIterator iter(name);
   iter.add_output(out).add_input(self).is_inplace(inplace);
-  switch (out_kind(op)) {
-    case OutKind::Same: break;
-    case OutKind::Float: iter.promote_integer_inputs_to_float(); break;
-    case OutKind::Bool: iter.output_dtype(kBool); break;
-    case OutKind::Real:
+  switch (op_info(op).promotion) {
+    case Promotion::None: break;
+    case Promotion::IntToFloat: iter.promote_integer_inputs_to_float(); break;
+    case Promotion::BoolToLong:  // square is pow(x, 2) in PyTorch: a bool input squares to int64
+      if (self.dtype() == kBool) iter.compute_dtype(kInt64);
+      break;
+  }
+  switch (op_info(op).out) {
+    case OutDType::Same: break;
+    case OutDType::Bool: iter.output_dtype(kBool); break;
+    case OutDType::Real:
       if (self.is_complex()) iter.output_dtype(to_real_dtype(self.dtype()));
       break;
   }
-  // square is pow(x, 2) in PyTorch: a bool input squares to int64.
-  if (op == UnaryOp::Square && self.dtype() == kBool) iter.compute_dtype(kInt64);
   iter.build();
   unary_stub(iter.device())(iter, op);
   iter.finish();
@@ -338,7 +308,7 @@ Tensor isfinite(const Tensor& self) { return run_unary(UnaryOp::Isfinite, self, 
 Tensor isposinf(const Tensor& self) { return run_unary(UnaryOp::Isposinf, self, Tensor(), false); }
 Tensor isneginf(const Tensor& self) { return run_unary(UnaryOp::Isneginf, self, Tensor(), false); }
 Tensor signbit(const Tensor& self) { return run_unary(UnaryOp::Signbit, self, Tensor(), false); }
-// conj() is a view (complex_view_ops.cpp); conj_physical computes, into new memory or in place.
+// conj() is a view (view_ops.cpp); conj_physical computes, into new memory or in place.
 Tensor conj_physical(const Tensor& self) {
   return self.is_complex() ? run_unary(UnaryOp::Conj, self, Tensor(), false) : self.clone();
 }

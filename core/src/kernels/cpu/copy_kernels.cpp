@@ -1,41 +1,21 @@
-// CPU kernels for copy_ (with dtype conversion) and fill_.
+// CPU kernels for copy_ (with dtype conversion) and fill_. The converting
+// copies (a loop per source x destination dtype) are typed on the source dtype
+// and compiled per dtype group (copy_kernels_impl.h, copy_kernels_<group>.cpp;
+// Note [Kernels split by dtype group] in dtype_groups.h).
 #include <cstring>
 
-#include "kernels/cpu/convert.h"
+#include "kernels/cpu/copy_kernels_typed.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/slots/copy_kernels.h"
 
 namespace ember {
 namespace {
 
-// A converting copy that also conjugates and/or negates (compile-time flags,
-// so the plain copy loop stays branch-free). Negation happens in whichever of
-// the two types is signed: only floating (real or complex) tensors carry bits.
-template <bool Conj, bool Neg>
-void transform_copy(TensorIterator& iter) {
-  dispatch<kMaskAll>(iter.dtype(0), "copy_", [&](auto d) {
-    using D = decltype(d);
-    dispatch<kMaskAll>(iter.dtype(1), "copy_", [&](auto s) {
-      using S = decltype(s);
-      cpu_kernel(iter, [](S v) {
-        constexpr bool neg_in_src = is_complex_v<S> || std::is_floating_point_v<S> || std::is_signed_v<S>;
-        if constexpr (Neg && neg_in_src) v = -v;
-        D r = convert<D>(v);
-        if constexpr (Neg && !neg_in_src && !std::is_same_v<D, bool>) r = static_cast<D>(-r);
-        if constexpr (Conj && is_complex_v<D>) r = std::conj(r);
-        return r;
-      });
-    });
-  });
-}
-
 void copy_kernel(TensorIterator& iter, bool conjugate, bool negate) {
   const DType dst = iter.dtype(0), src = iter.dtype(1);
   if (conjugate && !is_complex(dst)) conjugate = false;  // real part only: nothing to conjugate
   if (conjugate || negate) {
-    if (conjugate && negate) transform_copy<true, true>(iter);
-    else if (conjugate) transform_copy<true, false>(iter);
-    else transform_copy<false, true>(iter);
+    dispatch<kMaskAll>(src, "copy_", [&](auto s) { cpu_kernels::copy_kernel_from(s, iter, conjugate, negate); });
     return;
   }
   if (dst == src) {
@@ -57,13 +37,7 @@ void copy_kernel(TensorIterator& iter, bool conjugate, bool negate) {
       case 16: cpu_kernel(iter, [](complex128 v) { return v; }); return;
     }
   }
-  dispatch<kMaskAll>(dst, "copy_", [&](auto d) {
-    using D = decltype(d);
-    dispatch<kMaskAll>(src, "copy_", [&](auto s) {
-      using S = decltype(s);
-      cpu_kernel(iter, [](S v) { return convert<D>(v); });
-    });
-  });
+  dispatch<kMaskAll>(src, "copy_", [&](auto s) { cpu_kernels::copy_kernel_from(s, iter, false, false); });
 }
 
 void fill_kernel(TensorIterator& iter, const Scalar& value) {

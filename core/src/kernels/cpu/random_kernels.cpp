@@ -90,7 +90,10 @@ void continuous_kernel(const Tensor& out, RandomDist dist, const RandomParams& p
         return static_cast<T>(-std::log1p(-uniform(blk, lane, 24)) / a);
       });
       return;
-    default: EMBER_FAIL("random: distribution is not continuous");
+    case RandomDist::Geometric:
+    case RandomDist::Bernoulli:
+    case RandomDist::BernoulliTensor:
+    case RandomDist::Integer: EMBER_FAIL("random: distribution is not continuous");
   }
 }
 
@@ -135,7 +138,9 @@ void discrete_kernel(const Tensor& out, RandomDist dist, const RandomParams& par
       });
       return;
     }
-    default: EMBER_FAIL("random: distribution is not discrete");
+    case RandomDist::Uniform:
+    case RandomDist::Normal:
+    case RandomDist::Exponential: EMBER_FAIL("random: distribution is not discrete");
   }
 }
 

@@ -33,8 +33,11 @@ inline int random_words_per_element(RandomDist dist, DType dtype) {
     case RandomDist::BernoulliTensor: return 1;
     case RandomDist::Geometric:
     case RandomDist::Integer: return 2;
-    default: return dtype == DType::Float64 ? 2 : 1;
+    case RandomDist::Uniform:
+    case RandomDist::Normal:
+    case RandomDist::Exponential: return dtype == DType::Float64 ? 2 : 1;
   }
+  return 1;
 }
 
 // out: contiguous, any dtype the op allows for dist.

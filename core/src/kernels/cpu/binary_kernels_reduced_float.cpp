@@ -1,0 +1,14 @@
+// The CPU binary elementwise kernel for float16, bfloat16 inputs (Note [Kernels split by
+// dtype group] in dtype_groups.h).
+#include "kernels/cpu/binary_kernels_impl.h"
+
+EMBER_CPU_KERNELS_BEGIN
+
+#define EMBER_DEFINE(T)                                                               \
+  void binary_kernel_for(T, TensorIterator& iter, BinaryOp op, const Scalar& alpha) { \
+    binary_kernel_body<T>(iter, op, alpha);                                           \
+  }
+EMBER_DTYPE_GROUP_REDUCED_FLOAT(EMBER_DEFINE)
+#undef EMBER_DEFINE
+
+EMBER_CPU_KERNELS_END

@@ -1,0 +1,16 @@
+#pragma once
+// binary_kernel_for(T{}, ...): the CPU binary elementwise kernel for element type T, one
+// overload per dtype, defined in binary_kernels_<group>.cpp on the body in
+// binary_kernels_impl.h (Note [Kernels split by dtype group] in dtype_groups.h).
+#include "kernels/cpu/dtype_groups.h"
+#include "kernels/slots/elementwise_kernels.h"
+
+EMBER_CPU_KERNELS_BEGIN
+
+// One overload per element type T (the first argument is a tag, its value unused).
+#define EMBER_DECLARE(T) \
+  void binary_kernel_for(T, TensorIterator& iter, BinaryOp op, const Scalar& alpha);
+EMBER_DTYPE_GROUPS_ALL(EMBER_DECLARE)
+#undef EMBER_DECLARE
+
+EMBER_CPU_KERNELS_END
