@@ -9,7 +9,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(binary_stub, BinaryFn, "binary");
+EMBER_DEFINE_FAMILY_STUB(binary_stub, BinaryFn, "binary", kBinaryOpNames.data(), kNumBinaryOps);
 
 namespace {
 // The facts about each op (name, dtypes, promotion, what backward saves) are

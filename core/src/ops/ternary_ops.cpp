@@ -10,7 +10,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(ternary_stub, TernaryFn, "ternary");
+EMBER_DEFINE_FAMILY_STUB(ternary_stub, TernaryFn, "ternary", kTernaryOpNames.data(), kNumTernaryOps);
 
 namespace {
 // The op's row in kTernaryInfo (kernels/slots/elementwise_info.h).

@@ -9,7 +9,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(unary_stub, UnaryFn, "unary");
+EMBER_DEFINE_FAMILY_STUB(unary_stub, UnaryFn, "unary", kUnaryOpNames.data(), kNumUnaryOps);
 EMBER_DEFINE_STUB(softplus_stub, SoftplusFn, "softplus");
 EMBER_DEFINE_STUB(nan_to_num_stub, NanToNumFn, "nan_to_num");
 EMBER_DEFINE_STUB(clamp_scalar_stub, ClampScalarFn, "clamp");

@@ -3,6 +3,7 @@
 // binary_kernels_<group>.cpp; Note [Kernels split by dtype group] in
 // dtype_groups.h); this file dispatches to it and registers the slot.
 #include "kernels/cpu/binary_kernels_typed.h"
+#include "kernels/slots/elementwise_info.h"
 
 namespace ember {
 namespace {
@@ -17,5 +18,6 @@ void binary_kernel(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
 }  // namespace
 
 EMBER_REGISTER_KERNEL(binary_stub, CPU, binary_kernel);
+static const bool binary_op_dtypes_registered = binary_stub.set_op_dtypes(DeviceType::CPU, kBinaryOpDTypes.data());
 
 }  // namespace ember

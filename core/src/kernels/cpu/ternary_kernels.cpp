@@ -3,6 +3,7 @@
 // (ternary_kernels_impl.h, ternary_kernels_<group>.cpp; Note [Kernels split by
 // dtype group] in dtype_groups.h); this file dispatches and registers.
 #include "kernels/cpu/ternary_kernels_typed.h"
+#include "kernels/slots/elementwise_info.h"
 
 namespace ember {
 namespace {
@@ -17,5 +18,6 @@ void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
 }  // namespace
 
 EMBER_REGISTER_KERNEL(ternary_stub, CPU, ternary_kernel);
+static const bool ternary_op_dtypes_registered = ternary_stub.set_op_dtypes(DeviceType::CPU, kTernaryOpDTypes.data());
 
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/math.h"
 #include "kernels/cpu/unary_kernels_typed.h"
+#include "kernels/slots/elementwise_info.h"
 
 namespace ember {
 namespace {
@@ -79,6 +80,8 @@ void clamp_scalar_kernel(TensorIterator& iter, std::optional<Scalar> min, std::o
 }  // namespace
 
 EMBER_REGISTER_KERNEL(unary_stub, CPU, unary_kernel);
+// Which dtypes it computes for each op: the info table's (missing_kernels compares other backends with it).
+static const bool unary_op_dtypes_registered = unary_stub.set_op_dtypes(DeviceType::CPU, kUnaryOpDTypes.data());
 EMBER_REGISTER_KERNEL(softplus_stub, CPU, softplus_kernel);
 EMBER_REGISTER_KERNEL(nan_to_num_stub, CPU, nan_to_num_kernel);
 EMBER_REGISTER_KERNEL(clamp_scalar_stub, CPU, clamp_scalar_kernel);

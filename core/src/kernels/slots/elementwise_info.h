@@ -8,6 +8,7 @@
 // fact lives in one row instead of parallel switches; a row per enum value is
 // checked at compile time, and tests/core/test_elementwise_info.cpp checks the
 // rows against what the ops do.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -231,5 +232,29 @@ static_assert(elementwise_info_detail::names_match(kUnaryInfo, elementwise_info_
               "kUnaryInfo names must be EMBER_UNARY_OPS's");
 static_assert(elementwise_info_detail::names_match(kBinaryInfo, elementwise_info_detail::kBinaryNames),
               "kBinaryInfo names must be EMBER_BINARY_OPS's");
+
+// Per-op columns of a table, for the family slots' coverage
+// (DispatchStub::set_op_dtypes, missing_kernels): the ops' names and the
+// dtypes the CPU's kernels compute for each.
+namespace elementwise_info_detail {
+template <class Row, size_t N>
+constexpr std::array<const char*, N> names_of(const Row (&rows)[N]) {
+  std::array<const char*, N> names{};
+  for (size_t i = 0; i < N; ++i) names[i] = rows[i].name;
+  return names;
+}
+template <class Row, size_t N>
+constexpr std::array<uint32_t, N> dtypes_of(const Row (&rows)[N]) {
+  std::array<uint32_t, N> masks{};
+  for (size_t i = 0; i < N; ++i) masks[i] = rows[i].dtypes;
+  return masks;
+}
+}  // namespace elementwise_info_detail
+inline constexpr auto kUnaryOpNames = elementwise_info_detail::names_of(kUnaryInfo);
+inline constexpr auto kBinaryOpNames = elementwise_info_detail::names_of(kBinaryInfo);
+inline constexpr auto kTernaryOpNames = elementwise_info_detail::names_of(kTernaryInfo);
+inline constexpr auto kUnaryOpDTypes = elementwise_info_detail::dtypes_of(kUnaryInfo);
+inline constexpr auto kBinaryOpDTypes = elementwise_info_detail::dtypes_of(kBinaryInfo);
+inline constexpr auto kTernaryOpDTypes = elementwise_info_detail::dtypes_of(kTernaryInfo);
 
 }  // namespace ember
