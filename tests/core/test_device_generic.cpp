@@ -509,6 +509,85 @@ TEST_P(OpTableOnDevice, FFTSpecialAndRandom) {
   for (const DeviceCase& c : fft_special_random_cases()) run_case(c, device());
 }
 
+// The out= and in-place forms of the table's families: the result stays in the
+// tensor it was written to, on the device, with the CPU's values. (The
+// elementwise and reduction harnesses check their own out= and in-place forms.)
+struct WriteCase {
+  std::string name;
+  // Writes into its first input (out= or in-place) and returns it.
+  std::function<Tensor(Inputs&)> write;
+};
+
+const std::vector<WriteCase>& out_and_inplace_cases() {
+  auto idx = [](const Tensor& like, std::vector<int64_t> v) {
+    return tensor(v, TensorOptions(kInt64).device(like.device()));
+  };
+  static const std::vector<WriteCase> cases = {
+      {"cat_out", [](Inputs& x) { return cat_out(x[0], {x[1], x[1]}, 0); }},
+      {"stack_out", [](Inputs& x) { return stack_out(x[0], {x[1], x[1]}, 1); }},
+      {"cumsum_out", [](Inputs& x) { return cumsum_out(x[0], x[1], 1); }},
+      {"cumprod_out", [](Inputs& x) { return cumprod_out(x[0], x[1], 0); }},
+      {"tril_out_triu_out", [](Inputs& x) { return triu_out(x[0], tril_out(x[0], x[1], 1), -1); }},
+      {"gather_out", [idx](Inputs& x) {
+         x[0] = empty({4, 3}, x[1].options());  // gather_out does not resize
+         return gather_out(x[0], x[1], 1, idx(x[1], {0, 2, 1, 0, 3, 3}).view({2, 3}).repeat({2, 1}));
+       }},
+      {"index_select_out", [idx](Inputs& x) { return index_select_out(x[0], x[1], 0, idx(x[1], {3, 0, 0})); }},
+      {"masked_select_out", [](Inputs& x) { return masked_select_out(x[0], x[1], x[1] > 0); }},
+      {"mm_out", [](Inputs& x) { return mm_out(x[0], x[1], x[1].t()); }},
+      {"matmul_out", [](Inputs& x) { return matmul_out(x[0], x[1].view({2, 3, 4}), x[1].narrow(0, 0, 4)); }},
+      {"addmm_out", [](Inputs& x) { return addmm_out(x[0], x[1].narrow(0, 0, 1), x[1], x[1].t().narrow(1, 0, 4), 0.5, 2); }},
+      {"cumsum_", [](Inputs& x) { return x[1].cumsum_(0); }},
+      {"tril_", [](Inputs& x) { return x[1].tril_(-1); }},
+      {"index_add_copy_fill_", [idx](Inputs& x) {
+         x[1].index_add_(0, idx(x[1], {1, 1, 3}), x[1].narrow(0, 0, 3), 2);
+         x[1].index_copy_(1, idx(x[1], {2}), x[1].narrow(1, 0, 1));
+         return x[1].index_fill_(0, idx(x[1], {0}), 7.5);
+       }},
+      {"index_put_masked_", [idx](Inputs& x) {
+         x[1].index_put_({idx(x[1], {2, 4})}, x[1].narrow(0, 0, 2));
+         x[1].masked_fill_(x[1] < -1, 0.25);
+         return x[1].masked_scatter_(x[1] > 1, x[1].flatten().flip({0}));
+       }},
+      {"scatter_family_", [idx](Inputs& x) {
+         Tensor i = idx(x[1], {0, 1, 2, 3, 3, 2, 1, 0}).view({2, 4});
+         x[1].scatter_(0, i, x[1].narrow(0, 0, 2));
+         x[1].scatter_add_(0, i, x[1].narrow(0, 1, 2));
+         return x[1].scatter_reduce_(0, i, x[1].narrow(0, 2, 2), "amax");
+       }},
+      {"addmm_addmv_baddbmm_", [](Inputs& x) {
+         Tensor m = x[1].narrow(0, 0, 4);
+         m.addmm_(m, m.t(), 0.5, 0.25);
+         Tensor v = x[1].select(0, 4);
+         v.addmv_(m, x[1].select(0, 5), 1, 0.5);
+         Tensor b = x[1].view({2, 3, 4}).narrow(2, 0, 3);
+         return b.baddbmm_(b, b, 0.5, 0.5);
+       }},
+  };
+  return cases;
+}
+
+TEST_P(OpTableOnDevice, OutAndInPlaceForms) {
+  for (const WriteCase& c : out_and_inplace_cases()) {
+    SCOPED_TRACE(c.name + " on " + device().str());
+    auto inputs_on = [&](Device d) {
+      return Inputs{empty({0}, TensorOptions(kFloat64).device(d)), seeded_randn({6, 4}, 130).to(d)};
+    };
+    Inputs cpu_in = inputs_on(kCPU), dev_in = inputs_on(device());
+    Tensor cpu_r, dev_r;
+    try {
+      cpu_r = c.write(cpu_in);
+      dev_r = c.write(dev_in);
+    } catch (const Error& e) {
+      ADD_FAILURE() << "raised: " << e.what();
+      continue;
+    }
+    EXPECT_EQ(dev_r.device(), device());
+    EXPECT_TRUE(same_values(dev_r, cpu_r, 1e-12, 1e-12));
+    EXPECT_TRUE(same_values(dev_in[1], cpu_in[1], 1e-12, 1e-12)) << "the in-place target";
+  }
+}
+
 // Modules move with Module::to(device) and compute there: recurrent layers
 // (their packed-sequence and weight-flattening paths), and nn::init filling
 // parameters on the device with the CPU's numbers.
