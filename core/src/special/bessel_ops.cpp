@@ -13,7 +13,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(special_bessel_stub, SpecialBesselFn, "special_bessel");
+EMBER_DEFINE_FAMILY_STUB(special_bessel_stub, SpecialBesselFn, "special_bessel", kSpecialBesselOpNames,
+                         static_cast<int>(std::size(kSpecialBesselOpNames)));
 
 namespace special {
 namespace {

@@ -15,9 +15,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(special_gamma_unary_stub, SpecialGammaUnaryFn, "special_gamma_unary");
+EMBER_DEFINE_FAMILY_STUB(special_gamma_unary_stub, SpecialGammaUnaryFn, "special_gamma_unary",
+                         kSpecialGammaUnaryOpNames, static_cast<int>(std::size(kSpecialGammaUnaryOpNames)));
 EMBER_DEFINE_STUB(polygamma_stub, PolygammaFn, "polygamma");
-EMBER_DEFINE_STUB(special_gamma_binary_stub, SpecialGammaBinaryFn, "special_gamma_binary");
+EMBER_DEFINE_FAMILY_STUB(special_gamma_binary_stub, SpecialGammaBinaryFn, "special_gamma_binary",
+                         kSpecialGammaBinaryOpNames, static_cast<int>(std::size(kSpecialGammaBinaryOpNames)));
 
 namespace special {
 namespace {

@@ -20,7 +20,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(special_misc_unary_stub, SpecialMiscUnaryFn, "special_misc_unary");
+EMBER_DEFINE_FAMILY_STUB(special_misc_unary_stub, SpecialMiscUnaryFn, "special_misc_unary",
+                         kSpecialMiscUnaryOpNames, static_cast<int>(std::size(kSpecialMiscUnaryOpNames)));
 EMBER_DEFINE_STUB(logit_stub, LogitFn, "logit");
 EMBER_DEFINE_STUB(xlog1py_stub, Xlog1pyFn, "xlog1py");
 EMBER_DEFINE_STUB(round_decimals_stub, RoundDecimalsFn, "round_decimals");

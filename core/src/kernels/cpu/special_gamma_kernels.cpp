@@ -45,5 +45,15 @@ void special_gamma_binary_kernel(TensorIterator& iter, SpecialGammaBinaryOp op) 
 EMBER_REGISTER_KERNEL(special_gamma_unary_stub, CPU, special_gamma_unary_kernel);
 EMBER_REGISTER_KERNEL(polygamma_stub, CPU, polygamma_kernel);
 EMBER_REGISTER_KERNEL(special_gamma_binary_stub, CPU, special_gamma_binary_kernel);
+// Every op computes float32 and float64 (special_loops.h's dispatch).
+constexpr uint32_t kGammaUnaryDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating, kMaskFloating,
+                                          kMaskFloating, kMaskFloating, kMaskFloating};
+constexpr uint32_t kGammaBinaryDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating};
+static_assert(std::size(kGammaUnaryDTypes) == std::size(kSpecialGammaUnaryOpNames));
+static_assert(std::size(kGammaBinaryDTypes) == std::size(kSpecialGammaBinaryOpNames));
+static const bool gamma_unary_op_dtypes_registered =
+    special_gamma_unary_stub.set_op_dtypes(DeviceType::CPU, kGammaUnaryDTypes);
+static const bool gamma_binary_op_dtypes_registered =
+    special_gamma_binary_stub.set_op_dtypes(DeviceType::CPU, kGammaBinaryDTypes);
 
 }  // namespace ember

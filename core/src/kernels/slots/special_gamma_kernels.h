@@ -3,12 +3,19 @@
 // arguments and builds the iterator; kernels/cpu/special_gamma_kernels.cpp computes).
 #include <cstdint>
 
+#include <cstddef>
+#include <iterator>
+
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 
 enum class SpecialGammaUnaryOp { Gammaln, Digamma, Erfcx, Erfinv, Ndtr, LogNdtr, Ndtri };
+// Op names (a family slot: missing_kernels reports single ops).
+inline constexpr const char* kSpecialGammaUnaryOpNames[] = {"gammaln", "digamma", "erfcx", "erfinv",
+                                                            "ndtr",    "log_ndtr", "ndtri"};
+static_assert(std::size(kSpecialGammaUnaryOpNames) == static_cast<size_t>(SpecialGammaUnaryOp::Ndtri) + 1);
 using SpecialGammaUnaryFn = void(TensorIterator&, SpecialGammaUnaryOp);
 extern DispatchStub<SpecialGammaUnaryFn> special_gamma_unary_stub;
 
@@ -18,6 +25,8 @@ extern DispatchStub<PolygammaFn> polygamma_stub;
 
 // Inputs (self, other) of the common dtype -> output.
 enum class SpecialGammaBinaryOp { Zeta, Gammainc, Gammaincc };
+inline constexpr const char* kSpecialGammaBinaryOpNames[] = {"zeta", "gammainc", "gammaincc"};
+static_assert(std::size(kSpecialGammaBinaryOpNames) == static_cast<size_t>(SpecialGammaBinaryOp::Gammaincc) + 1);
 using SpecialGammaBinaryFn = void(TensorIterator&, SpecialGammaBinaryOp);
 extern DispatchStub<SpecialGammaBinaryFn> special_gamma_binary_stub;
 

@@ -4,12 +4,18 @@
 // kernels/cpu/special_misc_kernels.cpp computes).
 #include <cstdint>
 
+#include <cstddef>
+#include <iterator>
+
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/dispatch_stub.h"
 
 namespace ember {
 
 enum class SpecialMiscUnaryOp { Sinc, Entr };
+// Op names (a family slot: missing_kernels reports single ops).
+inline constexpr const char* kSpecialMiscUnaryOpNames[] = {"sinc", "entr"};
+static_assert(std::size(kSpecialMiscUnaryOpNames) == static_cast<size_t>(SpecialMiscUnaryOp::Entr) + 1);
 using SpecialMiscUnaryFn = void(TensorIterator&, SpecialMiscUnaryOp);
 extern DispatchStub<SpecialMiscUnaryFn> special_misc_unary_stub;
 
