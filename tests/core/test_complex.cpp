@@ -845,9 +845,9 @@ TEST(ComplexConj, OpSweepMatchesResolvedInputs) {
   }
 }
 
-// Kernels behind a DispatchStub that write into a conjugate/negative view get
+// Kernels behind a KernelSlot that write into a conjugate/negative view get
 // plain memory, written back through the bits (Note [Conjugate bit]).
-TEST(ComplexConj, StubKernelsWriteThroughViews) {
+TEST(ComplexConj, SlotKernelsWriteThroughViews) {
   const Tensor a = fx("in_a");
   const Tensor mask = a.real() > 0;
   {

@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "kernels/slots/copy_kernels.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::testing {
 namespace {
@@ -66,7 +66,7 @@ bool register_test_device() {
   register_allocator(Device(DeviceType::Test), &allocator);
   register_allocator(Device(DeviceType::Test), &pinned, AllocatorKind::PinnedHost);
   register_device_guard_impl(DeviceType::Test, &guard);
-  device_copy_stub.set(DeviceType::Test, &test_device_copy);
+  device_copy_slot.set(DeviceType::Test, &test_device_copy);
   fill_slots_from(DeviceType::Test, DeviceType::CPU);
   return true;
 }

@@ -6,7 +6,7 @@
 
 #include <ember/ember.h>
 
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 #include "kernels/slots/elementwise_info.h"
 #include "test_device_backend.h"
 
@@ -113,11 +113,11 @@ TEST(DeviceKernelSlots, MissingKernelsAreListedPerOpAndDtype) {
   std::array<uint32_t, kNumUnaryOps> partial = kUnaryOpDTypes;
   const size_t erf = static_cast<size_t>(UnaryOp::Erf);
   partial[erf] &= ~dtype_bit(kFloat16);
-  unary_stub.set_op_dtypes(DeviceType::Test, partial.data());
+  unary_slot.set_op_dtypes(DeviceType::Test, partial.data());
   auto missing = missing_kernels(DeviceType::Test);
-  const bool float16 = unary_stub.supports(kTestDevice, static_cast<int>(erf), kFloat16);
-  const bool float32 = unary_stub.supports(kTestDevice, static_cast<int>(erf), kFloat32);
-  unary_stub.set_op_dtypes(DeviceType::Test, kUnaryOpDTypes.data());
+  const bool float16 = unary_slot.supports(kTestDevice, static_cast<int>(erf), kFloat16);
+  const bool float32 = unary_slot.supports(kTestDevice, static_cast<int>(erf), kFloat32);
+  unary_slot.set_op_dtypes(DeviceType::Test, kUnaryOpDTypes.data());
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0], "unary: erf (float16)");
   EXPECT_FALSE(float16);

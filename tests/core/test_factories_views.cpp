@@ -3,7 +3,7 @@
 
 #include <ember/ember.h>
 
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 #include "test_util.h"
 
 using namespace ember;

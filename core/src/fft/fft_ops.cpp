@@ -20,9 +20,9 @@
 namespace ember::fft {
 
 namespace detail {
-EMBER_DEFINE_STUB(fft_c2c_stub, FFTC2CFn, "fft_c2c");
-EMBER_DEFINE_STUB(fft_r2c_stub, FFTR2CFn, "fft_r2c");
-EMBER_DEFINE_STUB(fft_c2r_stub, FFTC2RFn, "fft_c2r");
+EMBER_DEFINE_SLOT(fft_c2c_slot, FFTC2CFn, "fft_c2c");
+EMBER_DEFINE_SLOT(fft_r2c_slot, FFTR2CFn, "fft_r2c");
+EMBER_DEFINE_SLOT(fft_c2r_slot, FFTC2RFn, "fft_c2r");
 }  // namespace detail
 namespace {
 
@@ -52,7 +52,7 @@ Scale scale_for(NormMode norm, bool forward) {
 
 Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
   autograd::OpRecorder rec("fft_c2c", {x});
-  Tensor out = detail::fft_c2c_stub(x.device())(resolve_bits(x), dims, scale, forward);
+  Tensor out = detail::fft_c2c_slot(x.device())(resolve_bits(x), dims, scale, forward);
   if (rec) {
     rec.record(out, [dims, scale, forward](autograd::BackwardContext& c) {
       return autograd::variable_list{c2c(c.grads[0], dims, scale, !forward)};
@@ -63,7 +63,7 @@ Tensor c2c(const Tensor& x, const DimVector& dims, Scale scale, bool forward) {
 
 Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
   autograd::OpRecorder rec("fft_r2c", {x});
-  Tensor out = detail::fft_r2c_stub(x.device())(resolve_bits(x), dims, scale, onesided);
+  Tensor out = detail::fft_r2c_slot(x.device())(resolve_bits(x), dims, scale, onesided);
   if (rec) {
     const int64_t last = dims.back(), full = x.size(last);
     rec.record(out, [dims, scale, onesided, last, full](autograd::BackwardContext& c) {
@@ -82,7 +82,7 @@ Tensor r2c(const Tensor& x, const DimVector& dims, Scale scale, bool onesided) {
 
 Tensor c2r(const Tensor& x, const DimVector& dims, Scale scale, int64_t last_dim_size) {
   autograd::OpRecorder rec("fft_c2r", {x});
-  Tensor out = detail::fft_c2r_stub(x.device())(resolve_bits(x), dims, scale, last_dim_size);
+  Tensor out = detail::fft_c2r_slot(x.device())(resolve_bits(x), dims, scale, last_dim_size);
   if (rec) {
     const int64_t last = dims.back();
     const DType real_dtype = to_real_dtype(x.dtype());

@@ -20,16 +20,16 @@
 //    compute offsets from its strides still work), and an output with bits by
 //    such a copy that finish() (or the iterator's destructor) writes back,
 //    applying the bits, so in-place ops through a conjugate view store conj().
-//  - resolved at every kernel slot: calling a DispatchStub does the same for
-//    each Tensor argument with a bit (detail::LazyBitsScope in dispatch_stub.h):
+//  - resolved at every kernel slot: calling a KernelSlot does the same for
+//    each Tensor argument with a bit (detail::LazyBitsScope in kernel_slot.h):
 //    reductions, scans, sort, shape and random kernels, ... see plain values,
 //    and an argument the kernel writes (a `Tensor&` parameter of its
 //    signature: out=, in-place) is written back.
-//    DispatchStub::fused() skips this for kernels that consume the bits
+//    KernelSlot::fused() skips this for kernels that consume the bits
 //    (gemm/dot above).
 //  - resolved at the op's entry (resolve_bits) where a kernel reads past an
 //    operand's own extent through offsets (gather/scatter/index/index_put
-//    restride their operands), and for the FFT primitives (not stubs).
+//    restride their operands), and for the FFT primitives (not slots).
 //  Tensor::data_ptr<T>() throws on a tensor with bits, so a kernel reached
 //  without any of these fails loudly instead of reading wrong values (code
 //  that consumes the bits reads the memory through the untyped data_ptr()).
@@ -43,7 +43,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "kernels/slots/copy_kernels.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 #include "ops/op_utils.h"
 
 namespace ember {
@@ -72,7 +72,7 @@ void transform_copy(const Tensor& dst, const Tensor& src, bool conjugate, bool n
   TensorIterator iter("resolve_conj");
   iter.add_output(dst).add_input(src).promote_inputs_to_common_dtype(false).output_dtype(dst.dtype()).is_inplace();
   iter.build();
-  copy_stub(dst.device())(iter, conjugate, negate);
+  copy_slot(dst.device())(iter, conjugate, negate);
 }
 }  // namespace
 

@@ -10,9 +10,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(copy_stub, CopyFn, "copy_");
-EMBER_DEFINE_STUB(fill_stub, FillFn, "fill_");
-EMBER_DEFINE_STUB(device_copy_stub, DeviceCopyFn, "copy_ (between devices)");
+EMBER_DEFINE_SLOT(copy_slot, CopyFn, "copy_");
+EMBER_DEFINE_SLOT(fill_slot, FillFn, "fill_");
+EMBER_DEFINE_SLOT(device_copy_slot, DeviceCopyFn, "copy_ (between devices)");
 
 namespace {
 // The values of t, contiguous and without lazy bits, on t's device (t itself
@@ -26,7 +26,7 @@ Tensor plain_contiguous(const Tensor& t) {
 
 // copy_ between two devices: the bytes cross in the slot of the device that is
 // not the CPU, dtype conversion and strides are handled on one side by that
-// device's copy_stub. Two devices of different non-CPU types go through the host.
+// device's copy_slot. Two devices of different non-CPU types go through the host.
 void copy_between_devices(Tensor& dst, const Tensor& src) {
   const Device from = src.device(), to = dst.device();
   if (!from.is_cpu() && !to.is_cpu() && from.type != to.type) {
@@ -39,11 +39,11 @@ void copy_between_devices(Tensor& dst, const Tensor& src) {
   Tensor src_plain = plain_contiguous(src);
   const bool dst_ready = dst.is_contiguous() && !dst.impl()->has_lazy_bits() && dst.dtype() == src.dtype();
   if (dst_ready) {
-    device_copy_stub(backend)(dst, src_plain, false);
+    device_copy_slot(backend)(dst, src_plain, false);
     return;
   }
   Tensor staging = empty(src.sizes(), TensorOptions(src.dtype()).device(to));
-  device_copy_stub(backend)(staging, src_plain, false);
+  device_copy_slot(backend)(staging, src_plain, false);
   dst.copy_(staging);
 }
 }  // namespace
@@ -78,7 +78,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   // iterator would compute into a temporary of the source dtype and drop it).
   iter.add_output(dst_mem).add_input(src_mem).promote_inputs_to_common_dtype(false).output_dtype(dtype()).is_inplace();
   iter.build();
-  copy_stub(device())(iter, conjugate, negate);
+  copy_slot(device())(iter, conjugate, negate);
   bump_version();
   return *this;
 }
@@ -98,7 +98,7 @@ Tensor Tensor::fill_(const Scalar& value) {
   if (impl()->has_lazy_bits()) iter.add_output(physical_alias(*this)).is_inplace();
   else iter.add_output(*this).is_inplace();
   iter.build();
-  fill_stub(device())(iter, impl()->has_lazy_bits() ? to_physical_scalar(*this, value) : value);
+  fill_slot(device())(iter, impl()->has_lazy_bits() ? to_physical_scalar(*this, value) : value);
   bump_version();
   return *this;
 }
@@ -133,7 +133,7 @@ Tensor dense_copy_keeping_order(const Tensor& t, DType dtype, const char* op) {
   iter.add_output(Tensor()).add_input(t.impl()->has_lazy_bits() ? physical_alias(t) : t)
       .promote_inputs_to_common_dtype(false).output_dtype(dtype);
   iter.build();
-  copy_stub(t.device())(iter, t.is_conj(), t.is_neg());
+  copy_slot(t.device())(iter, t.is_conj(), t.is_neg());
   return iter.output();
 }
 }  // namespace

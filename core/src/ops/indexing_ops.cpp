@@ -12,10 +12,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(index_offsets_stub, IndexOffsetsFn, "index_offsets");
-EMBER_DEFINE_STUB(index_gather_stub, IndexGatherFn, "index");
-EMBER_DEFINE_STUB(index_put_stub, IndexPutFn, "index_put_");
-EMBER_DEFINE_STUB(index_select_stub, IndexSelectFn, "index_select");
+EMBER_DEFINE_SLOT(index_offsets_slot, IndexOffsetsFn, "index_offsets");
+EMBER_DEFINE_SLOT(index_gather_slot, IndexGatherFn, "index");
+EMBER_DEFINE_SLOT(index_put_slot, IndexPutFn, "index_put_");
+EMBER_DEFINE_SLOT(index_select_slot, IndexSelectFn, "index_select");
 
 // Note [Advanced indexing]
 // Index tensors follow NumPy: a mask becomes the index tensors of its true
@@ -218,7 +218,7 @@ IndexPlan make_plan(Tensor self, std::vector<Tensor> indices, const char* op, bo
     if (k > 0) iter.add_input(offsets);
     iter.add_input(indices[d].expand(bshape)).promote_inputs_to_common_dtype(false);
     iter.build();
-    index_offsets_stub(iter.device())(iter, IndexBound{op, dim_ids[d], self.size(d), wrap_negative},
+    index_offsets_slot(iter.device())(iter, IndexBound{op, dim_ids[d], self.size(d), wrap_negative},
                                       self.stride(d));
   }
 
@@ -247,7 +247,7 @@ Tensor run_index(const IndexPlan& plan, DType dtype, const char* op) {
   iter.add_output(Tensor()).add_input(plan.src).add_input(plan.offsets);
   iter.promote_inputs_to_common_dtype(false).output_dtype(dtype);
   iter.build();
-  index_gather_stub(iter.device())(iter);
+  index_gather_slot(iter.device())(iter);
   return iter.output();
 }
 
@@ -407,7 +407,7 @@ Tensor& index_put_impl(Tensor& self, ArrayRef<std::optional<Tensor>> indices, co
   iter.add_output(plan.src).add_input(v).add_input(plan.offsets);
   iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype()).check_mem_overlap(false);
   iter.build();
-  index_put_stub(iter.device())(iter, accumulate);
+  index_put_slot(iter.device())(iter, accumulate);
   self.bump_version();
   return self;
 }
@@ -509,7 +509,7 @@ Tensor index_along_dim(const Tensor& self, int64_t dim, const Tensor& index, con
     DimVector flat_shape(self.sizes());
     flat_shape[dim] = index.numel();
     Tensor out = empty(flat_shape, self.options());
-    index_select_stub(self.device())(self, dim, index.reshape({-1}).contiguous(), out,
+    index_select_slot(self.device())(self, dim, index.reshape({-1}).contiguous(), out,
                                      IndexBound{op, dim, self.size(dim), wrap_negative});
     return out.view(shape);
   }

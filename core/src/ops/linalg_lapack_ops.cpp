@@ -21,17 +21,17 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(linalg_solve_stub, LinalgSolveFn, "linalg_solve");
-EMBER_DEFINE_STUB(geqrf_stub, GeqrfFn, "geqrf");
-EMBER_DEFINE_STUB(orgqr_stub, OrgqrFn, "orgqr");
+EMBER_DEFINE_SLOT(linalg_solve_slot, LinalgSolveFn, "linalg_solve");
+EMBER_DEFINE_SLOT(geqrf_slot, GeqrfFn, "geqrf");
+EMBER_DEFINE_SLOT(orgqr_slot, OrgqrFn, "orgqr");
 
 namespace {
 
 template <class Fn>
-void check_input(const char* op, const Tensor& A, const DispatchStub<Fn>& stub) {
+void check_input(const char* op, const Tensor& A, const KernelSlot<Fn>& slot) {
   EMBER_CHECK(A.defined(), op, ": got an undefined tensor");
   EMBER_CHECK(A.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(stub.supports(A.device(), A.dtype()), op, ": ", A.dtype(), " on ", A.device(),
+  EMBER_CHECK(slot.supports(A.device(), A.dtype()), op, ": ", A.dtype(), " on ", A.device(),
               " is not supported (the CPU computes float32 and float64)");
   EMBER_CHECK(A.size(-1) <= INT32_MAX && A.size(-2) <= INT32_MAX, op, ": matrix too large for LAPACK");
 }
@@ -61,7 +61,7 @@ Tensor orgqr(const Tensor& A, const Tensor& tau) {
   const int64_t batches = count(batch_of(A));
   if (m == 0 || n == 0) return a.mT();
   Tensor a_batch = a.view({batches, n, m});
-  orgqr_stub(A.device())(a_batch, tau.contiguous().view({batches, k}));
+  orgqr_slot(A.device())(a_batch, tau.contiguous().view({batches, k}));
   return a.mT();
 }
 
@@ -86,7 +86,7 @@ Tensor householder_composite(const Tensor& A, const Tensor& tau) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
-  check_input("geqrf", A, geqrf_stub);
+  check_input("geqrf", A, geqrf_slot);
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   Tensor a = column_major_copy(A.detach());
   std::vector<int64_t> tshape = batch_of(A);
@@ -95,7 +95,7 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
   const int64_t batches = count(batch_of(A));
   if (m > 0 && n > 0) {
     Tensor a_batch = a.view({batches, n, m}), tau_batch = tau.view({batches, k});
-    geqrf_stub(A.device())(a_batch, tau_batch);
+    geqrf_slot(A.device())(a_batch, tau_batch);
   }
   return {a.mT(), tau};
 }
@@ -103,7 +103,7 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& A) {
 namespace linalg {
 
 Tensor solve(const Tensor& A, const Tensor& B, bool left) {
-  check_input("linalg.solve", A, linalg_solve_stub);
+  check_input("linalg.solve", A, linalg_solve_slot);
   EMBER_CHECK(B.defined(), "linalg.solve: got an undefined tensor B");
   EMBER_CHECK(A.dtype() == B.dtype(), "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
               A.dtype(), " and B of type ", B.dtype(), " instead");
@@ -127,7 +127,7 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
   const int64_t batches = count(std::vector<int64_t>(batch.begin(), batch.end()));
   if (n > 0 && k > 0) {
     Tensor a_batch = a.view({batches, n, n}), x_batch = x.view({batches, k, n});
-    linalg_solve_stub(A.device())(a_batch, x_batch);
+    linalg_solve_slot(A.device())(a_batch, x_batch);
   }
   Tensor X = vector ? x.mT().squeeze(-1) : x.mT();
   if (rec) {
@@ -150,7 +150,7 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
 }
 
 Tensor householder_product(const Tensor& A, const Tensor& tau) {
-  check_input("linalg.householder_product", A, orgqr_stub);
+  check_input("linalg.householder_product", A, orgqr_slot);
   EMBER_CHECK(tau.defined() && tau.dtype() == A.dtype(),
               "linalg.householder_product: tau dtype must match input dtype");
   const int64_t m = A.size(-2), n = A.size(-1);
@@ -168,7 +168,7 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode) {
-  check_input("linalg.qr", A, geqrf_stub);
+  check_input("linalg.qr", A, geqrf_slot);
   EMBER_CHECK(mode == "reduced" || mode == "complete" || mode == "r",
               "qr received unrecognized mode '", mode, "' but expected one of 'reduced' (default), 'r', or 'complete'");
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);

@@ -1,6 +1,6 @@
 // Matrix products: argument checks, broadcasting and output allocation for
 // matmul, mm, bmm, addmm, baddbmm, addmv, mv, dot, vdot and outer. Every
-// product ends in gemm_stub or dot_stub (kernels/slots/linalg_kernels.h).
+// product ends in gemm_slot or dot_slot (kernels/slots/linalg_kernels.h).
 // Backward formulas (Note [Recording an op]) live beside each op: products of
 // the output gradient with the other operand's conjugate transpose, passed to
 // mm/bmm as transposed views (BLAS reads them through its transpose flags).
@@ -16,8 +16,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(gemm_stub, GemmFn, "gemm");
-EMBER_DEFINE_STUB(dot_stub, DotFn, "dot");
+EMBER_DEFINE_SLOT(gemm_slot, GemmFn, "gemm");
+EMBER_DEFINE_SLOT(dot_slot, DotFn, "dot");
 
 namespace {
 
@@ -125,11 +125,11 @@ void run_gemm(const Tensor& a_in, const Tensor& b_in, Tensor out, const Scalar& 
     // BLAS must not write what it reads: compute aside. An out= conjugate
     // view gets the product through copy_, which stores conj().
     Tensor tmp = beta_zero ? empty(out.sizes(), out.options()) : out.clone(MemoryFormat::Contiguous);
-    gemm_stub.fused(out.device())(a, b, tmp, beta, alpha);  // consumes conj bits (BLAS flags)
+    gemm_slot.fused(out.device())(a, b, tmp, beta, alpha);  // consumes conj bits (BLAS flags)
     out.copy_(tmp);
     return;
   }
-  gemm_stub.fused(out.device())(a, b, out, beta, alpha);
+  gemm_slot.fused(out.device())(a, b, out, beta, alpha);
   out.bump_version();
 }
 
@@ -159,7 +159,7 @@ Tensor dot_impl(const char* op, const Tensor& a, const Tensor& b, bool conjugate
   Tensor out = empty({}, a.options());
   if (a.numel() == 0) return out.zero_();
   if (a.is_neg() || b.is_neg()) return dot_impl(op, a.resolve_neg(), b.resolve_neg(), conjugate_a);
-  dot_stub.fused(a.device())(a, b, out, conjugate_a);  // consumes conj bits (dotc)
+  dot_slot.fused(a.device())(a, b, out, conjugate_a);  // consumes conj bits (dotc)
   return out;
 }
 

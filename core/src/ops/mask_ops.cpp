@@ -10,9 +10,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(masked_select_stub, MaskedSelectFn, "masked_select");
-EMBER_DEFINE_STUB(nonzero_stub, NonzeroFn, "nonzero");
-EMBER_DEFINE_STUB(masked_scatter_stub, MaskedScatterFn, "masked_scatter_");
+EMBER_DEFINE_SLOT(masked_select_slot, MaskedSelectFn, "masked_select");
+EMBER_DEFINE_SLOT(nonzero_slot, NonzeroFn, "nonzero");
+EMBER_DEFINE_SLOT(masked_scatter_slot, MaskedScatterFn, "masked_scatter_");
 
 namespace {
 // Bool masks; uint8 masks are accepted as PyTorch 1.x did (non-zero = true).
@@ -29,7 +29,7 @@ Tensor masked_select_impl(const Tensor& self, const Tensor& m) {
   EMBER_CHECK(m.device() == self.device(), "masked_select: mask on ", m.device(),
               " and self on ", self.device(), " must be on one device");
   const DimVector shape = infer_broadcast_size(self.sizes(), m.sizes(), "masked_select");
-  return masked_select_stub(self.device())(self.expand(shape).contiguous(), m.expand(shape).contiguous());
+  return masked_select_slot(self.device())(self.expand(shape).contiguous(), m.expand(shape).contiguous());
 }
 }  // namespace
 
@@ -86,11 +86,11 @@ Tensor& masked_scatter_impl(Tensor& self, const Tensor& mask, const Tensor& sour
   src = src.contiguous().reshape({-1});
   const Tensor mm = m.expand(self.sizes()).contiguous();
   if (self.is_contiguous()) {
-    masked_scatter_stub(self.device())(self, mm, src);
+    masked_scatter_slot(self.device())(self, mm, src);
     self.bump_version();
   } else {
     Tensor tmp = self.contiguous();
-    masked_scatter_stub(self.device())(tmp, mm, src);
+    masked_scatter_slot(self.device())(tmp, mm, src);
     self.copy_(tmp);
   }
   return self;
@@ -128,7 +128,7 @@ Tensor Tensor::masked_scatter(const Tensor& mask, const Tensor& source) const {
 
 Tensor nonzero(const Tensor& self) {
   EMBER_CHECK(self.defined(), "nonzero: got an undefined tensor");
-  return nonzero_stub(self.device())(self.contiguous());
+  return nonzero_slot(self.device())(self.contiguous());
 }
 Tensor argwhere(const Tensor& self) { return nonzero(self); }
 std::vector<Tensor> nonzero_numpy(const Tensor& self) {

@@ -102,7 +102,7 @@ Tensor pad_by_index(const Tensor& self, IntArrayRef pad, PadMode mode, const std
     }
     return m;
   });
-  if (result.numel() > 0) remap_copy_stub(self.device())(self, result, maps);
+  if (result.numel() > 0) remap_copy_slot(self.device())(self, result, maps);
   if (rec) {
     // Backward: each gradient element added to the input element it was read from.
     std::vector<Tensor> index_maps(static_cast<size_t>(self.dim()));

@@ -25,9 +25,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(random_stub, RandomFn, "random");
-EMBER_DEFINE_STUB(randperm_stub, RandpermFn, "randperm");
-EMBER_DEFINE_STUB(multinomial_stub, MultinomialFn, "multinomial");
+EMBER_DEFINE_SLOT(random_slot, RandomFn, "random");
+EMBER_DEFINE_SLOT(randperm_slot, RandpermFn, "randperm");
+EMBER_DEFINE_SLOT(multinomial_slot, MultinomialFn, "multinomial");
 
 namespace {
 
@@ -42,12 +42,12 @@ Tensor& fill_random(Tensor& self, RandomDist dist, const RandomParams& params, G
   const uint64_t blocks = static_cast<uint64_t>(self.numel() / per_block + (self.numel() % per_block != 0));
   const auto [seed, offset] = generator_or_default(g).reserve(blocks);
   if (self.is_contiguous()) {
-    random_stub(self.device())(self, dist, params, seed, offset);
+    random_slot(self.device())(self, dist, params, seed, offset);
     self.bump_version();
   } else {
     // Generate in logical order, so values don't depend on self's strides.
     Tensor tmp = empty_for(op, self.sizes(), self.options());
-    random_stub(self.device())(tmp, dist, params, seed, offset);
+    random_slot(self.device())(tmp, dist, params, seed, offset);
     self.copy_(tmp);
   }
   return self;
@@ -253,7 +253,7 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* generator) {
   Tensor perm = empty_for("randperm", {n}, TensorOptions(kInt64).device(options.device()));
   if (n > 0) {
     const auto [seed, offset] = generator_or_default(generator).reserve(static_cast<uint64_t>(n));
-    randperm_stub(perm.device())(perm, seed, offset);
+    randperm_slot(perm.device())(perm, seed, offset);
   }
   return dtype == kInt64 ? perm : perm.to(dtype);
 }
@@ -355,7 +355,7 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
                   num_samples, " of them)");
     const uint64_t blocks = static_cast<uint64_t>(rows * (replacement ? num_samples : ncat));
     const auto [seed, offset] = generator_or_default(generator).reserve(blocks);
-    multinomial_stub(probs.device())(p2, out, replacement, seed, offset);
+    multinomial_slot(probs.device())(p2, out, replacement, seed, offset);
   }
   return probs.dim() == 1 ? out.squeeze(0) : out;
 }

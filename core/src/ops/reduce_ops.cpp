@@ -17,8 +17,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(reduce_stub, ReduceFn, "reduce");
-EMBER_DEFINE_STUB(arg_reduce_stub, ArgReduceFn, "arg_reduce");
+EMBER_DEFINE_SLOT(reduce_slot, ReduceFn, "reduce");
+EMBER_DEFINE_SLOT(arg_reduce_slot, ArgReduceFn, "arg_reduce");
 
 namespace {
 // Entry points read self's dtype before reduce() runs: check it exists first.
@@ -79,8 +79,8 @@ Tensor reduce(const Tensor& self, IntArrayRef dims, bool keepdim, DType out_dtyp
         break;
     }
   } else {
-    // Resolving here costs one copy; the stub's generic path would also snapshot it.
-    reduce_stub(self.device())(resolve_bits(self), out, mask, op, params);
+    // Resolving here costs one copy; the slot's generic path would also snapshot it.
+    reduce_slot(self.device())(resolve_bits(self), out, mask, op, params);
   }
   return squeeze_reduced(out, mask, keepdim);
 }
@@ -246,7 +246,7 @@ std::pair<Tensor, Tensor> arg_reduce(const Tensor& self, std::optional<int64_t> 
   DimVector shape = keepdim_shape(self, mask);
   Tensor values = empty(shape, self.options());
   Tensor indices = empty(shape, TensorOptions(kInt64).device(self.device()));
-  if (self.numel() > 0) arg_reduce_stub(self.device())(resolve_bits(self), values, indices, mask, op);
+  if (self.numel() > 0) arg_reduce_slot(self.device())(resolve_bits(self), values, indices, mask, op);
   return {squeeze_reduced(values, mask, keepdim || !dim ? keepdim : false),
           squeeze_reduced(indices, mask, keepdim)};
 }

@@ -18,8 +18,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(scan_stub, ScanFn, "scan");
-EMBER_DEFINE_STUB(cum_min_max_stub, CumMinMaxFn, "cum_min_max");
+EMBER_DEFINE_SLOT(scan_slot, ScanFn, "scan");
+EMBER_DEFINE_SLOT(cum_min_max_slot, CumMinMaxFn, "cum_min_max");
 
 namespace {
 
@@ -33,10 +33,10 @@ void run_scan(const Tensor& self, Tensor& out, int64_t dim, DType dtype, ScanOp 
   if (self.numel() == 0) return;
   const Tensor in = resolve_bits(self).to(dtype).contiguous();  // Note [Conjugate bit]: one copy, no snapshot
   if (out.is_contiguous()) {
-    scan_stub(self.device())(in, out, dim, op);
+    scan_slot(self.device())(in, out, dim, op);
   } else {
     Tensor tmp = empty(self.sizes(), TensorOptions(dtype).device(self.device()));
-    scan_stub(self.device())(in, tmp, dim, op);
+    scan_slot(self.device())(in, tmp, dim, op);
     out.copy_(tmp);
   }
 }
@@ -67,7 +67,7 @@ std::pair<Tensor, Tensor> cum_min_max(const Tensor& self, int64_t dim, bool is_m
   const int64_t d = wrap_dim(dim, self.dim(), name);
   Tensor values = empty(self.sizes(), self.options());
   Tensor indices = empty(self.sizes(), TensorOptions(kInt64).device(self.device()));
-  if (self.numel() > 0) cum_min_max_stub(self.device())(self.contiguous(), values, indices, d, is_max);
+  if (self.numel() > 0) cum_min_max_slot(self.device())(self.contiguous(), values, indices, d, is_max);
   return {values, indices};
 }
 

@@ -16,9 +16,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(gather_stub, GatherFn, "gather");
-EMBER_DEFINE_STUB(scatter_stub, ScatterFn, "scatter");
-EMBER_DEFINE_STUB(scatter_scalar_stub, ScatterScalarFn, "scatter (value)");
+EMBER_DEFINE_SLOT(gather_slot, GatherFn, "gather");
+EMBER_DEFINE_SLOT(scatter_slot, ScatterFn, "scatter");
+EMBER_DEFINE_SLOT(scatter_scalar_slot, ScatterScalarFn, "scatter (value)");
 
 namespace {
 
@@ -80,7 +80,7 @@ void run_gather(Tensor& out, const Tensor& self, int64_t dim, const Tensor& inde
   iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
   iter.build();
   ScatterGatherDims dims = make_dims(s, i, o, dim, op, false);
-  gather_stub(iter.device())(iter, dims);
+  gather_slot(iter.device())(iter, dims);
 }
 
 void check_writable(const Tensor& self, const char* op) {
@@ -130,8 +130,8 @@ Tensor& scatter_impl(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
   iter.build();
   ScatterGatherDims dims = make_dims(s, i, sr, dim, name, wrap_negative);
-  if (sr.defined()) scatter_stub(iter.device())(iter, dims, op);
-  else scatter_scalar_stub(iter.device())(iter, dims, op, value);
+  if (sr.defined()) scatter_slot(iter.device())(iter, dims, op);
+  else scatter_scalar_slot(iter.device())(iter, dims, op, value);
   self.bump_version();
   return self;
 }

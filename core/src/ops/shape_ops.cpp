@@ -16,8 +16,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(remap_copy_stub, RemapCopyFn, "remap_copy");
-EMBER_DEFINE_STUB(triangle_stub, TriangleFn, "triangle");
+EMBER_DEFINE_SLOT(remap_copy_slot, RemapCopyFn, "remap_copy");
+EMBER_DEFINE_SLOT(triangle_slot, TriangleFn, "triangle");
 
 namespace {
 
@@ -156,7 +156,7 @@ Tensor triangle(const Tensor& self, int64_t diagonal, bool lower, const char* op
   EMBER_CHECK(self.dim() >= 2, op, ": input tensor must have at least 2 dimensions, got sizes ", self.sizes());
   const Tensor src = self.contiguous();
   Tensor out = empty_for(op, self.sizes(), self.options());
-  if (out.numel() > 0) triangle_stub(self.device())(src, out, diagonal, lower);
+  if (out.numel() > 0) triangle_slot(self.device())(src, out, diagonal, lower);
   return out;
 }
 
@@ -259,7 +259,7 @@ Tensor flip_impl(const Tensor& self, IntArrayRef dims) {
       if (mask >> d & 1) std::reverse(m[d].begin(), m[d].end());
     return m;
   });
-  remap_copy_stub(self.device())(self, out, maps);
+  remap_copy_slot(self.device())(self, out, maps);
   return out;
 }
 }  // namespace
@@ -344,7 +344,7 @@ Tensor roll_impl(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
     }
     return m;
   });
-  remap_copy_stub(self.device())(self, out, maps);
+  remap_copy_slot(self.device())(self, out, maps);
   return out;
 }
 }  // namespace
@@ -443,7 +443,7 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
       return m;
     });
     if (rec) index = tensor(maps[d], kInt64);
-    if (out.numel() > 0) remap_copy_stub(input.device())(input, out, maps);
+    if (out.numel() > 0) remap_copy_slot(input.device())(input, out, maps);
   }
   if (rec) {
     // Backward: each gradient element added to the element it repeats.

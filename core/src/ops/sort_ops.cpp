@@ -11,11 +11,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(sort_stub, SortFn, "sort");
-EMBER_DEFINE_STUB(topk_stub, TopkFn, "topk");
-EMBER_DEFINE_STUB(select_stub, SelectFn, "select_kth");
-EMBER_DEFINE_STUB(mode_stub, ModeFn, "mode");
-EMBER_DEFINE_STUB(unique_stub, UniqueFn, "unique");
+EMBER_DEFINE_SLOT(sort_slot, SortFn, "sort");
+EMBER_DEFINE_SLOT(topk_slot, TopkFn, "topk");
+EMBER_DEFINE_SLOT(select_slot, SelectFn, "select_kth");
+EMBER_DEFINE_SLOT(mode_slot, ModeFn, "mode");
+EMBER_DEFINE_SLOT(unique_slot, UniqueFn, "unique");
 
 namespace {
 
@@ -49,7 +49,7 @@ std::pair<Tensor, Tensor> select_along(const Tensor& self, int64_t dim, bool kee
   EMBER_CHECK(dim_size(self, d) > 0, name, "(): Expected reduction dim ", d,
               " to have non-zero size (input sizes ", self.sizes(), ")");
   auto [values, indices] = make_outputs(self, with_dim_size(self, d, 1));
-  if (values.numel() > 0) select_stub(self.device())(self, values, indices, d, op, k);
+  if (values.numel() > 0) select_slot(self.device())(self, values, indices, d, op, k);
   return {drop_dim(values, d, keepdim), drop_dim(indices, d, keepdim)};
 }
 
@@ -99,7 +99,7 @@ std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending,
   const int64_t d = wrap_dim(dim, self.dim(), "sort");
   autograd::OpRecorder rec("sort", {self});
   auto [values, indices] = make_outputs(self, self.sizes());
-  if (self.numel() > 0) sort_stub(self.device())(self, values, indices, d, descending);
+  if (self.numel() > 0) sort_slot(self.device())(self, values, indices, d, descending);
   if (rec) record_selection(rec, self, values, indices, d, true);
   return {values, indices};
 }
@@ -123,7 +123,7 @@ std::pair<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool 
     indices = zeros({}, TensorOptions(kInt64).device(self.device()));
   } else {
     std::tie(values, indices) = make_outputs(self, with_dim_size(self, d, k));
-    if (values.numel() > 0) topk_stub(self.device())(self, values, indices, d, k, largest, sorted);
+    if (values.numel() > 0) topk_slot(self.device())(self, values, indices, d, k, largest, sorted);
   }
   if (rec) record_selection(rec, self, values, indices, d, true);
   return {values, indices};
@@ -154,7 +154,7 @@ std::pair<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
               self.sizes(), ")");
   autograd::OpRecorder rec("mode", {self});
   auto [values, indices] = make_outputs(self, with_dim_size(self, d, 1));
-  if (values.numel() > 0) mode_stub(self.device())(self, values, indices, d);
+  if (values.numel() > 0) mode_slot(self.device())(self, values, indices, d);
   values = drop_dim(values, d, keepdim);
   indices = drop_dim(indices, d, keepdim);
   if (rec) record_selection(rec, self, values, indices, d, keepdim);
@@ -166,7 +166,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, bool consecut
                                                bool return_counts, const char* name) {
   check_sortable(self, name);
   auto [values, inverse, counts] =
-      unique_stub(self.device())(self.reshape({-1}).contiguous(), consecutive, return_inverse, return_counts);
+      unique_slot(self.device())(self.reshape({-1}).contiguous(), consecutive, return_inverse, return_counts);
   if (return_inverse) inverse = inverse.view(self.sizes());
   return {values, inverse, counts};
 }

@@ -10,7 +10,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_FAMILY_STUB(ternary_stub, TernaryFn, "ternary", kTernaryOpNames.data(), kNumTernaryOps);
+EMBER_DEFINE_FAMILY_SLOT(ternary_slot, TernaryFn, "ternary", kTernaryOpNames.data(), kNumTernaryOps);
 
 namespace {
 // The op's row in kTernaryInfo (kernels/slots/elementwise_info.h).
@@ -83,7 +83,7 @@ Tensor run_ternary(TernaryOp op, const char* name, const Tensor& a, const Tensor
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).add_input(c).is_inplace(inplace);
   iter.build();
-  ternary_stub(iter.device())(iter, op, value);
+  ternary_slot(iter.device())(iter, op, value);
   iter.finish();
   if (out.defined()) out.bump_version();
   Tensor result = iter.output();
@@ -163,7 +163,7 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   iter.add_output(Tensor()).add_input(condition).add_input(self.to(dtype)).add_input(other.to(dtype));
   iter.promote_inputs_to_common_dtype(false).output_dtype(dtype);
   iter.build();
-  ternary_stub(iter.device())(iter, TernaryOp::Where, 0);
+  ternary_slot(iter.device())(iter, TernaryOp::Where, 0);
   Tensor result = iter.output();
   if (rec)  // the gradient goes to the side each element was taken from
     rec.record(result, [sc = rec.save(condition)](autograd::BackwardContext& c) {
@@ -207,7 +207,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
   iter.add_output(out).add_input(m).add_input(value.to(self.dtype())).add_input(self);
   iter.promote_inputs_to_common_dtype(false).output_dtype(self.dtype());
   iter.build();
-  ternary_stub(iter.device())(iter, TernaryOp::Where, 0);
+  ternary_slot(iter.device())(iter, TernaryOp::Where, 0);
   if (rec)  // self: the unmasked elements; value: the sum over the masked ones (the engine sums)
     rec.record(out, [sm = rec.save(m)](autograd::BackwardContext& c) {
       const Tensor& g = c.grads[0];

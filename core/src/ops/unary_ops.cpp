@@ -9,10 +9,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_FAMILY_STUB(unary_stub, UnaryFn, "unary", kUnaryOpNames.data(), kNumUnaryOps);
-EMBER_DEFINE_STUB(softplus_stub, SoftplusFn, "softplus");
-EMBER_DEFINE_STUB(nan_to_num_stub, NanToNumFn, "nan_to_num");
-EMBER_DEFINE_STUB(clamp_scalar_stub, ClampScalarFn, "clamp");
+EMBER_DEFINE_FAMILY_SLOT(unary_slot, UnaryFn, "unary", kUnaryOpNames.data(), kNumUnaryOps);
+EMBER_DEFINE_SLOT(softplus_slot, SoftplusFn, "softplus");
+EMBER_DEFINE_SLOT(nan_to_num_slot, NanToNumFn, "nan_to_num");
+EMBER_DEFINE_SLOT(clamp_scalar_slot, ClampScalarFn, "clamp");
 
 namespace {
 // The facts about each op (name, dtypes, promotion, what backward saves) are
@@ -224,7 +224,7 @@ Tensor compute_unary(UnaryOp op, const Tensor& self, Tensor out, bool inplace) {
       break;
   }
   iter.build();
-  unary_stub(iter.device())(iter, op);
+  unary_slot(iter.device())(iter, op);
   iter.finish();
   Tensor result = iter.output();
   if (out.defined()) out.bump_version();
@@ -327,7 +327,7 @@ Tensor angle(const Tensor& self) {
   if (self.is_complex()) iter.output_dtype(to_real_dtype(self.dtype()));
   else iter.promote_integer_inputs_to_float();
   iter.build();
-  unary_stub(iter.device())(iter, UnaryOp::Angle);
+  unary_slot(iter.device())(iter, UnaryOp::Angle);
   Tensor result = iter.output();
   if (rec) {
     // Real inputs: a step function (zero gradient). Complex: angle = atan2(y, x),
@@ -357,7 +357,7 @@ Tensor softplus(const Tensor& self, const Scalar& beta, const Scalar& threshold)
   TensorIterator iter("softplus");
   iter.add_output(Tensor()).add_input(self).promote_integer_inputs_to_float();
   iter.build();
-  softplus_stub(iter.device())(iter, beta, threshold);
+  softplus_slot(iter.device())(iter, beta, threshold);
   Tensor result = iter.output();
   if (rec)  // sigmoid(beta x), or 1 where beta x > threshold (the linear branch)
     rec.record(result, [beta, threshold, sx = rec.save(self)](autograd::BackwardContext& c) {
@@ -378,7 +378,7 @@ Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<d
   TensorIterator iter("nan_to_num");
   iter.add_output(Tensor()).add_input(self);
   iter.build();
-  nan_to_num_stub(iter.device())(iter, nan.value_or(0.0), posinf, neginf);
+  nan_to_num_slot(iter.device())(iter, nan.value_or(0.0), posinf, neginf);
   Tensor result = iter.output();
   if (rec)  // the gradient passes where x is finite; replaced values are constants
     rec.record(result, [sx = rec.save(self)](autograd::BackwardContext& c) {
@@ -414,7 +414,7 @@ Tensor run_clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Sc
   TensorIterator iter("clamp");
   iter.add_output(out).add_input(self).compute_dtype(dtype).is_inplace(inplace);
   iter.build();
-  clamp_scalar_stub(iter.device())(iter, min, max);
+  clamp_scalar_slot(iter.device())(iter, min, max);
   iter.finish();
   if (out.defined()) out.bump_version();
   Tensor result = iter.output();
@@ -452,7 +452,7 @@ Tensor clamp(const Tensor& self, const Tensor& min, const Tensor& max) {
     iter.build();
     EMBER_CHECK(!is_complex(iter.common_dtype()), "clamp: is not supported for complex types (got ",
                 iter.common_dtype(), ")");
-    ternary_stub(iter.device())(iter, TernaryOp::Clamp, 0);
+    ternary_slot(iter.device())(iter, TernaryOp::Clamp, 0);
     r = iter.output();
   } else {
     r = has_min ? maximum(self, min) : minimum(self, max);

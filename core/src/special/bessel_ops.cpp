@@ -13,7 +13,7 @@
 
 namespace ember {
 
-EMBER_DEFINE_FAMILY_STUB(special_bessel_stub, SpecialBesselFn, "special_bessel", kSpecialBesselOpNames,
+EMBER_DEFINE_FAMILY_SLOT(special_bessel_slot, SpecialBesselFn, "special_bessel", kSpecialBesselOpNames,
                          static_cast<int>(std::size(kSpecialBesselOpNames)));
 
 namespace special {
@@ -102,7 +102,7 @@ Tensor run(SpecialBesselOp op, const Tensor& self, const Tensor& out = Tensor())
   autograd::OpRecorder rec(aten_name(op), {self});
   rec.allow_batched_grads();  // elementwise formula
   Tensor result = detail::compute_unary(self, out, name,
-                                        [op](TensorIterator& iter) { special_bessel_stub(iter.device())(iter, op); });
+                                        [op](TensorIterator& iter) { special_bessel_slot(iter.device())(iter, op); });
   if (rec) rec.record(result, backward(op, rec, self, result));
   return result;
 }

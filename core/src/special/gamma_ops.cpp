@@ -15,10 +15,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_FAMILY_STUB(special_gamma_unary_stub, SpecialGammaUnaryFn, "special_gamma_unary",
+EMBER_DEFINE_FAMILY_SLOT(special_gamma_unary_slot, SpecialGammaUnaryFn, "special_gamma_unary",
                          kSpecialGammaUnaryOpNames, static_cast<int>(std::size(kSpecialGammaUnaryOpNames)));
-EMBER_DEFINE_STUB(polygamma_stub, PolygammaFn, "polygamma");
-EMBER_DEFINE_FAMILY_STUB(special_gamma_binary_stub, SpecialGammaBinaryFn, "special_gamma_binary",
+EMBER_DEFINE_SLOT(polygamma_slot, PolygammaFn, "polygamma");
+EMBER_DEFINE_FAMILY_SLOT(special_gamma_binary_slot, SpecialGammaBinaryFn, "special_gamma_binary",
                          kSpecialGammaBinaryOpNames, static_cast<int>(std::size(kSpecialGammaBinaryOpNames)));
 
 namespace special {
@@ -107,7 +107,7 @@ Tensor run_unary(SpecialGammaUnaryOp op, const Tensor& self, const Tensor& out =
   autograd::OpRecorder rec(aten_name(op), {self});
   rec.allow_batched_grads();  // elementwise formula
   Tensor result = compute_unary(self, out, name,
-                                [op](TensorIterator& iter) { special_gamma_unary_stub(iter.device())(iter, op); });
+                                [op](TensorIterator& iter) { special_gamma_unary_slot(iter.device())(iter, op); });
   if (rec) rec.record(result, unary_backward(op, rec, self, result));
   return result;
 }
@@ -149,7 +149,7 @@ Tensor run_binary(SpecialGammaBinaryOp op, const Tensor& a, const Tensor& b, con
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).promote_integer_inputs_to_float();
   iter.build();
-  special_gamma_binary_stub(iter.device())(iter, op);
+  special_gamma_binary_slot(iter.device())(iter, op);
   iter.finish();
   if (out.defined()) out.bump_version();
   Tensor result = iter.output();
@@ -216,7 +216,7 @@ Tensor run_polygamma(int64_t n, const Tensor& self, const Tensor& out) {
   autograd::OpRecorder rec("polygamma", {self});
   rec.allow_batched_grads();  // elementwise formula
   Tensor result = compute_unary(self, out, "special.polygamma",
-                                [n](TensorIterator& iter) { polygamma_stub(iter.device())(iter, n); });
+                                [n](TensorIterator& iter) { polygamma_slot(iter.device())(iter, n); });
   if (rec)
     rec.record(result, [n, sx = rec.save(self)](BackwardContext& c) {
       return variable_list{c.grads[0] * polygamma(n + 1, c.unpack(sx))};

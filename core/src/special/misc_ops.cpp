@@ -20,11 +20,11 @@
 
 namespace ember {
 
-EMBER_DEFINE_FAMILY_STUB(special_misc_unary_stub, SpecialMiscUnaryFn, "special_misc_unary",
+EMBER_DEFINE_FAMILY_SLOT(special_misc_unary_slot, SpecialMiscUnaryFn, "special_misc_unary",
                          kSpecialMiscUnaryOpNames, static_cast<int>(std::size(kSpecialMiscUnaryOpNames)));
-EMBER_DEFINE_STUB(logit_stub, LogitFn, "logit");
-EMBER_DEFINE_STUB(xlog1py_stub, Xlog1pyFn, "xlog1py");
-EMBER_DEFINE_STUB(round_decimals_stub, RoundDecimalsFn, "round_decimals");
+EMBER_DEFINE_SLOT(logit_slot, LogitFn, "logit");
+EMBER_DEFINE_SLOT(xlog1py_slot, Xlog1pyFn, "xlog1py");
+EMBER_DEFINE_SLOT(round_decimals_slot, RoundDecimalsFn, "round_decimals");
 
 namespace special {
 namespace {
@@ -41,7 +41,7 @@ Tensor run_misc_unary(SpecialMiscUnaryOp op, const Tensor& self, const Tensor& o
   autograd::OpRecorder rec(op == SpecialMiscUnaryOp::Sinc ? "sinc" : "special_entr", {self});
   rec.allow_batched_grads();  // elementwise formula
   Tensor result = detail::compute_unary(
-      self, out, name, [op](TensorIterator& iter) { special_misc_unary_stub(iter.device())(iter, op); });
+      self, out, name, [op](TensorIterator& iter) { special_misc_unary_slot(iter.device())(iter, op); });
   if (!rec) return result;
   if (op == SpecialMiscUnaryOp::Sinc) {
     // (cos(pi x) - sinc(x)) / x, 0 at x = 0.
@@ -68,7 +68,7 @@ Tensor run_logit(const Tensor& self, std::optional<double> eps, const Tensor& ou
   rec.allow_batched_grads();  // elementwise formula
   // A negative eps means no clamping in torch too (logit_backward's eps < 0 branch).
   const double e = eps ? *eps : -1.0;
-  Tensor result = detail::compute_unary(self, out, name, [e](TensorIterator& iter) { logit_stub(iter.device())(iter, e); });
+  Tensor result = detail::compute_unary(self, out, name, [e](TensorIterator& iter) { logit_slot(iter.device())(iter, e); });
   if (rec)
     // torch's logit_backward: 1 / (x (1 - x)); with eps >= 0, 0 outside
     // [eps, 1 - eps], else nan outside [0, 1].
@@ -92,7 +92,7 @@ Tensor run_xlog1py(const Tensor& a, const Tensor& b, const Tensor& out) {
   TensorIterator iter(name);
   iter.add_output(out).add_input(a).add_input(b).promote_integer_inputs_to_float();
   iter.build();
-  xlog1py_stub(iter.device())(iter);
+  xlog1py_slot(iter.device())(iter);
   iter.finish();
   if (out.defined()) out.bump_version();
   Tensor result = iter.output();
@@ -116,7 +116,7 @@ Tensor run_round(const Tensor& self, int64_t decimals, const Tensor& out) {
   autograd::OpRecorder rec("round", {self});
   rec.allow_batched_grads();
   Tensor result = detail::compute_unary(
-      self, out, name, [decimals](TensorIterator& iter) { round_decimals_stub(iter.device())(iter, decimals); });
+      self, out, name, [decimals](TensorIterator& iter) { round_decimals_slot(iter.device())(iter, decimals); });
   if (rec)  // piecewise constant: zero gradient
     rec.record(result, [](BackwardContext& c) { return variable_list{zeros_like(c.grads[0])}; });
   return result;

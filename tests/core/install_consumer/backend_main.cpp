@@ -6,7 +6,7 @@
 // compiled on its own, in the slot_headers object library.)
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/copy_kernels.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 #include <ember/ops/factories.h>
 
@@ -19,7 +19,7 @@ int main() {
   ember::TensorIterator iter("fill_");
   iter.add_output(t).is_inplace();
   iter.build();
-  ember::fill_stub(t.device())(iter, 2.5);
-  std::cout << "stubs: " << ember::stub_registry().size() << ", filled: " << t.sum().item<float>() << "\n";
+  ember::fill_slot(t.device())(iter, 2.5);
+  std::cout << "slots: " << ember::slot_registry().size() << ", filled: " << t.sum().item<float>() << "\n";
   return missing.empty() && t.sum().item<float>() == 15.f ? 0 : 1;
 }

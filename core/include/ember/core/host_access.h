@@ -2,7 +2,7 @@
 // Note [Host access]
 // A tensor on a device that is not host-accessible (CUDA; the test device)
 // may only have its memory touched inside a kernel slot: the backend's
-// kernels run there (DispatchStub calls open a KernelSlotScope), and the copy
+// kernels run there (KernelSlot calls open a KernelSlotScope), and the copy
 // slot is how data crosses to the host. data_ptr<T>() and data_ptr() check
 // it, so code that would read device memory on the host (a crash on a GPU)
 // raises an ember::Error naming the device instead, on every device type

@@ -75,6 +75,6 @@ void activation_kernel(TensorIterator& iter, ActOp op, const ActParams& p) {
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(activation_stub, CPU, &activation_kernel);
+EMBER_REGISTER_KERNEL(activation_slot, CPU, &activation_kernel);
 
 }  // namespace ember::nn::functional

@@ -412,7 +412,7 @@ void batch_norm_backward_cpu(const Tensor& x, const Tensor& gy, const Tensor& w,
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL_FOR_DTYPES(batch_norm_forward_stub, CPU, batch_norm_forward_cpu, dtype_bit(kFloat32));
-EMBER_REGISTER_KERNEL_FOR_DTYPES(batch_norm_backward_stub, CPU, batch_norm_backward_cpu, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(batch_norm_forward_slot, CPU, batch_norm_forward_cpu, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(batch_norm_backward_slot, CPU, batch_norm_backward_cpu, dtype_bit(kFloat32));
 
 }  // namespace ember::nn::functional

@@ -17,7 +17,7 @@ void binary_kernel(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(binary_stub, CPU, binary_kernel);
-static const bool binary_op_dtypes_registered = binary_stub.set_op_dtypes(DeviceType::CPU, kBinaryOpDTypes.data());
+EMBER_REGISTER_KERNEL(binary_slot, CPU, binary_kernel);
+static const bool binary_op_dtypes_registered = binary_slot.set_op_dtypes(DeviceType::CPU, kBinaryOpDTypes.data());
 
 }  // namespace ember

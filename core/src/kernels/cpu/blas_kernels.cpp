@@ -288,7 +288,7 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool conjug
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(gemm_stub, CPU, gemm_kernel);
-EMBER_REGISTER_KERNEL(dot_stub, CPU, dot_kernel);
+EMBER_REGISTER_KERNEL(gemm_slot, CPU, gemm_kernel);
+EMBER_REGISTER_KERNEL(dot_slot, CPU, dot_kernel);
 
 }  // namespace ember

@@ -50,7 +50,7 @@ void fill_kernel(TensorIterator& iter, const Scalar& value) {
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(copy_stub, CPU, copy_kernel);
-EMBER_REGISTER_KERNEL(fill_stub, CPU, fill_kernel);
+EMBER_REGISTER_KERNEL(copy_slot, CPU, copy_kernel);
+EMBER_REGISTER_KERNEL(fill_slot, CPU, fill_kernel);
 
 }  // namespace ember

@@ -153,7 +153,7 @@ void ctc_backward_kernel(const CTCProblem& p, const Tensor& grad_out, const Tens
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(ctc_forward_stub, CPU, &ctc_forward_kernel);
-EMBER_REGISTER_KERNEL(ctc_backward_stub, CPU, &ctc_backward_kernel);
+EMBER_REGISTER_KERNEL(ctc_forward_slot, CPU, &ctc_forward_kernel);
+EMBER_REGISTER_KERNEL(ctc_backward_slot, CPU, &ctc_backward_kernel);
 
 }  // namespace ember::nn::functional

@@ -9,5 +9,5 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool /*non_blocking*/) {
   std::memcpy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(src.nbytes()));
 }
 }  // namespace
-EMBER_REGISTER_KERNEL(device_copy_stub, CPU, host_device_copy);
+EMBER_REGISTER_KERNEL(device_copy_slot, CPU, host_device_copy);
 }  // namespace ember

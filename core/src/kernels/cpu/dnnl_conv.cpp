@@ -169,8 +169,8 @@ void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, Tensor& gw, 
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_forward_stub, CPU, conv_forward_kernel, dtype_bit(kFloat32));
-EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_data_stub, CPU, conv_backward_data_kernel, dtype_bit(kFloat32));
-EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_weight_stub, CPU, conv_backward_weight_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_forward_slot, CPU, conv_forward_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_data_slot, CPU, conv_backward_data_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_weight_slot, CPU, conv_backward_weight_kernel, dtype_bit(kFloat32));
 
 }  // namespace ember::nn::functional

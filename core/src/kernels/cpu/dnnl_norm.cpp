@@ -166,7 +166,7 @@ void layer_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor&
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL_FOR_DTYPES(layer_norm_forward_stub, CPU, layer_norm_forward_kernel, dtype_bit(kFloat32));
-EMBER_REGISTER_KERNEL_FOR_DTYPES(layer_norm_backward_stub, CPU, layer_norm_backward_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(layer_norm_forward_slot, CPU, layer_norm_forward_kernel, dtype_bit(kFloat32));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(layer_norm_backward_slot, CPU, layer_norm_backward_kernel, dtype_bit(kFloat32));
 
 }  // namespace ember::nn::functional

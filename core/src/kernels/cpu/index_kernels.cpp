@@ -146,9 +146,9 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(index_offsets_stub, CPU, index_offsets_kernel);
-EMBER_REGISTER_KERNEL(index_gather_stub, CPU, index_gather_kernel);
-EMBER_REGISTER_KERNEL(index_put_stub, CPU, index_put_kernel);
-EMBER_REGISTER_KERNEL(index_select_stub, CPU, index_select_kernel);
+EMBER_REGISTER_KERNEL(index_offsets_slot, CPU, index_offsets_kernel);
+EMBER_REGISTER_KERNEL(index_gather_slot, CPU, index_gather_kernel);
+EMBER_REGISTER_KERNEL(index_put_slot, CPU, index_put_kernel);
+EMBER_REGISTER_KERNEL(index_select_slot, CPU, index_select_kernel);
 
 }  // namespace ember

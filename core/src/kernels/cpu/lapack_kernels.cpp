@@ -133,8 +133,8 @@ constexpr uint32_t kLapackDTypes = dtype_bit(kFloat32) | dtype_bit(kFloat64);
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL_FOR_DTYPES(linalg_solve_stub, CPU, solve_kernel, kLapackDTypes);
-EMBER_REGISTER_KERNEL_FOR_DTYPES(geqrf_stub, CPU, geqrf_kernel, kLapackDTypes);
-EMBER_REGISTER_KERNEL_FOR_DTYPES(orgqr_stub, CPU, orgqr_kernel, kLapackDTypes);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(linalg_solve_slot, CPU, solve_kernel, kLapackDTypes);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(geqrf_slot, CPU, geqrf_kernel, kLapackDTypes);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(orgqr_slot, CPU, orgqr_kernel, kLapackDTypes);
 
 }  // namespace ember

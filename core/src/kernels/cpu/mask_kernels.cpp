@@ -215,8 +215,8 @@ void masked_scatter_kernel(Tensor& self, const Tensor& mask, const Tensor& sourc
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(masked_select_stub, CPU, masked_select_kernel);
-EMBER_REGISTER_KERNEL(nonzero_stub, CPU, nonzero_kernel);
-EMBER_REGISTER_KERNEL(masked_scatter_stub, CPU, masked_scatter_kernel);
+EMBER_REGISTER_KERNEL(masked_select_slot, CPU, masked_select_kernel);
+EMBER_REGISTER_KERNEL(nonzero_slot, CPU, nonzero_kernel);
+EMBER_REGISTER_KERNEL(masked_scatter_slot, CPU, masked_scatter_kernel);
 
 }  // namespace ember

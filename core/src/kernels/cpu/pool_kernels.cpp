@@ -368,7 +368,7 @@ void pool_backward_kernel(const Tensor& gy, const Tensor& indices, Tensor& gx, c
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(pool_forward_stub, CPU, pool_forward_kernel);
-EMBER_REGISTER_KERNEL(pool_backward_stub, CPU, pool_backward_kernel);
+EMBER_REGISTER_KERNEL(pool_forward_slot, CPU, pool_forward_kernel);
+EMBER_REGISTER_KERNEL(pool_backward_slot, CPU, pool_backward_kernel);
 
 }  // namespace ember::nn::functional

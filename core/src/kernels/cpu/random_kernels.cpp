@@ -218,8 +218,8 @@ void multinomial_kernel(const Tensor& probs, Tensor& out, bool replacement, uint
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(random_stub, CPU, random_kernel);
-EMBER_REGISTER_KERNEL(randperm_stub, CPU, randperm_kernel);
-EMBER_REGISTER_KERNEL(multinomial_stub, CPU, multinomial_kernel);
+EMBER_REGISTER_KERNEL(random_slot, CPU, random_kernel);
+EMBER_REGISTER_KERNEL(randperm_slot, CPU, randperm_kernel);
+EMBER_REGISTER_KERNEL(multinomial_slot, CPU, multinomial_kernel);
 
 }  // namespace ember

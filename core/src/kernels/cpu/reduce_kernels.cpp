@@ -22,7 +22,7 @@ void arg_reduce_kernel(const Tensor& in, Tensor& values, Tensor& indices, uint64
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(reduce_stub, CPU, reduce_kernel);
-EMBER_REGISTER_KERNEL(arg_reduce_stub, CPU, arg_reduce_kernel);
+EMBER_REGISTER_KERNEL(reduce_slot, CPU, reduce_kernel);
+EMBER_REGISTER_KERNEL(arg_reduce_slot, CPU, arg_reduce_kernel);
 
 }  // namespace ember

@@ -329,9 +329,9 @@ void col2im_kernel(const Tensor& columns, Tensor& image, const Im2ColGeometry& g
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(resample_stub, CPU, &resample_kernel);
-EMBER_REGISTER_KERNEL(resample_backward_stub, CPU, &resample_backward_kernel);
-EMBER_REGISTER_KERNEL(im2col_stub, CPU, &im2col_kernel);
-EMBER_REGISTER_KERNEL(col2im_stub, CPU, &col2im_kernel);
+EMBER_REGISTER_KERNEL(resample_slot, CPU, &resample_kernel);
+EMBER_REGISTER_KERNEL(resample_backward_slot, CPU, &resample_backward_kernel);
+EMBER_REGISTER_KERNEL(im2col_slot, CPU, &im2col_kernel);
+EMBER_REGISTER_KERNEL(col2im_slot, CPU, &col2im_kernel);
 
 }  // namespace ember

@@ -153,7 +153,7 @@ void cum_min_max_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(scan_stub, CPU, scan_kernel);
-EMBER_REGISTER_KERNEL(cum_min_max_stub, CPU, cum_min_max_kernel);
+EMBER_REGISTER_KERNEL(scan_slot, CPU, scan_kernel);
+EMBER_REGISTER_KERNEL(cum_min_max_slot, CPU, cum_min_max_kernel);
 
 }  // namespace ember

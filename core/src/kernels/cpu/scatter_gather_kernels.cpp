@@ -162,8 +162,8 @@ void scatter_scalar_kernel(TensorIterator& iter, const ScatterGatherDims& d, Sca
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(gather_stub, CPU, gather_kernel);
-EMBER_REGISTER_KERNEL(scatter_stub, CPU, scatter_kernel);
-EMBER_REGISTER_KERNEL(scatter_scalar_stub, CPU, scatter_scalar_kernel);
+EMBER_REGISTER_KERNEL(gather_slot, CPU, gather_kernel);
+EMBER_REGISTER_KERNEL(scatter_slot, CPU, scatter_kernel);
+EMBER_REGISTER_KERNEL(scatter_scalar_slot, CPU, scatter_scalar_kernel);
 
 }  // namespace ember

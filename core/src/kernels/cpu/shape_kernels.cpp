@@ -116,7 +116,7 @@ void triangle_kernel(const Tensor& src, Tensor& out, int64_t diagonal, bool lowe
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(remap_copy_stub, CPU, remap_copy_kernel);
-EMBER_REGISTER_KERNEL(triangle_stub, CPU, triangle_kernel);
+EMBER_REGISTER_KERNEL(remap_copy_slot, CPU, remap_copy_kernel);
+EMBER_REGISTER_KERNEL(triangle_slot, CPU, triangle_kernel);
 
 }  // namespace ember

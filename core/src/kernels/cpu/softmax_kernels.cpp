@@ -345,7 +345,7 @@ void softmax_backward_kernel(const Tensor& grad, const Tensor& y, Tensor& out, i
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(softmax_stub, CPU, &softmax_kernel);
-EMBER_REGISTER_KERNEL(softmax_backward_stub, CPU, &softmax_backward_kernel);
+EMBER_REGISTER_KERNEL(softmax_slot, CPU, &softmax_kernel);
+EMBER_REGISTER_KERNEL(softmax_backward_slot, CPU, &softmax_backward_kernel);
 
 }  // namespace ember::nn::functional

@@ -258,10 +258,10 @@ std::tuple<Tensor, Tensor, Tensor> unique_kernel(const Tensor& in, bool consecut
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(sort_stub, CPU, sort_kernel);
-EMBER_REGISTER_KERNEL(topk_stub, CPU, topk_kernel);
-EMBER_REGISTER_KERNEL(select_stub, CPU, select_kernel);
-EMBER_REGISTER_KERNEL(mode_stub, CPU, mode_kernel);
-EMBER_REGISTER_KERNEL(unique_stub, CPU, unique_kernel);
+EMBER_REGISTER_KERNEL(sort_slot, CPU, sort_kernel);
+EMBER_REGISTER_KERNEL(topk_slot, CPU, topk_kernel);
+EMBER_REGISTER_KERNEL(select_slot, CPU, select_kernel);
+EMBER_REGISTER_KERNEL(mode_slot, CPU, mode_kernel);
+EMBER_REGISTER_KERNEL(unique_slot, CPU, unique_kernel);
 
 }  // namespace ember

@@ -26,11 +26,11 @@ void special_bessel_kernel(TensorIterator& iter, SpecialBesselOp op) {
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(special_bessel_stub, CPU, special_bessel_kernel);
+EMBER_REGISTER_KERNEL(special_bessel_slot, CPU, special_bessel_kernel);
 // Every op computes float32 and float64 (special_loops.h's dispatch).
 constexpr uint32_t kBesselDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating,
                                       kMaskFloating, kMaskFloating, kMaskFloating};
 static_assert(std::size(kBesselDTypes) == std::size(kSpecialBesselOpNames));
-static const bool bessel_op_dtypes_registered = special_bessel_stub.set_op_dtypes(DeviceType::CPU, kBesselDTypes);
+static const bool bessel_op_dtypes_registered = special_bessel_slot.set_op_dtypes(DeviceType::CPU, kBesselDTypes);
 
 }  // namespace ember

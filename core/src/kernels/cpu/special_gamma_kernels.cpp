@@ -42,9 +42,9 @@ void special_gamma_binary_kernel(TensorIterator& iter, SpecialGammaBinaryOp op) 
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(special_gamma_unary_stub, CPU, special_gamma_unary_kernel);
-EMBER_REGISTER_KERNEL(polygamma_stub, CPU, polygamma_kernel);
-EMBER_REGISTER_KERNEL(special_gamma_binary_stub, CPU, special_gamma_binary_kernel);
+EMBER_REGISTER_KERNEL(special_gamma_unary_slot, CPU, special_gamma_unary_kernel);
+EMBER_REGISTER_KERNEL(polygamma_slot, CPU, polygamma_kernel);
+EMBER_REGISTER_KERNEL(special_gamma_binary_slot, CPU, special_gamma_binary_kernel);
 // Every op computes float32 and float64 (special_loops.h's dispatch).
 constexpr uint32_t kGammaUnaryDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating, kMaskFloating,
                                           kMaskFloating, kMaskFloating, kMaskFloating};
@@ -52,8 +52,8 @@ constexpr uint32_t kGammaBinaryDTypes[] = {kMaskFloating, kMaskFloating, kMaskFl
 static_assert(std::size(kGammaUnaryDTypes) == std::size(kSpecialGammaUnaryOpNames));
 static_assert(std::size(kGammaBinaryDTypes) == std::size(kSpecialGammaBinaryOpNames));
 static const bool gamma_unary_op_dtypes_registered =
-    special_gamma_unary_stub.set_op_dtypes(DeviceType::CPU, kGammaUnaryDTypes);
+    special_gamma_unary_slot.set_op_dtypes(DeviceType::CPU, kGammaUnaryDTypes);
 static const bool gamma_binary_op_dtypes_registered =
-    special_gamma_binary_stub.set_op_dtypes(DeviceType::CPU, kGammaBinaryDTypes);
+    special_gamma_binary_slot.set_op_dtypes(DeviceType::CPU, kGammaBinaryDTypes);
 
 }  // namespace ember

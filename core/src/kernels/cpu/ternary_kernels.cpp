@@ -17,7 +17,7 @@ void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(ternary_stub, CPU, ternary_kernel);
-static const bool ternary_op_dtypes_registered = ternary_stub.set_op_dtypes(DeviceType::CPU, kTernaryOpDTypes.data());
+EMBER_REGISTER_KERNEL(ternary_slot, CPU, ternary_kernel);
+static const bool ternary_op_dtypes_registered = ternary_slot.set_op_dtypes(DeviceType::CPU, kTernaryOpDTypes.data());
 
 }  // namespace ember

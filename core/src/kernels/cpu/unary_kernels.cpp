@@ -79,11 +79,11 @@ void clamp_scalar_kernel(TensorIterator& iter, std::optional<Scalar> min, std::o
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(unary_stub, CPU, unary_kernel);
+EMBER_REGISTER_KERNEL(unary_slot, CPU, unary_kernel);
 // Which dtypes it computes for each op: the info table's (missing_kernels compares other backends with it).
-static const bool unary_op_dtypes_registered = unary_stub.set_op_dtypes(DeviceType::CPU, kUnaryOpDTypes.data());
-EMBER_REGISTER_KERNEL(softplus_stub, CPU, softplus_kernel);
-EMBER_REGISTER_KERNEL(nan_to_num_stub, CPU, nan_to_num_kernel);
-EMBER_REGISTER_KERNEL(clamp_scalar_stub, CPU, clamp_scalar_kernel);
+static const bool unary_op_dtypes_registered = unary_slot.set_op_dtypes(DeviceType::CPU, kUnaryOpDTypes.data());
+EMBER_REGISTER_KERNEL(softplus_slot, CPU, softplus_kernel);
+EMBER_REGISTER_KERNEL(nan_to_num_slot, CPU, nan_to_num_kernel);
+EMBER_REGISTER_KERNEL(clamp_scalar_slot, CPU, clamp_scalar_kernel);
 
 }  // namespace ember

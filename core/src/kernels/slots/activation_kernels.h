@@ -4,7 +4,7 @@
 // check arguments, allocate outputs and record the backward formulas.
 #include "ember/core/tensor.h"
 #include "iter/tensor_iterator.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::nn::functional {
 
@@ -29,16 +29,16 @@ struct ActParams {
 };
 // iter: one output and one input of the same floating dtype.
 using ActivationFn = void(TensorIterator& iter, ActOp op, const ActParams& p);
-extern DispatchStub<ActivationFn> activation_stub;
+extern KernelSlot<ActivationFn> activation_slot;
 
 // Softmax family along `dim`: in and out contiguous, same floating dtype and
 // shape. log: log_softmax. One pass for the max, one for the sum of
 // exponentials, one write; rows in parallel.
 using SoftmaxFn = void(const Tensor& in, Tensor& out, int64_t dim, bool log);
-extern DispatchStub<SoftmaxFn> softmax_stub;
+extern KernelSlot<SoftmaxFn> softmax_slot;
 // Backward data of softmax (grad_in = y * (g - sum(g * y))) and log_softmax
 // (grad_in = g - exp(y) * sum(g)); g, y, out contiguous, same dtype and shape.
 using SoftmaxBackwardFn = void(const Tensor& grad, const Tensor& y, Tensor& out, int64_t dim, bool log);
-extern DispatchStub<SoftmaxBackwardFn> softmax_backward_stub;
+extern KernelSlot<SoftmaxBackwardFn> softmax_backward_slot;
 
 }  // namespace ember::nn::functional

@@ -3,7 +3,7 @@
 // oneDNN, float32). The op file (conv.cpp) resolves options, allocates outputs
 // and records the backward; float64 runs an im2col + matmul path in conv.cpp.
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::nn::functional {
 
@@ -35,16 +35,16 @@ struct ConvParams {
 // all float32 and dense.
 using ConvForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y,
                            const ConvParams& p);
-extern DispatchStub<ConvForwardFn> conv_forward_stub;
+extern KernelSlot<ConvForwardFn> conv_forward_slot;
 
 // gx = d(conv)/dx applied to gy (a transposed convolution): gy [N, O, out...],
 // w [O, C/groups, k...], gx [N, C, in...] allocated by the caller.
 using ConvBackwardDataFn = void(const Tensor& gy, const Tensor& w, Tensor& gx, const ConvParams& p);
-extern DispatchStub<ConvBackwardDataFn> conv_backward_data_stub;
+extern KernelSlot<ConvBackwardDataFn> conv_backward_data_slot;
 
 // gw (and gb = sum of gy over all dims but 1, when defined) of conv(x, w).
 using ConvBackwardWeightFn = void(const Tensor& x, const Tensor& gy, Tensor& gw, Tensor& gb,
                                   const ConvParams& p);
-extern DispatchStub<ConvBackwardWeightFn> conv_backward_weight_stub;
+extern KernelSlot<ConvBackwardWeightFn> conv_backward_weight_slot;
 
 }  // namespace ember::nn::functional

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::nn::functional {
 
@@ -21,11 +21,11 @@ struct CTCProblem {
 // neg_log_likelihood: [N]; log_alpha: [N, T, 2 * max_target_length + 1]
 // (both allocated by the caller, written here).
 using CTCForwardFn = void(const CTCProblem& p, Tensor& neg_log_likelihood, Tensor& log_alpha);
-extern DispatchStub<CTCForwardFn> ctc_forward_stub;
+extern KernelSlot<CTCForwardFn> ctc_forward_slot;
 // grad: [T, N, C] gradient of sum_b grad_out[b] * nll[b] with respect to
 // log_probs; samples with an infinite loss get zeros when zero_infinity.
 using CTCBackwardFn = void(const CTCProblem& p, const Tensor& grad_out, const Tensor& neg_log_likelihood,
                            const Tensor& log_alpha, bool zero_infinity, Tensor& grad);
-extern DispatchStub<CTCBackwardFn> ctc_backward_stub;
+extern KernelSlot<CTCBackwardFn> ctc_backward_slot;
 
 }  // namespace ember::nn::functional

@@ -234,7 +234,7 @@ static_assert(elementwise_info_detail::names_match(kBinaryInfo, elementwise_info
               "kBinaryInfo names must be EMBER_BINARY_OPS's");
 
 // Per-op columns of a table, for the family slots' coverage
-// (DispatchStub::set_op_dtypes, missing_kernels): the ops' names and the
+// (KernelSlot::set_op_dtypes, missing_kernels): the ops' names and the
 // dtypes the CPU's kernels compute for each.
 namespace elementwise_info_detail {
 template <class Row, size_t N>

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "iter/tensor_iterator.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -47,19 +47,19 @@ enum class BinaryOp {
 
 // Input 0 -> output 0.
 using UnaryFn = void(TensorIterator&, UnaryOp);
-extern DispatchStub<UnaryFn> unary_stub;
+extern KernelSlot<UnaryFn> unary_slot;
 // Inputs 0, 1 -> output 0. alpha is used by Add only (out = a + alpha * b).
 using BinaryFn = void(TensorIterator&, BinaryOp, const Scalar& alpha);
-extern DispatchStub<BinaryFn> binary_stub;
+extern KernelSlot<BinaryFn> binary_slot;
 
 // Parametrized unary ops.
 using SoftplusFn = void(TensorIterator&, const Scalar& beta, const Scalar& threshold);
-extern DispatchStub<SoftplusFn> softplus_stub;
+extern KernelSlot<SoftplusFn> softplus_slot;
 using NanToNumFn = void(TensorIterator&, double nan, std::optional<double> posinf,
                         std::optional<double> neginf);
-extern DispatchStub<NanToNumFn> nan_to_num_stub;
+extern KernelSlot<NanToNumFn> nan_to_num_slot;
 using ClampScalarFn = void(TensorIterator&, std::optional<Scalar> min, std::optional<Scalar> max);
-extern DispatchStub<ClampScalarFn> clamp_scalar_stub;
+extern KernelSlot<ClampScalarFn> clamp_scalar_slot;
 
 // Ternary ops over (output, input0, input1, input2).
 // Lerp: self + weight * (end - self); Addcmul/Addcdiv: self + value * t1 (* or /) t2;
@@ -67,6 +67,6 @@ extern DispatchStub<ClampScalarFn> clamp_scalar_stub;
 // in any of them gives NaN (as maximum then minimum).
 enum class TernaryOp { Lerp, Addcmul, Addcdiv, Where, Clamp };
 using TernaryFn = void(TensorIterator&, TernaryOp, const Scalar& value);
-extern DispatchStub<TernaryFn> ternary_stub;
+extern KernelSlot<TernaryFn> ternary_slot;
 
 }  // namespace ember

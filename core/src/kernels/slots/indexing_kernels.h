@@ -5,7 +5,7 @@
 // kernels as they read them (that is the only pass over them), and errors say
 // "<op>: index 5 is out of bounds for dimension 1 with size 4".
 #include "iter/tensor_iterator.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -21,20 +21,20 @@ struct IndexBound {
 // Output 0 (int64) = [input 0 (int64 running offsets) +] bound-checked input
 // `index` (int64) * stride: element offsets built one index tensor at a time.
 using IndexOffsetsFn = void(TensorIterator& iter, const IndexBound& bound, int64_t stride);
-extern DispatchStub<IndexOffsetsFn> index_offsets_stub;
+extern KernelSlot<IndexOffsetsFn> index_offsets_slot;
 // Operands (out, src, offsets): out = src[offsets] (src is self restrided so
 // its indexed dims have stride 0; offsets are in elements).
 using IndexGatherFn = void(TensorIterator& iter);
-extern DispatchStub<IndexGatherFn> index_gather_stub;
+extern KernelSlot<IndexGatherFn> index_gather_slot;
 // Operands (dst, values, offsets): dst[offsets] = values, or += with accumulate
 // (then serially, so repeated offsets add up deterministically).
 using IndexPutFn = void(TensorIterator& iter, bool accumulate);
-extern DispatchStub<IndexPutFn> index_put_stub;
+extern KernelSlot<IndexPutFn> index_put_slot;
 // out = self.index_select(dim, index) for contiguous self and out; index is a
 // contiguous 1-d int64 tensor. Rows of the inner block are copied whole.
 using IndexSelectFn = void(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out,
                            const IndexBound& bound);
-extern DispatchStub<IndexSelectFn> index_select_stub;
+extern KernelSlot<IndexSelectFn> index_select_slot;
 
 // ---- gather / scatter along one dim ----
 // The op restrides every operand to the index's shape with size 1 along `dim`,
@@ -50,26 +50,26 @@ struct ScatterGatherDims {
 };
 // Operands (out, self, index): out[j] = self[index[j]].
 using GatherFn = void(TensorIterator& iter, const ScatterGatherDims& dims);
-extern DispatchStub<GatherFn> gather_stub;
+extern KernelSlot<GatherFn> gather_slot;
 enum class ScatterOp { Assign, Add, Multiply, Amax, Amin };
 // Operands (self, src, index), or (self, index) with a scalar value:
 // self[index[j]] (op)= src[j] or value.
 using ScatterFn = void(TensorIterator& iter, const ScatterGatherDims& dims, ScatterOp op);
-extern DispatchStub<ScatterFn> scatter_stub;
+extern KernelSlot<ScatterFn> scatter_slot;
 using ScatterScalarFn = void(TensorIterator& iter, const ScatterGatherDims& dims, ScatterOp op,
                              const Scalar& value);
-extern DispatchStub<ScatterScalarFn> scatter_scalar_stub;
+extern KernelSlot<ScatterScalarFn> scatter_scalar_slot;
 
 // ---- masks (data-dependent output sizes: these kernels allocate their result) ----
 // self and mask: contiguous, same shape, mask bool. Returns the selected elements, 1-d.
 using MaskedSelectFn = Tensor(const Tensor& self, const Tensor& mask);
-extern DispatchStub<MaskedSelectFn> masked_select_stub;
+extern KernelSlot<MaskedSelectFn> masked_select_slot;
 // self contiguous: returns int64 (count, self.dim()) indices of non-zeros, row-major.
 using NonzeroFn = Tensor(const Tensor& self);
-extern DispatchStub<NonzeroFn> nonzero_stub;
+extern KernelSlot<NonzeroFn> nonzero_slot;
 // self and mask contiguous with one shape, mask bool, source contiguous 1-d of
 // self's dtype: the k-th true position of mask gets source[k].
 using MaskedScatterFn = void(Tensor& self, const Tensor& mask, const Tensor& source);
-extern DispatchStub<MaskedScatterFn> masked_scatter_stub;
+extern KernelSlot<MaskedScatterFn> masked_scatter_slot;
 
 }  // namespace ember

@@ -5,7 +5,7 @@
 // batch is [..., c, r] contiguous); kernels factor every matrix of the batch
 // in place. The CPU's are LAPACK (bundled in OpenBLAS), float32 and float64.
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -13,17 +13,17 @@ namespace ember {
 // sides; x becomes A^-1 X (a is overwritten by its LU factors). Raises an
 // ember::Error naming linalg.solve when a matrix is singular.
 using LinalgSolveFn = void(Tensor& a, Tensor& x);
-extern DispatchStub<LinalgSolveFn> linalg_solve_stub;
+extern KernelSlot<LinalgSolveFn> linalg_solve_slot;
 
 // a: [B, n, m] column-major m x n matrices, tau: [B, min(m, n)]: a becomes
 // geqrf's compact QR (R above the diagonal, Householder vectors below), tau
 // the reflector scales.
 using GeqrfFn = void(Tensor& a, Tensor& tau);
-extern DispatchStub<GeqrfFn> geqrf_stub;
+extern KernelSlot<GeqrfFn> geqrf_slot;
 
 // a: [B, n, m] column-major (Householder vectors as geqrf leaves them), tau:
 // [B, k]: a becomes the first n columns of H_1 ... H_k (orgqr).
 using OrgqrFn = void(Tensor& a, const Tensor& tau);
-extern DispatchStub<OrgqrFn> orgqr_stub;
+extern KernelSlot<OrgqrFn> orgqr_slot;
 
 }  // namespace ember

@@ -3,7 +3,7 @@
 // einsum_ops.cpp) check shapes and dtypes, broadcast and allocate; every
 // product ends in one of these two slots.
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -13,11 +13,11 @@ namespace ember {
 // contents (NaN included), as BLAS does. K == 0 is allowed.
 using GemmFn = void(const Tensor& a, const Tensor& b, Tensor& out, const Scalar& beta,
                     const Scalar& alpha);
-extern DispatchStub<GemmFn> gemm_stub;
+extern KernelSlot<GemmFn> gemm_slot;
 
 // out (0-d) = sum_i op(a[i]) * b[i] over two 1-d tensors of one dtype, where
 // op conjugates when conjugate_a (vdot) and is the identity otherwise.
 using DotFn = void(const Tensor& a, const Tensor& b, Tensor& out, bool conjugate_a);
-extern DispatchStub<DotFn> dot_stub;
+extern KernelSlot<DotFn> dot_slot;
 
 }  // namespace ember

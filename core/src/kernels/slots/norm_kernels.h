@@ -3,7 +3,7 @@
 // oneDNN, float32). The op file (normalization.cpp) checks arguments, updates
 // running statistics and records the backward; float64 is composed of Tensor ops.
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::nn::functional {
 
@@ -15,21 +15,21 @@ namespace ember::nn::functional {
 using BatchNormForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean,
                                 Tensor& var, Tensor& y, double eps, bool use_input_stats,
                                 bool channels_last);
-extern DispatchStub<BatchNormForwardFn> batch_norm_forward_stub;
+extern KernelSlot<BatchNormForwardFn> batch_norm_forward_slot;
 // Gradients of the batch-statistics form: gx (layout of x), gw, gb [C].
 using BatchNormBackwardFn = void(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
                                  const Tensor& var, Tensor& gx, Tensor& gw, Tensor& gb,
                                  double eps, bool channels_last);
-extern DispatchStub<BatchNormBackwardFn> batch_norm_backward_stub;
+extern KernelSlot<BatchNormBackwardFn> batch_norm_backward_slot;
 
 // Layer normalization of the rows of x [M, N] (contiguous) into y; w, b [N]
 // (both or neither: undefined = no affine); mean, var [M] receive the row statistics.
 using LayerNormForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean,
                                 Tensor& var, Tensor& y, double eps);
-extern DispatchStub<LayerNormForwardFn> layer_norm_forward_stub;
+extern KernelSlot<LayerNormForwardFn> layer_norm_forward_slot;
 using LayerNormBackwardFn = void(const Tensor& x, const Tensor& gy, const Tensor& w, const Tensor& mean,
                                  const Tensor& var, Tensor& gx, Tensor& gw, Tensor& gb,
                                  double eps);
-extern DispatchStub<LayerNormBackwardFn> layer_norm_backward_stub;
+extern KernelSlot<LayerNormBackwardFn> layer_norm_backward_slot;
 
 }  // namespace ember::nn::functional

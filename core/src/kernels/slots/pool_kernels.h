@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::nn::functional {
 
@@ -30,12 +30,12 @@ enum class PoolMode { Max, Avg };
 // input plane, first one on ties, NaN wins.
 using PoolForwardFn = void(const Tensor& x, Tensor& y, Tensor& indices, const PoolWindows& w,
                            PoolMode mode, bool channels_last);
-extern DispatchStub<PoolForwardFn> pool_forward_stub;
+extern KernelSlot<PoolForwardFn> pool_forward_slot;
 
 // gx = zeros, then: Max: gx[plane][indices] += gy; Avg: gy / divisor spread
 // over each window. gy, indices, gx in one layout as above.
 using PoolBackwardFn = void(const Tensor& gy, const Tensor& indices, Tensor& gx, const PoolWindows& w,
                             PoolMode mode, bool channels_last);
-extern DispatchStub<PoolBackwardFn> pool_backward_stub;
+extern KernelSlot<PoolBackwardFn> pool_backward_slot;
 
 }  // namespace ember::nn::functional

@@ -4,7 +4,7 @@
 // kernels fill contiguous outputs in logical order, so values depend only on
 // (seed, offset, element index). See Note [Counter-based random numbers].
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -43,17 +43,17 @@ inline int random_words_per_element(RandomDist dist, DType dtype) {
 // out: contiguous, any dtype the op allows for dist.
 using RandomFn = void(Tensor& out, RandomDist dist, const RandomParams& params, uint64_t seed,
                       uint64_t offset);
-extern DispatchStub<RandomFn> random_stub;
+extern KernelSlot<RandomFn> random_slot;
 
 // out: contiguous int64 [n], filled with a permutation of 0..n-1; uses n blocks.
 using RandpermFn = void(Tensor& out, uint64_t seed, uint64_t offset);
-extern DispatchStub<RandpermFn> randperm_stub;
+extern KernelSlot<RandpermFn> randperm_slot;
 
 // probs: contiguous float64 [rows, categories], validated by the op; out:
 // contiguous int64 [rows, samples]. Uses rows * samples blocks with
 // replacement, rows * categories without.
 using MultinomialFn = void(const Tensor& probs, Tensor& out, bool replacement, uint64_t seed,
                            uint64_t offset);
-extern DispatchStub<MultinomialFn> multinomial_stub;
+extern KernelSlot<MultinomialFn> multinomial_slot;
 
 }  // namespace ember

@@ -1,7 +1,7 @@
 #pragma once
 // Kernel slots of the reduction family. Ops (reduce_ops.cpp) validate dims and
 // dtypes and allocate keepdim-shaped outputs; kernels fill them.
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -14,12 +14,12 @@ struct ReduceParams {
 };
 // out: keepdim shape, dtype chosen by the op; computes over the dims in mask.
 using ReduceFn = void(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params);
-extern DispatchStub<ReduceFn> reduce_stub;
+extern KernelSlot<ReduceFn> reduce_slot;
 
 enum class ArgReduceOp { Max, Min };
 // values (input dtype) and indices (int64): keepdim shape; indices are flat
 // positions within the reduced dims; ties and NaNs resolve to the first.
 using ArgReduceFn = void(const Tensor& in, Tensor& values, Tensor& indices, uint64_t mask, ArgReduceOp op);
-extern DispatchStub<ArgReduceFn> arg_reduce_stub;
+extern KernelSlot<ArgReduceFn> arg_reduce_slot;
 
 }  // namespace ember

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -28,10 +28,10 @@ struct ResampleTaps {
 // are [N, C, spatial...] (1 to 3 spatial dims, taps.size() of them), any
 // strides, same floating dtype.
 using ResampleFn = void(const Tensor& src, Tensor& out, const std::vector<ResampleTaps>& taps);
-extern DispatchStub<ResampleFn> resample_stub;
+extern KernelSlot<ResampleFn> resample_slot;
 // The transpose: grad_in (zero-filled by the caller) += A^T grad_out.
 using ResampleBackwardFn = void(const Tensor& grad_out, Tensor& grad_in, const std::vector<ResampleTaps>& taps);
-extern DispatchStub<ResampleBackwardFn> resample_backward_stub;
+extern KernelSlot<ResampleBackwardFn> resample_backward_slot;
 
 // Geometry of im2col/col2im over a 2-d image.
 struct Im2ColGeometry {
@@ -47,7 +47,7 @@ struct Im2ColGeometry {
 // N and C taken from the geometry); col2im: the transpose (image written whole).
 using Im2ColFn = void(const Tensor& image, Tensor& columns, const Im2ColGeometry& g);
 using Col2ImFn = void(const Tensor& columns, Tensor& image, const Im2ColGeometry& g);
-extern DispatchStub<Im2ColFn> im2col_stub;
-extern DispatchStub<Col2ImFn> col2im_stub;
+extern KernelSlot<Im2ColFn> im2col_slot;
+extern KernelSlot<Col2ImFn> col2im_slot;
 
 }  // namespace ember

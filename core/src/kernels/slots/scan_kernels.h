@@ -2,18 +2,18 @@
 // Kernel slots of the scan family. Ops (scan_ops.cpp) check dims, convert the
 // input to the result dtype and allocate outputs of the input's shape.
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
 enum class ScanOp { Sum, Prod, LogSumExp };
 // out[..., i, ...] = op over in[..., 0..i, ...] along dim; in and out share dtype and shape.
 using ScanFn = void(const Tensor& in, Tensor& out, int64_t dim, ScanOp op);
-extern DispatchStub<ScanFn> scan_stub;
+extern KernelSlot<ScanFn> scan_slot;
 
 // values: running max (is_max) or min along dim; indices (int64): where it was
 // last attained (ties move the index forward; a NaN sticks, as in PyTorch).
 using CumMinMaxFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, bool is_max);
-extern DispatchStub<CumMinMaxFn> cum_min_max_stub;
+extern KernelSlot<CumMinMaxFn> cum_min_max_slot;
 
 }  // namespace ember

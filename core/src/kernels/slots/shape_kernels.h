@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
 // out[j0, ..., jn] = src[maps[0][j0], ..., maps[n][jn]]. out and src have the
 // same dim and dtype; maps[d] has out.size(d) entries, each in [0, src.size(d)).
 using RemapCopyFn = void(const Tensor& src, Tensor& out, const std::vector<std::vector<int64_t>>& maps);
-extern DispatchStub<RemapCopyFn> remap_copy_stub;
+extern KernelSlot<RemapCopyFn> remap_copy_slot;
 
 // Runs `build` (which returns the maps). Maps cost 8 bytes per index of each
 // dim, more than a byte-sized output along a long dim, so their allocation can
@@ -37,6 +37,6 @@ std::vector<std::vector<int64_t>> build_index_maps(const char* op, F&& build) {
 // and dtype; out gets src where col - row <= diagonal (lower) or >= diagonal
 // (upper), zero elsewhere.
 using TriangleFn = void(const Tensor& src, Tensor& out, int64_t diagonal, bool lower);
-extern DispatchStub<TriangleFn> triangle_stub;
+extern KernelSlot<TriangleFn> triangle_slot;
 
 }  // namespace ember

@@ -6,35 +6,35 @@
 #include <tuple>
 
 #include "ember/core/tensor.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
 // values/indices: in's shape.
 using SortFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, bool descending);
-extern DispatchStub<SortFn> sort_stub;
+extern KernelSlot<SortFn> sort_slot;
 
 // values/indices: size k along dim; sorted=false may leave the k in any order.
 using TopkFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, int64_t k, bool largest,
                     bool sorted);
-extern DispatchStub<TopkFn> topk_stub;
+extern KernelSlot<TopkFn> topk_slot;
 
 // One entry per slice (values/indices of size 1 along dim):
 //  Kth: the k-th smallest (k from 0); Median: NaN (first one) if the slice has
 //  any, else the lower median; NanMedian: lower median of the non-NaN entries.
 enum class SelectOp { Kth, Median, NanMedian };
 using SelectFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, SelectOp op, int64_t k);
-extern DispatchStub<SelectFn> select_stub;
+extern KernelSlot<SelectFn> select_slot;
 
 // Most frequent value per slice (smallest on frequency ties) and its last index.
 using ModeFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim);
-extern DispatchStub<ModeFn> mode_stub;
+extern KernelSlot<ModeFn> mode_slot;
 
 // in: 1-d contiguous. Returns (values, inverse, counts); the output size
 // depends on the data, so the kernel allocates. inverse/counts are empty
 // unless asked for. consecutive: collapse runs only, without sorting.
 using UniqueFn = std::tuple<Tensor, Tensor, Tensor>(const Tensor& in, bool consecutive, bool return_inverse,
                                                     bool return_counts);
-extern DispatchStub<UniqueFn> unique_stub;
+extern KernelSlot<UniqueFn> unique_slot;
 
 }  // namespace ember

@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "iter/tensor_iterator.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -14,6 +14,6 @@ enum class SpecialBesselOp { I0, I0e, I1, I1e, J0, J1 };
 inline constexpr const char* kSpecialBesselOpNames[] = {"i0", "i0e", "i1", "i1e", "bessel_j0", "bessel_j1"};
 static_assert(std::size(kSpecialBesselOpNames) == static_cast<size_t>(SpecialBesselOp::J1) + 1);
 using SpecialBesselFn = void(TensorIterator&, SpecialBesselOp);
-extern DispatchStub<SpecialBesselFn> special_bessel_stub;
+extern KernelSlot<SpecialBesselFn> special_bessel_slot;
 
 }  // namespace ember

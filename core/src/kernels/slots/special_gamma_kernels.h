@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "iter/tensor_iterator.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -17,17 +17,17 @@ inline constexpr const char* kSpecialGammaUnaryOpNames[] = {"gammaln", "digamma"
                                                             "ndtr",    "log_ndtr", "ndtri"};
 static_assert(std::size(kSpecialGammaUnaryOpNames) == static_cast<size_t>(SpecialGammaUnaryOp::Ndtri) + 1);
 using SpecialGammaUnaryFn = void(TensorIterator&, SpecialGammaUnaryOp);
-extern DispatchStub<SpecialGammaUnaryFn> special_gamma_unary_stub;
+extern KernelSlot<SpecialGammaUnaryFn> special_gamma_unary_slot;
 
 // Input x -> polygamma(n, x).
 using PolygammaFn = void(TensorIterator&, int64_t n);
-extern DispatchStub<PolygammaFn> polygamma_stub;
+extern KernelSlot<PolygammaFn> polygamma_slot;
 
 // Inputs (self, other) of the common dtype -> output.
 enum class SpecialGammaBinaryOp { Zeta, Gammainc, Gammaincc };
 inline constexpr const char* kSpecialGammaBinaryOpNames[] = {"zeta", "gammainc", "gammaincc"};
 static_assert(std::size(kSpecialGammaBinaryOpNames) == static_cast<size_t>(SpecialGammaBinaryOp::Gammaincc) + 1);
 using SpecialGammaBinaryFn = void(TensorIterator&, SpecialGammaBinaryOp);
-extern DispatchStub<SpecialGammaBinaryFn> special_gamma_binary_stub;
+extern KernelSlot<SpecialGammaBinaryFn> special_gamma_binary_slot;
 
 }  // namespace ember

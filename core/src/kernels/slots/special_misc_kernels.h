@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "iter/tensor_iterator.h"
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
@@ -17,17 +17,17 @@ enum class SpecialMiscUnaryOp { Sinc, Entr };
 inline constexpr const char* kSpecialMiscUnaryOpNames[] = {"sinc", "entr"};
 static_assert(std::size(kSpecialMiscUnaryOpNames) == static_cast<size_t>(SpecialMiscUnaryOp::Entr) + 1);
 using SpecialMiscUnaryFn = void(TensorIterator&, SpecialMiscUnaryOp);
-extern DispatchStub<SpecialMiscUnaryFn> special_misc_unary_stub;
+extern KernelSlot<SpecialMiscUnaryFn> special_misc_unary_slot;
 
 // eps < 0: no clamping; else the input is clamped to [eps, 1 - eps] first.
 using LogitFn = void(TensorIterator&, double eps);
-extern DispatchStub<LogitFn> logit_stub;
+extern KernelSlot<LogitFn> logit_slot;
 
 // Inputs (self, other) of the common dtype -> self * log1p(other).
 using Xlog1pyFn = void(TensorIterator&);
-extern DispatchStub<Xlog1pyFn> xlog1py_stub;
+extern KernelSlot<Xlog1pyFn> xlog1py_slot;
 
 using RoundDecimalsFn = void(TensorIterator&, int64_t decimals);
-extern DispatchStub<RoundDecimalsFn> round_decimals_stub;
+extern KernelSlot<RoundDecimalsFn> round_decimals_slot;
 
 }  // namespace ember

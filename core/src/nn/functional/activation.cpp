@@ -16,7 +16,7 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_STUB(activation_stub, ActivationFn, "activation");
+EMBER_DEFINE_SLOT(activation_slot, ActivationFn, "activation");
 
 namespace {
 
@@ -31,7 +31,7 @@ Tensor compute(ActOp op, const char* name, const Tensor& x, const ActParams& p, 
   TensorIterator iter(name);
   iter.add_output(out).add_input(x).is_inplace(out.defined());
   iter.build();
-  activation_stub(iter.device())(iter, op, p);
+  activation_slot(iter.device())(iter, op, p);
   iter.finish();
   if (out.defined()) out.bump_version();
   return iter.output();

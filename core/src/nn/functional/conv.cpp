@@ -31,9 +31,9 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_STUB(conv_forward_stub, ConvForwardFn, "conv_forward");
-EMBER_DEFINE_STUB(conv_backward_data_stub, ConvBackwardDataFn, "conv_backward_data");
-EMBER_DEFINE_STUB(conv_backward_weight_stub, ConvBackwardWeightFn, "conv_backward_weight");
+EMBER_DEFINE_SLOT(conv_forward_slot, ConvForwardFn, "conv_forward");
+EMBER_DEFINE_SLOT(conv_backward_data_slot, ConvBackwardDataFn, "conv_backward_data");
+EMBER_DEFINE_SLOT(conv_backward_weight_slot, ConvBackwardWeightFn, "conv_backward_weight");
 
 std::vector<int64_t> ExpandingInts::expand(int64_t nd, const char* op, const char* what) const {
   if (values.size() == 1) return std::vector<int64_t>(static_cast<size_t>(nd), values[0]);
@@ -181,7 +181,7 @@ void check_dtype(const char* op, DType dt) {
 
 Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvParams& p) {
   const DimVector out_sizes = conv_output_sizes(x.sizes(), w.sizes(), p);
-  if (!conv_forward_stub.supports(x.device(), x.dtype())) {
+  if (!conv_forward_slot.supports(x.device(), x.dtype())) {
     // The column product leaves y channels-last-like whatever the input: give
     // PyTorch's layout (channels-last only for channels-last operands).
     Tensor y = conv_forward_cols(x, w, b, p);
@@ -194,24 +194,24 @@ Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
     if (b.defined()) y.add_(bias_view(b, nspatial(p)));
     return y;
   }
-  conv_forward_stub(x.device())(dense(x, p), dense_weight(w), b.defined() ? b.contiguous() : b, y, p);
+  conv_forward_slot(x.device())(dense(x, p), dense_weight(w), b.defined() ? b.contiguous() : b, y, p);
   return y;
 }
 
 Tensor raw_input_grad(const Tensor& gy, const Tensor& w, IntArrayRef x_sizes, const ConvParams& p) {
-  if (!conv_backward_data_stub.supports(gy.device(), gy.dtype())) {
+  if (!conv_backward_data_slot.supports(gy.device(), gy.dtype())) {
     Tensor gx = conv_input_grad_cols(gy, w, x_sizes, p);
     return gx.contiguous(p.channels_last ? cl_format(gx.dim()) : MemoryFormat::Contiguous);
   }
   Tensor gx = new_activation(x_sizes, gy, p);
   if (gx.numel() == 0) return gx;
   if (gy.numel() == 0 || w.numel() == 0) return gx.zero_();
-  conv_backward_data_stub(gy.device())(dense(gy, p), dense_weight(w), gx, p);
+  conv_backward_data_slot(gy.device())(dense(gy, p), dense_weight(w), gx, p);
   return gx;
 }
 
 Tensor raw_weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef w_sizes, const ConvParams& p, Tensor* gb) {
-  if (!conv_backward_weight_stub.supports(x.device(), x.dtype())) {
+  if (!conv_backward_weight_slot.supports(x.device(), x.dtype())) {
     if (gb) *gb = gy.sum(reduce_dims_but_1(gy.dim()));
     return conv_weight_grad_cols(x, gy, w_sizes, p);
   }
@@ -229,7 +229,7 @@ Tensor raw_weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef w_sizes, c
     return gw.zero_();
   }
   Tensor no_bias;
-  conv_backward_weight_stub(x.device())(dense(x, p), dense(gy, p), gw, gb ? *gb : no_bias, p);
+  conv_backward_weight_slot(x.device())(dense(x, p), dense(gy, p), gw, gb ? *gb : no_bias, p);
   return gw;
 }
 
@@ -437,7 +437,7 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
   const bool records = autograd::is_recording() && (x.requires_grad() || weight.requires_grad() ||
                                                     (o.bias.defined() && o.bias.requires_grad()));
   Tensor y;
-  if (act != ConvActivation::None && conv_forward_stub.supports(x.device(), x.dtype()) && x.numel() > 0 && !records) {
+  if (act != ConvActivation::None && conv_forward_slot.supports(x.device(), x.dtype()) && x.numel() > 0 && !records) {
     p.activation = conv_post_op(act);
     y = raw_forward(x, weight, o.bias, p);
   } else {

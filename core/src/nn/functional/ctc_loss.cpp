@@ -14,8 +14,8 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_STUB(ctc_forward_stub, CTCForwardFn, "ctc_loss");
-EMBER_DEFINE_STUB(ctc_backward_stub, CTCBackwardFn, "ctc_loss_backward");
+EMBER_DEFINE_SLOT(ctc_forward_slot, CTCForwardFn, "ctc_loss");
+EMBER_DEFINE_SLOT(ctc_backward_slot, CTCBackwardFn, "ctc_loss_backward");
 
 namespace {
 
@@ -36,7 +36,7 @@ Tensor ctc_backward(const Tensor& grad_out, const CTCProblem& p, const Tensor& n
   autograd::OpRecorder rec("_ctc_loss_backward", {grad_out});
   const Tensor g = grad_out.to(p.log_probs.dtype()).contiguous();
   Tensor grad = empty(p.log_probs.sizes(), p.log_probs.options());
-  ctc_backward_stub(p.log_probs.device())(p, g, nll, log_alpha, zero_infinity, grad);
+  ctc_backward_slot(p.log_probs.device())(p, g, nll, log_alpha, zero_infinity, grad);
   if (rec)
     rec.record(grad, [](BackwardContext&) -> variable_list {
       EMBER_FAIL("ctc_loss: double backward is not supported (PyTorch defines no derivative of _ctc_loss_backward either)");
@@ -51,7 +51,7 @@ Tensor ctc_nll(const Tensor& log_probs, CTCProblem p, bool zero_infinity) {
   const int64_t N = p.log_probs.size(1), T = p.log_probs.size(0);
   Tensor nll = empty({N}, log_probs.options());
   Tensor log_alpha = empty({N, T, 2 * p.max_target_length + 1}, log_probs.options());
-  ctc_forward_stub(log_probs.device())(p, nll, log_alpha);
+  ctc_forward_slot(log_probs.device())(p, nll, log_alpha);
   if (rec) {
     // The problem's tensors are kept alive by the closure; log_probs is saved for version checks.
     rec.record(nll, [sl = rec.save(log_probs), p, alpha = log_alpha, out = nll.detach(), zero_infinity](

@@ -18,10 +18,10 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_STUB(batch_norm_forward_stub, BatchNormForwardFn, "batch_norm_forward");
-EMBER_DEFINE_STUB(batch_norm_backward_stub, BatchNormBackwardFn, "batch_norm_backward");
-EMBER_DEFINE_STUB(layer_norm_forward_stub, LayerNormForwardFn, "layer_norm_forward");
-EMBER_DEFINE_STUB(layer_norm_backward_stub, LayerNormBackwardFn, "layer_norm_backward");
+EMBER_DEFINE_SLOT(batch_norm_forward_slot, BatchNormForwardFn, "batch_norm_forward");
+EMBER_DEFINE_SLOT(batch_norm_backward_slot, BatchNormBackwardFn, "batch_norm_backward");
+EMBER_DEFINE_SLOT(layer_norm_forward_slot, LayerNormForwardFn, "layer_norm_forward");
+EMBER_DEFINE_SLOT(layer_norm_backward_slot, LayerNormBackwardFn, "layer_norm_backward");
 
 namespace {
 
@@ -88,7 +88,7 @@ Tensor batch_norm_f32(const Tensor& input, const Tensor& weight, const Tensor& b
   Tensor y = empty_like(x);
   Tensor mean = use_input_stats ? empty({c}, stats) : rmean.to(kFloat32).contiguous();
   Tensor var = use_input_stats ? empty({c}, stats) : rvar.to(kFloat32).contiguous();
-  if (x.numel() > 0) batch_norm_forward_stub(x.device())(x, w, b, mean, var, y, eps, use_input_stats, cl);
+  if (x.numel() > 0) batch_norm_forward_slot(x.device())(x, w, b, mean, var, y, eps, use_input_stats, cl);
   batch_mean = mean;
   batch_var = var;
   if (rec) {
@@ -134,7 +134,7 @@ Tensor batch_norm_f32(const Tensor& input, const Tensor& weight, const Tensor& b
         gw = empty({c}, stats);
         gb = empty({c}, stats);
       }
-      batch_norm_backward_stub(x.device())(x, g, w_or_ones, mean, var, gx, gw, gb, eps, cl);
+      batch_norm_backward_slot(x.device())(x, g, w_or_ones, mean, var, gx, gw, gb, eps, cl);
       if (ctx.needs(0)) out[0] = gx;
       if (ctx.needs(1)) out[1] = gw;
       if (ctx.needs(2)) out[2] = gb;
@@ -208,7 +208,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     return y;
   }
   Tensor batch_mean, batch_var;
-  Tensor y = batch_norm_forward_stub.supports(input.device(), input.dtype())
+  Tensor y = batch_norm_forward_slot.supports(input.device(), input.dtype())
                  ? batch_norm_f32(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
                                   batch_mean, batch_var)
                  : batch_norm_ops(input, o.weight, o.bias, running_mean, running_var, use_input_stats, o.eps,
@@ -296,7 +296,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
   check_float(op, input);
   check_param(op, "weight", o.weight, normalized_shape, input.dtype());
   check_param(op, "bias", o.bias, normalized_shape, input.dtype());
-  if (!layer_norm_forward_stub.supports(input.device(), input.dtype())) {
+  if (!layer_norm_forward_slot.supports(input.device(), input.dtype())) {
     DimVector dims;
     for (int64_t i = input.dim() - nd; i < input.dim(); ++i) dims.push_back(i);
     Tensor y = (input - input.mean(dims, true)) * (input.var(dims, 0, true) + o.eps).rsqrt();
@@ -314,7 +314,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
   Tensor b = affine ? (o.bias.defined() ? o.bias.contiguous().view({n}) : zeros({n}, like)) : Tensor();
   Tensor x = input.contiguous().view({m, n});
   Tensor y = empty({m, n}, like), mean = empty({m}, like), var = empty({m}, like);
-  if (x.numel() > 0) layer_norm_forward_stub(x.device())(x, w, b, mean, var, y, o.eps);
+  if (x.numel() > 0) layer_norm_forward_slot(x.device())(x, w, b, mean, var, y, o.eps);
   y = y.view(input.sizes());
   if (rec)
     rec.record(y, [sx = rec.save(input), sw = rec.save_if(o.weight.defined(), o.weight), w_defined = o.weight.defined(),
@@ -334,7 +334,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
       Tensor w2 = want_affine ? (w_defined ? wt.contiguous().view({n}) : ones({n}, like)) : Tensor();
       Tensor gx = empty({m, n}, like), gw = want_affine ? empty({n}, like) : Tensor(),
              gb = want_affine ? empty({n}, like) : Tensor();
-      layer_norm_backward_stub(x.device())(x.contiguous().view({m, n}), gy.contiguous().view({m, n}), w2, mean, var,
+      layer_norm_backward_slot(x.device())(x.contiguous().view({m, n}), gy.contiguous().view({m, n}), w2, mean, var,
                                             gx, gw, gb, eps);
       DimVector wshape(x.sizes().slice(static_cast<size_t>(x.dim() - nd)));
       if (ctx.needs(0)) out[0] = gx.view(x.sizes());

@@ -14,8 +14,8 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_STUB(pool_forward_stub, PoolForwardFn, "pool_forward");
-EMBER_DEFINE_STUB(pool_backward_stub, PoolBackwardFn, "pool_backward");
+EMBER_DEFINE_SLOT(pool_forward_slot, PoolForwardFn, "pool_forward");
+EMBER_DEFINE_SLOT(pool_backward_slot, PoolBackwardFn, "pool_backward");
 
 namespace {
 
@@ -72,7 +72,7 @@ std::pair<Tensor, Tensor> raw_forward(const Tensor& x, const PoolSpec& s, bool w
   Tensor idx = want_indices ? alloc(ys, kInt64, x.device(), s.channels_last) : Tensor();
   if (y.numel() > 0) {
     Tensor y5 = to5(y, s.nd), idx5 = idx.defined() ? to5(idx, s.nd) : idx;  // views the kernel writes
-    pool_forward_stub(x.device())(to5(xd, s.nd), y5, idx5, s.win, s.mode, s.channels_last);
+    pool_forward_slot(x.device())(to5(xd, s.nd), y5, idx5, s.win, s.mode, s.channels_last);
   }
   return {y, idx};
 }
@@ -84,7 +84,7 @@ Tensor raw_backward(const Tensor& gy, const Tensor& idx, IntArrayRef x_sizes, co
   if (g.numel() == 0) return gx.zero_();
   Tensor i = idx.defined() ? (s.channels_last ? idx.contiguous(cl_format(idx.dim())) : idx.contiguous()) : idx;
   Tensor gx5 = to5(gx, s.nd);  // a view the kernel writes
-  pool_backward_stub(gy.device())(to5(g, s.nd), i.defined() ? to5(i, s.nd) : i, gx5, s.win, s.mode, s.channels_last);
+  pool_backward_slot(gy.device())(to5(g, s.nd), i.defined() ? to5(i, s.nd) : i, gx5, s.win, s.mode, s.channels_last);
   return gx;
 }
 

@@ -26,10 +26,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_STUB(resample_stub, ResampleFn, "resample");
-EMBER_DEFINE_STUB(resample_backward_stub, ResampleBackwardFn, "resample_backward");
-EMBER_DEFINE_STUB(im2col_stub, Im2ColFn, "im2col");
-EMBER_DEFINE_STUB(col2im_stub, Col2ImFn, "col2im");
+EMBER_DEFINE_SLOT(resample_slot, ResampleFn, "resample");
+EMBER_DEFINE_SLOT(resample_backward_slot, ResampleBackwardFn, "resample_backward");
+EMBER_DEFINE_SLOT(im2col_slot, Im2ColFn, "im2col");
+EMBER_DEFINE_SLOT(col2im_slot, Col2ImFn, "col2im");
 
 namespace nn::functional {
 
@@ -177,7 +177,7 @@ Tensor resample_adjoint(const Tensor& grad, const PlanPtr& plan, const DimVector
                         MemoryFormat format) {
   autograd::OpRecorder rec(plan->backward_op, {grad});
   Tensor grad_in = zeros(input_sizes, grad.options().memory_format(format));
-  resample_backward_stub(grad.device())(grad, grad_in, plan->taps);
+  resample_backward_slot(grad.device())(grad, grad_in, plan->taps);
   if (rec)
     rec.record(grad_in, [plan](autograd::BackwardContext& c) {
       return autograd::variable_list{c.needs(0) ? resample(c.grads[0], plan) : Tensor()};
@@ -199,9 +199,9 @@ Tensor resample(const Tensor& input, const PlanPtr& plan) {
         std::iota(maps[d].begin(), maps[d].end(), int64_t{0});
       }
       for (const auto& t : plan->taps) maps.push_back(t.index);
-      remap_copy_stub(input.device())(input, out, maps);
+      remap_copy_slot(input.device())(input, out, maps);
     } else {
-      resample_stub(input.device())(input, out, plan->taps);
+      resample_slot(input.device())(input, out, plan->taps);
     }
   }
   if (rec)
@@ -426,7 +426,7 @@ Tensor im2col_op(const Tensor& image, const Im2ColGeometry& g, bool batched) {
   autograd::OpRecorder rec("im2col", {image});
   const int64_t rows = g.channels * g.kernel_h * g.kernel_w, blocks = g.out_h * g.out_w;
   Tensor cols = empty(batched ? DimVector{g.batch, rows, blocks} : DimVector{rows, blocks}, image.options());
-  im2col_stub(image.device())(image.contiguous(), cols, g);
+  im2col_slot(image.device())(image.contiguous(), cols, g);
   if (rec)
     rec.record(cols, [g, batched](autograd::BackwardContext& c) {
       return autograd::variable_list{col2im_op(c.grads[0], g, batched)};
@@ -439,7 +439,7 @@ Tensor col2im_op(const Tensor& columns, const Im2ColGeometry& g, bool batched) {
   Tensor image = empty(batched ? DimVector{g.batch, g.channels, g.height, g.width}
                                : DimVector{g.channels, g.height, g.width},
                        columns.options());
-  col2im_stub(columns.device())(columns.contiguous(), image, g);
+  col2im_slot(columns.device())(columns.contiguous(), image, g);
   if (rec)
     rec.record(image, [g, batched](autograd::BackwardContext& c) {
       return autograd::variable_list{im2col_op(c.grads[0], g, batched)};

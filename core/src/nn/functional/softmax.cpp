@@ -10,8 +10,8 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_STUB(softmax_stub, SoftmaxFn, "softmax");
-EMBER_DEFINE_STUB(softmax_backward_stub, SoftmaxBackwardFn, "softmax_backward");
+EMBER_DEFINE_SLOT(softmax_slot, SoftmaxFn, "softmax");
+EMBER_DEFINE_SLOT(softmax_backward_slot, SoftmaxBackwardFn, "softmax_backward");
 
 namespace {
 
@@ -28,7 +28,7 @@ Tensor softmax_impl(const Tensor& input, int64_t dim, std::optional<DType> dtype
   autograd::OpRecorder rec(name, {x});
   const Tensor in = x.contiguous();
   Tensor out = empty(x.sizes(), x.options());
-  softmax_stub(x.device())(in, out, d, log);
+  softmax_slot(x.device())(in, out, d, log);
   if (rec)
     rec.record(out, [y = rec.save_output(out), d, log](BackwardContext& c) {
       return variable_list{softmax_backward_data(c.grads[0], c.unpack(y), d, log)};
@@ -65,7 +65,7 @@ Tensor softmax_backward_data(const Tensor& grad_output, const Tensor& output, in
   const Tensor g = grad_output.to(output.dtype()).contiguous();
   const Tensor y = output.contiguous();
   Tensor out = empty(y.sizes(), y.options());
-  softmax_backward_stub(y.device())(g, y, out, d, log);
+  softmax_backward_slot(y.device())(g, y, out, d, log);
   if (rec)
     rec.record(out, [sg = rec.save(grad_output), sy = rec.save(output), d, log](BackwardContext& c) {
       const Tensor u = c.grads[0], g = c.unpack(sg), y = c.unpack(sy);

@@ -424,8 +424,8 @@ Tensor exec_c2r(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_di
                                   : c2r_impl<double>(in, dims, scale, last_dim_size);
 }
 
-EMBER_REGISTER_KERNEL(fft_c2c_stub, CPU, exec_c2c);
-EMBER_REGISTER_KERNEL(fft_r2c_stub, CPU, exec_r2c);
-EMBER_REGISTER_KERNEL(fft_c2r_stub, CPU, exec_c2r);
+EMBER_REGISTER_KERNEL(fft_c2c_slot, CPU, exec_c2c);
+EMBER_REGISTER_KERNEL(fft_r2c_slot, CPU, exec_r2c);
+EMBER_REGISTER_KERNEL(fft_c2r_slot, CPU, exec_c2r);
 
 }  // namespace ember::fft::detail

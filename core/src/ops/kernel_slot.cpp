@@ -1,9 +1,9 @@
-#include "kernels/slots/dispatch_stub.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
-std::vector<StubEntry>& stub_registry() {
-  static auto* registry = new std::vector<StubEntry>();
+std::vector<SlotEntry>& slot_registry() {
+  static auto* registry = new std::vector<SlotEntry>();
   return *registry;
 }
 
@@ -22,7 +22,7 @@ std::string dtype_list(uint32_t mask) {
 std::vector<std::string> missing_kernels(DeviceType type) {
   std::vector<std::string> missing;
   const int t = static_cast<int>(type), cpu = static_cast<int>(DeviceType::CPU);
-  for (const auto& e : stub_registry()) {
+  for (const auto& e : slot_registry()) {
     if (e.table[t] == nullptr) {
       missing.emplace_back(e.name);
       continue;
@@ -40,7 +40,7 @@ std::vector<std::string> missing_kernels(DeviceType type) {
 
 int fill_slots_from(DeviceType to, DeviceType from) {
   int filled = 0;
-  for (const auto& e : stub_registry()) {
+  for (const auto& e : slot_registry()) {
     void*& slot = e.table[static_cast<int>(to)];
     if (slot == nullptr && e.table[static_cast<int>(from)] != nullptr) {
       slot = e.table[static_cast<int>(from)];

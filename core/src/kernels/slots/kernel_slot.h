@@ -1,8 +1,8 @@
 #pragma once
-// DispatchStub: a typed kernel slot per op family, one entry per device type
-// (ATen's DispatchStub). Declared here, defined in the op family's file, and
+// KernelSlot: a typed kernel slot per op family, one entry per device type
+// (ATen's per-device dispatch table). Declared here, defined in the op family's file, and
 // filled by kernels/cpu/*.cpp (and the CUDA backend when it is linked) through
-// EMBER_REGISTER_KERNEL. Every stub is listed in stub_registry() so a test can
+// EMBER_REGISTER_KERNEL. Every slot is listed in slot_registry() so a test can
 // check that no slot was left empty (e.g. by a linker dropping a registration).
 #include <exception>
 #include <string>
@@ -18,7 +18,7 @@
 namespace ember {
 
 namespace detail {
-// Note [Conjugate bit] (ops/conj_views.cpp): kernels behind a stub get plain
+// Note [Conjugate bit] (ops/conj_views.cpp): kernels behind a slot get plain
 // values. A Tensor argument with the conjugate/negative bit is replaced by a
 // copy of its values laid out like it (materialize_keeping_geometry). The
 // kernel's signature says which arguments it writes: a `Tensor&` parameter is
@@ -27,7 +27,7 @@ namespace detail {
 // `const Tensor&` parameter is an input and its copy is dropped. (Deciding from
 // the signature, not from comparing bytes, keeps device memory off the host.)
 // Kernels that consume the bits themselves (BLAS products) are called through
-// DispatchStub::fused().
+// KernelSlot::fused().
 class LazyBitsScope {
  public:
   LazyBitsScope() = default;
@@ -64,11 +64,11 @@ P substitute_lazy(LazyBitsScope& scope, A&& a) {
 }
 
 template <class Fn>
-class StubCall;
+class SlotCall;
 template <class R, class... Params>
-class StubCall<R(Params...)> {
+class SlotCall<R(Params...)> {
  public:
-  explicit StubCall(R (*f)(Params...)) : f_(f) {}
+  explicit SlotCall(R (*f)(Params...)) : f_(f) {}
   R operator()(Params... params) const {
     KernelSlotScope kernel_scope;  // Note [Host access]
     if (!(is_lazy(params) || ...)) return f_(std::forward<Params>(params)...);
@@ -109,7 +109,7 @@ class FusedCall<R(Params...)> {
 };
 }  // namespace detail
 
-struct StubEntry {
+struct SlotEntry {
   const char* name;
   void** table;           // kNumDeviceTypes function pointers
   uint32_t* dtype_masks;  // kNumDeviceTypes masks of the dtypes each kernel computes
@@ -119,7 +119,7 @@ struct StubEntry {
   int num_ops;
   const uint32_t** op_dtypes;  // kNumDeviceTypes pointers to num_ops masks
 };
-std::vector<StubEntry>& stub_registry();
+std::vector<SlotEntry>& slot_registry();
 // What `type`'s backend lacks, per op: each slot with no kernel ("copy_"), and
 // for family slots each op that the CPU (the reference backend) computes for
 // a dtype that `type`'s kernel does not ("unary_: erf (float16, bfloat16)").
@@ -130,18 +130,18 @@ std::vector<std::string> missing_kernels(DeviceType type);
 int fill_slots_from(DeviceType to, DeviceType from);
 
 template <class Fn>
-class DispatchStub {
+class KernelSlot {
  public:
   // constexpr, so the table is filled with nulls at compile time: kernels may
   // register (during dynamic initialization) before or after this file's
   // initializers run without being wiped.
-  constexpr explicit DispatchStub(const char* name) : name_(name) {}
+  constexpr explicit KernelSlot(const char* name) : name_(name) {}
   // A family slot: op_names[i] names op enum value i.
-  constexpr DispatchStub(const char* name, const char* const* op_names, int num_ops)
+  constexpr KernelSlot(const char* name, const char* const* op_names, int num_ops)
       : name_(name), op_names_(op_names), num_ops_(num_ops) {}
   // The kernel for `device`, called with conjugate/negative views resolved
   // (detail::LazyBitsScope).
-  detail::StubCall<Fn> operator()(Device device) const { return detail::StubCall<Fn>(kernel(device)); }
+  detail::SlotCall<Fn> operator()(Device device) const { return detail::SlotCall<Fn>(kernel(device)); }
   // The kernel itself, for callers whose kernel consumes the bits (Note [Conjugate bit]).
   detail::FusedCall<Fn> fused(Device device) const { return detail::FusedCall<Fn>(kernel(device)); }
   Fn* kernel(Device device) const {
@@ -173,7 +173,7 @@ class DispatchStub {
     return supports(device, dtype) && (masks == nullptr || (masks[op] & dtype_bit(dtype)) != 0);
   }
   const char* name() const { return name_; }
-  // For the registry (StubListing): the slots as untyped pointers, their dtype masks, per-op coverage.
+  // For the registry (SlotListing): the slots as untyped pointers, their dtype masks, per-op coverage.
   void** table() const { return reinterpret_cast<void**>(const_cast<Fn**>(table_)); }
   uint32_t* dtype_masks() const { return const_cast<uint32_t*>(dtypes_); }
   const char* const* op_names() const { return op_names_; }
@@ -189,35 +189,35 @@ class DispatchStub {
   const uint32_t* op_dtypes_[kNumDeviceTypes] = {};
 };
 
-// Lists a stub in stub_registry() (a separate object so the stub itself stays
+// Lists a slot in slot_registry() (a separate object so the slot itself stays
 // constant-initialized).
-struct StubListing {
+struct SlotListing {
   template <class Fn>
-  explicit StubListing(const DispatchStub<Fn>& stub) {
-    stub_registry().push_back(
-        {stub.name(), stub.table(), stub.dtype_masks(), stub.op_names(), stub.num_ops(), stub.op_dtypes()});
+  explicit SlotListing(const KernelSlot<Fn>& slot) {
+    slot_registry().push_back(
+        {slot.name(), slot.table(), slot.dtype_masks(), slot.op_names(), slot.num_ops(), slot.op_dtypes()});
   }
 };
 
 }  // namespace ember
 
-// EMBER_DEFINE_STUB(copy_stub, CopyFn, "copy_"): defines and lists a stub.
-#define EMBER_DEFINE_STUB(stub, fn_type, name)  \
-  constinit DispatchStub<fn_type> stub(name);   \
-  static const StubListing stub##_listing(stub)
+// EMBER_DEFINE_SLOT(copy_slot, CopyFn, "copy_"): defines and lists a slot.
+#define EMBER_DEFINE_SLOT(slot, fn_type, name)    \
+  constinit KernelSlot<fn_type> slot(name);     \
+  static const SlotListing slot##_listing(slot)
 // A family slot over an op enum whose names are op_names[0, num_ops).
-#define EMBER_DEFINE_FAMILY_STUB(stub, fn_type, name, op_names, num_ops) \
-  constinit DispatchStub<fn_type> stub(name, op_names, num_ops);         \
-  static const StubListing stub##_listing(stub)
+#define EMBER_DEFINE_FAMILY_SLOT(slot, fn_type, name, op_names, num_ops) \
+  constinit KernelSlot<fn_type> slot(name, op_names, num_ops);           \
+  static const SlotListing slot##_listing(slot)
 
-#define EMBER_REGISTER_KERNEL_IMPL2(stub, type, fn, line) \
-  static const bool ember_kernel_registered_##line = (stub).set(::ember::DeviceType::type, fn)
-#define EMBER_REGISTER_KERNEL_IMPL(stub, type, fn, line) EMBER_REGISTER_KERNEL_IMPL2(stub, type, fn, line)
-#define EMBER_REGISTER_KERNEL(stub, type, fn) EMBER_REGISTER_KERNEL_IMPL(stub, type, fn, __LINE__)
-// A kernel that computes only the dtypes of `mask` (DispatchStub::supports).
-#define EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL2(stub, type, fn, mask, line) \
-  static const bool ember_kernel_registered_##line = (stub).set(::ember::DeviceType::type, fn, mask)
-#define EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL(stub, type, fn, mask, line) \
-  EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL2(stub, type, fn, mask, line)
-#define EMBER_REGISTER_KERNEL_FOR_DTYPES(stub, type, fn, mask) \
-  EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL(stub, type, fn, mask, __LINE__)
+#define EMBER_REGISTER_KERNEL_IMPL2(slot, type, fn, line) \
+  static const bool ember_kernel_registered_##line = (slot).set(::ember::DeviceType::type, fn)
+#define EMBER_REGISTER_KERNEL_IMPL(slot, type, fn, line) EMBER_REGISTER_KERNEL_IMPL2(slot, type, fn, line)
+#define EMBER_REGISTER_KERNEL(slot, type, fn) EMBER_REGISTER_KERNEL_IMPL(slot, type, fn, __LINE__)
+// A kernel that computes only the dtypes of `mask` (KernelSlot::supports).
+#define EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL2(slot, type, fn, mask, line) \
+  static const bool ember_kernel_registered_##line = (slot).set(::ember::DeviceType::type, fn, mask)
+#define EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL(slot, type, fn, mask, line) \
+  EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL2(slot, type, fn, mask, line)
+#define EMBER_REGISTER_KERNEL_FOR_DTYPES(slot, type, fn, mask) \
+  EMBER_REGISTER_KERNEL_FOR_DTYPES_IMPL(slot, type, fn, mask, __LINE__)
