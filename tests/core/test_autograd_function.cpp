@@ -11,7 +11,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace autograd_function_test {
 
 using testing::kTightGradcheck;
 using autograd::AutogradContext;
@@ -490,5 +490,5 @@ TEST(AutogradFunction, HooksAndRetainGradOnOutputs) {
   expect_tensor_near(x.grad(), tensor({20.0, 40.0}, kFloat64));
 }
 
-}  // namespace
+}  // namespace autograd_function_test
 }  // namespace ember

@@ -15,7 +15,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace autograd_indexing_test {
 
 using testing::kTightGradcheck;
 using autograd::variable_list;
@@ -552,5 +552,5 @@ TEST(AutogradIndexing, IndexResultIsNotAViewOfATemporary) {
   expect_tensor_near(x.grad(), tensor({4.0, 0.0, 4.0}, kFloat64));
 }
 
-}  // namespace
+}  // namespace autograd_indexing_test
 }  // namespace ember

@@ -17,7 +17,7 @@ using namespace ember;
 using namespace ember::indexing;
 using ember::testing::at;
 
-namespace {
+namespace indexing_test {
 
 Tensor fx(const std::string& name) {
   return ember::testing::load_npy(ember::testing::fixture_path("core/indexing/" + name + ".npy"));
@@ -88,7 +88,6 @@ std::vector<Variant> variants() {
   };
 }
 
-}  // namespace
 
 // ---- reading ----
 
@@ -642,3 +641,5 @@ TEST(Take, MatchesPyTorch) {
   expect_error([&] { take_along_dim(x, zeros({4, 5}, kInt64), 1); }, "same number of dimensions");
   EXPECT_EQ(x.take(empty({0, 2}, kInt64)).sizes().vec(), (std::vector<int64_t>{0, 2}));
 }
+
+}  // namespace indexing_test

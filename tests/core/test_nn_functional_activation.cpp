@@ -16,7 +16,7 @@ using autograd::variable_list;
 using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 
-namespace {
+namespace nn_functional_activation_test {
 
 Tensor fx(const std::string& name) { return ember::testing::fixture("nn_functional", name); }
 
@@ -74,7 +74,6 @@ Tensor smooth_input() {
       .requires_grad_();
 }
 
-}  // namespace
 
 TEST(NNFunctionalActivation, ValuesAndGradientsMatchTorch) {
   const Tensor x = fx("act_x");
@@ -259,3 +258,5 @@ TEST(NNFunctionalActivation, Errors) {
   expect_error([&] { F::celu(x, 0.0); }, "celu: ZeroDivisionError");
   expect_error([&] { F::gelu(x, "fast"); }, "gelu: approximate must be 'none' or 'tanh'");
 }
+
+}  // namespace nn_functional_activation_test

@@ -13,7 +13,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_functional_conv_test {
 
 namespace F = nn::functional;
 using autograd::gradcheck;
@@ -275,5 +275,5 @@ TEST(NnFunctionalConv, Errors) {
                "padding_mode must be one of");
 }
 
-}  // namespace
+}  // namespace nn_functional_conv_test
 }  // namespace ember

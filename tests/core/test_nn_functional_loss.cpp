@@ -17,7 +17,7 @@ using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 using R = ember::nn::Reduction;
 
-namespace {
+namespace nn_functional_loss_test {
 
 Tensor fx(const std::string& name) { return ember::testing::fixture("nn_functional", name); }
 bool has_fx(const std::string& name) {
@@ -230,7 +230,6 @@ std::vector<LossCase> margin_cases() {
   return cs;
 }
 
-}  // namespace
 
 TEST(NNFunctionalLoss, RegressionMatchTorch) {
   for (const auto& c : regression_cases()) check_case(c);
@@ -386,3 +385,5 @@ TEST(NNFunctionalLoss, CtcErrors) {
   expect_error([&] { F::ctc_loss(lp.select(0, 0), padded, il, tl); },
                "ctc_loss: input_lengths must be of size batch_size (1)");
 }
+
+}  // namespace nn_functional_loss_test

@@ -12,7 +12,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_functional_pool_test {
 
 namespace F = nn::functional;
 using autograd::gradcheck;
@@ -156,7 +156,6 @@ TEST(NnFunctionalPool, Errors) {
   expect_error([] { F::max_pool1d(zeros({1, 4, 4}, kInt64), 2); }, "max_pool1d: expected a float32 or float64 input");
 }
 
-}  // namespace
 }  // namespace ember
 
 namespace ember {
@@ -227,4 +226,5 @@ TEST(NnFunctionalPool, SeparableMaxPoolMatchesWindowScan) {
   }
 }
 
+}  // namespace nn_functional_pool_test
 }  // namespace ember

@@ -11,7 +11,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_rnn_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -366,5 +366,5 @@ TEST(NnRnn, ErrorsNameTheModuleAndShapes) {
   expect_error([&] { lstm(packed); }, "LSTM: input.size(-1) must be equal to input_size. Expected 5, got 4");
 }
 
-}  // namespace
+}  // namespace nn_rnn_test
 }  // namespace ember

@@ -10,7 +10,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_sampling_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -336,5 +336,5 @@ TEST(NnPadding, ModulesMatchPadAndPrint) {
       [](const autograd::variable_list& in) { return autograd::variable_list{nn::ReflectionPad2d(1)(in[0])}; }, {xg}));
 }
 
-}  // namespace
+}  // namespace nn_sampling_test
 }  // namespace ember

@@ -13,7 +13,7 @@
 #include "module_fixture.h"
 
 namespace ember {
-namespace {
+namespace nn_transformer_test {
 
 namespace F = nn::functional;
 using testing::expect_error;
@@ -462,5 +462,5 @@ TEST(NnTransformer, Reprs) {
   EXPECT_NE(s.find("        (norm3): LayerNorm((16,), eps=1e-05, elementwise_affine=True)\n"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace nn_transformer_test
 }  // namespace ember

@@ -13,7 +13,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace serialize_safetensors_test {
 
 using testing::expect_error;
 using testing::fixture_path;
@@ -38,7 +38,7 @@ TEST(SerializeSafetensors, RoundTripEveryDTypeAndShape) {
     }
   const std::string path = dir.path("all.safetensors");
   save(path, d);
-  StateDict back = load(path);
+  StateDict back = ember::load(path);
   ASSERT_EQ(back.size(), d.size());
   for (size_t k = 0; k < d.size(); ++k) {
     const auto& [name, t] = d.item(k);
@@ -76,7 +76,7 @@ TEST(SerializeSafetensors, ListAndSingleTensorForms) {
   std::vector<Tensor> back = load_tensor_list(dir.path("list.safetensors"));
   ASSERT_EQ(back.size(), list.size());
   for (size_t i = 0; i < list.size(); ++i) EXPECT_TRUE(equal(back[i], list[i]));
-  StateDict named = load(dir.path("list.safetensors"));
+  StateDict named = ember::load(dir.path("list.safetensors"));
   EXPECT_EQ(named.item(10).first, "10");
   expect_error([&] { load_tensor(dir.path("list.safetensors")); }, "holds 12 tensors");
 
@@ -84,7 +84,7 @@ TEST(SerializeSafetensors, ListAndSingleTensorForms) {
   Tensor one = load_tensor(dir.path("one.safetensors"));
   EXPECT_EQ(one.dim(), 0);
   EXPECT_EQ(one.item<double>(), 3.5);
-  EXPECT_EQ(load(dir.path("one.safetensors")).item(0).first, "tensor");
+  EXPECT_EQ(ember::load(dir.path("one.safetensors")).item(0).first, "tensor");
 
   StateDict bad;
   bad.insert("0", ones({1}));
@@ -98,7 +98,7 @@ TEST(SerializeSafetensors, MetadataAndEmptyFile) {
   Metadata meta{{"format", "pt"}, {"note", "quote \" backslash \\ newline \n unicode \xc3\xa9"}};
   save(dir.path("m.safetensors"), StateDict{}, meta);
   Metadata back;
-  StateDict d = load(dir.path("m.safetensors"), &back);
+  StateDict d = ember::load(dir.path("m.safetensors"), &back);
   EXPECT_TRUE(d.empty());
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back.at("format"), "pt");
@@ -157,7 +157,7 @@ TEST(SerializeSafetensors, SaveErrors) {
   u.insert("u", Tensor());
   expect_error([&] { save(dir.path("x"), u); }, "undefined");
   expect_error([&] { save(dir.path("no/such/dir/x"), ones({1})); }, "cannot open");
-  expect_error([&] { load(dir.path("missing")); }, "cannot open");
+  expect_error([&] { ember::load(dir.path("missing")); }, "cannot open");
 }
 
 TEST(SerializeSafetensors, LoadsFileWrittenByPython) {
@@ -262,5 +262,5 @@ TEST(SerializeSafetensors, JsonEscapesInHeader) {
   expect_load_error(make_file("{\"a\tb\":1}", 0), "control character");
 }
 
-}  // namespace
+}  // namespace serialize_safetensors_test
 }  // namespace ember

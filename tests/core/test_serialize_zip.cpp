@@ -13,7 +13,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace serialize_zip_test {
 
 using testing::expect_error;
 
@@ -189,5 +189,5 @@ TEST(SerializeZip, OverlappingEntries) {
   expect_error([&] { load(f); }, "entries 'archive/data/0' (bytes [0, 152)) and 'archive/data/1' (from byte 44) overlap");
 }
 
-}  // namespace
+}  // namespace serialize_zip_test
 }  // namespace ember

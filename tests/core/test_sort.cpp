@@ -17,10 +17,9 @@ using ember::testing::at;
 using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 
-namespace {
+namespace sort_test {
 Tensor fx(const std::string& name) { return ember::testing::fixture("sort", name); }
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
 
 TEST(Sort, MatchesTorch) {
   Tensor x = fx("x");
@@ -259,3 +258,5 @@ TEST(Sort, ResultsDoNotDependOnThreadCount) {
   EXPECT_TRUE(equal(topk(x, 7, 1).second, ti1));
   EXPECT_TRUE(equal(median(x, 0).second, mi1));
 }
+
+}  // namespace sort_test

@@ -21,7 +21,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace special_gamma_test {
 
 using testing::kTightGradcheck;
 namespace S = ember::special;
@@ -404,5 +404,5 @@ TEST(SpecialGammaAutograd, GradientValues) {
   EXPECT_NEAR(p.grad().item<double>(), std::sqrt(2 * M_PI), 1e-14);
 }
 
-}  // namespace
+}  // namespace special_gamma_test
 }  // namespace ember

@@ -13,7 +13,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_encode_test {
 
 std::vector<int64_t> checksums(const Tensor& t) {
   const Tensor c = t.contiguous();
@@ -65,7 +65,6 @@ double mean_abs_diff(const Tensor& a, const Tensor& b) {
   return total / double(x.numel());
 }
 
-}  // namespace
 
 TEST(IoImageEncode, BytesMatchTorchvision) {
   std::ifstream f(io_data("io_images/encode_manifest.tsv"));
@@ -241,3 +240,5 @@ TEST(IoImageEncode, AnyLayoutEncodesLikeTheContiguousCopy) {
     }
   }
 }
+
+}  // namespace image_encode_test

@@ -18,7 +18,7 @@ using namespace ember;
 namespace T = ember::vision::transforms;
 namespace F = ember::vision::transforms::functional;
 
-namespace {
+namespace color_transforms_test {
 
 Tensor image_u8(std::vector<int64_t> shape, uint64_t seed) {
   Generator g(seed);
@@ -49,7 +49,6 @@ std::string error_of(Fn&& f) {
       EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message; \
   } while (0)
 
-}  // namespace
 
 TEST(ColorTransforms, HoldersAndOptions) {
   T::Normalize n({0.485, 0.456, 0.406}, {0.229, 0.224, 0.225});
@@ -490,3 +489,5 @@ TEST(ColorTransforms, HugeFactorsClampLikeTorchvision) {
         }
   }
 }
+
+}  // namespace color_transforms_test
