@@ -362,3 +362,58 @@ TEST(ReduceOps, MinMaxLongRowsPropagateNan) {
     EXPECT_EQ(y.amin({1}).item<double>(), -1002);
   }
 }
+
+// sum/mean/prod with an explicit dtype cast every element to that dtype before
+// accumulating (PyTorch: "the input tensor is casted to dtype before the
+// operation"). Reference: a loop over the elements, each converted by C++'s own
+// conversion, accumulated in double / int64, and converted once at the end.
+TEST(ReduceOps, SumMeanProdIntoAnotherDType) {
+  Generator g(21);
+  const Tensor x = (randn({3, 5}, TensorOptions(kFloat64), &g) * 20).to(kFloat32);
+  const Tensor xd = x.to(kFloat64);
+  auto row_loop = [&](auto cast, bool product, double scale) {
+    std::vector<double> out;
+    for (int64_t i = 0; i < 3; ++i) {
+      double acc = product ? 1 : 0;
+      for (int64_t j = 0; j < 5; ++j) {
+        const double e = cast(static_cast<float>(xd[i][j].item<double>()));
+        acc = product ? acc * e : acc + e;
+      }
+      out.push_back(acc * scale);
+    }
+    return tensor(out, kFloat64);
+  };
+  auto to_int = [](float v) { return static_cast<double>(static_cast<int32_t>(v)); };
+  auto to_double = [](float v) { return static_cast<double>(v); };
+
+  Tensor s = x.sum({1}, false, kInt32);
+  EXPECT_EQ(s.dtype(), kInt32);
+  EXPECT_TRUE(equal(s.to(kFloat64), row_loop(to_int, false, 1)));
+  Tensor sd = x.sum({1}, false, kFloat64);
+  EXPECT_EQ(sd.dtype(), kFloat64);
+  EXPECT_TRUE(allclose(sd, row_loop(to_double, false, 1), 1e-12, 1e-12));
+  Tensor md = x.mean({1}, false, kFloat64);
+  EXPECT_TRUE(allclose(md, row_loop(to_double, false, 1.0 / 5), 1e-12, 1e-12));
+  Tensor p = (x / 10).prod(1, false, kFloat64);
+  EXPECT_TRUE(allclose(p, ((x / 10).to(kFloat64)).prod(1), 1e-12, 1e-12));
+  Tensor pi = x.prod(1, false, kInt64);
+  EXPECT_EQ(pi.dtype(), kInt64);
+  EXPECT_TRUE(equal(pi, x.to(kInt64).prod(1)));
+
+  // Integer and bool inputs into floating and narrower integer outputs.
+  const Tensor u = tensor({200, 100, 7, 255}, kUInt8);
+  EXPECT_EQ(u.sum(kFloat32).item<double>(), 562.0);
+  EXPECT_EQ(u.sum(kInt16).item<int64_t>(), 562);
+  EXPECT_EQ(u.sum(kUInt8).item<int64_t>(), 562 % 256);  // wraps, as PyTorch
+  EXPECT_EQ((u > 50).sum(kInt32).item<int64_t>(), 3);
+  EXPECT_EQ((u > 50).sum(kFloat64).item<double>(), 3.0);
+  // Complex: real inputs into a complex output, complex64 into complex128.
+  Tensor zc = x.sum({1}, false, kComplex128);
+  EXPECT_EQ(zc.dtype(), kComplex128);
+  EXPECT_TRUE(allclose(view_as_real(zc).select(1, 0), row_loop(to_double, false, 1), 1e-12, 1e-12));
+  Tensor z = complex(x, x * 2);
+  Tensor z128 = z.sum({1}, false, kComplex128);
+  EXPECT_TRUE(allclose(view_as_real(z128).select(1, 1), row_loop(to_double, false, 2), 1e-12, 1e-12));
+  // Outputs no sum computes are refused, naming the op and the dtype.
+  EXPECT_THROW(x.sum(kBool), Error);
+}

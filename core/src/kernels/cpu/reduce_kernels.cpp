@@ -8,8 +8,17 @@ namespace ember {
 namespace {
 
 void reduce_kernel(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params) {
+  const bool casts_elements = op == ReduceOp::Sum || op == ReduceOp::Mean || op == ReduceOp::Prod;
+  if (casts_elements && (kMaskNumber & dtype_bit(out.dtype())) == 0)
+    detail::throw_unsupported_dtype(op == ReduceOp::Prod ? "prod" : "sum", out.dtype());
   // Every dtype has an instantiation; the op's own dtype checks are inside.
   dispatch<kMaskAll>(in.dtype(), "reduce", [&](auto tag) {
+    using T = decltype(tag);
+    if (casts_elements && !cpu_kernels::reduces_directly_into<T>(out.dtype())) {
+      // Note [Reductions into another dtype] (reduce_kernels_typed.h).
+      reduce_kernel(in.to(out.dtype()), out, mask, op, params);
+      return;
+    }
     cpu_kernels::reduce_kernel_for(tag, in, out, mask, op, params);
   });
 }

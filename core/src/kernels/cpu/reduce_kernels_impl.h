@@ -215,6 +215,16 @@ struct VarOps {
 };
 
 
+// Calls f(O{}) for the output element type O of a direct reduction of T.
+template <class T, class F>
+void with_direct_output(DType out, F&& f) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, int64_t>) {
+    if (out == kInt64) return f(int64_t{});
+  }
+  EMBER_CHECK(out == dtype_of_v<T>, "reduce: internal error: no direct reduction of ", dtype_of_v<T>, " into ", out);
+  f(T{});
+}
+
 template <class T>
 void reduce_kernel_body(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, const ReduceParams& params) {
   [[maybe_unused]] const DType in_t = in.dtype();  // names the dtype in the refusals below
@@ -222,7 +232,7 @@ void reduce_kernel_body(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp o
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
-      dispatch<kMaskNumber>(out_t, "sum", [&](auto otag) {
+      with_direct_output<T>(out_t, [&](auto otag) {
         using O = decltype(otag);
         // The output's accumulator (elements are cast to O first: as_element).
         using Acc = std::conditional_t<is_complex_v<O>, complex128,
@@ -238,7 +248,7 @@ void reduce_kernel_body(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp o
       });
       return;
     case ReduceOp::Prod:
-      dispatch<kMaskNumber>(out_t, "prod", [&](auto otag) {
+      with_direct_output<T>(out_t, [&](auto otag) {
         using O = decltype(otag);
         // As sum: elements are cast to O before the product
         // (prod([1j, 1j], dtype=float32) is 0, as PyTorch).

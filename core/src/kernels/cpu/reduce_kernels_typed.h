@@ -18,4 +18,16 @@ EMBER_DTYPE_GROUPS_ALL(EMBER_DECLARE)
 EMBER_DTYPE_GROUPS_ALL(EMBER_DECLARE)
 #undef EMBER_DECLARE
 
+// Note [Reductions into another dtype]: sum, mean and prod cast each element to
+// the output dtype before accumulating (as PyTorch does). Their bodies are
+// compiled only for the outputs a reduction picks by itself: the input's dtype,
+// and int64 for integer and bool inputs. For any other output (an explicit
+// dtype=), reduce_kernel (reduce_kernels.cpp) first casts the input to the
+// output dtype, which gives the same values (the same conversion, done by the
+// copy kernel) and saves compiling 11 x 11 loops per op.
+template <class T>
+constexpr bool reduces_directly_into(DType out) {
+  return out == dtype_of_v<T> || (std::is_integral_v<T> && out == kInt64);
+}
+
 EMBER_CPU_KERNELS_END
