@@ -3,7 +3,10 @@
 if(EMBER_USE_CCACHE)
   find_program(EMBER_CCACHE ccache)
   if(EMBER_CCACHE)
-    set(CMAKE_CXX_COMPILER_LAUNCHER ${EMBER_CCACHE})
+    # ccache caches compiles that use a precompiled header (core's, difffuzz's)
+    # only with this sloppiness (ccache manual, "Precompiled headers").
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env
+        CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime ${EMBER_CCACHE})
     set(CMAKE_CUDA_COMPILER_LAUNCHER ${EMBER_CCACHE})
   endif()
 endif()
