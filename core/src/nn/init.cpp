@@ -1,43 +1,28 @@
 #include "ember/nn/init.h"
 
 #include <cmath>
-#include <vector>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
+#include "ember/ops/linalg.h"
 #include "ember/ops/random.h"
+#include "iter/tensor_iterator.h"
+#include "kernels/slots/special_gamma_kernels.h"
 
 namespace ember::nn::init {
 
 namespace {
 void check_defined(const Tensor& t, const char* op) { EMBER_CHECK(t.defined(), "init.", op, ": tensor is undefined"); }
 
-// Inverse of the error function: Giles' single-precision-accurate
-// approximation, refined by one Newton step in double when `refine` (the
-// error goes from ~1e-7 to ~1e-14 relative, as Newton's method squares it).
-// Float32 tensors skip the step (~4x faster): their values are rounded to
-// float anyway, as PyTorch's float32 erfinv_ computes them.
-double erfinv(double x, bool refine) {
-  if (x <= -1) return -INFINITY;
-  if (x >= 1) return INFINITY;
-  double w = -std::log((1.0 - x) * (1.0 + x)), p;
-  if (w < 5.0) {
-    w -= 2.5;
-    p = 2.81022636e-08;
-    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                     -0.00417768164, 0.246640727, 1.50140941})
-      p = c + p * w;
-  } else {
-    w = std::sqrt(w) - 3.0;
-    p = -0.000200214257;
-    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
-                     1.00167406, 2.83297682})
-      p = c + p * w;
-  }
-  double y = p * x;
-  if (!refine) return y;
-  return y - (std::erf(y) - x) / (2.0 / std::sqrt(M_PI) * std::exp(-y * y));
+// erfinv of x on x's device, through ember::special's kernel slot (nn sits
+// below the special layer, so it calls the slot rather than special::erfinv).
+Tensor erfinv_of(const Tensor& x) {
+  TensorIterator iter("init.trunc_normal_");
+  iter.add_output(Tensor()).add_input(x);
+  iter.build();
+  special_gamma_unary_slot(iter.device())(iter, SpecialGammaUnaryOp::Erfinv);
+  iter.finish();
+  return iter.output();
 }
 }  // namespace
 
@@ -91,15 +76,9 @@ Tensor& trunc_normal_(Tensor& t, double mean, double std, double a, double b, Ge
   NoGradGuard no_grad;
   auto norm_cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
   const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
-  Tensor v = empty(t.sizes(), kFloat64).uniform_(2 * l - 1, 2 * u - 1, g).contiguous();
-  double* p = v.data_ptr<double>();
-  // erfinv costs ~40 ns an element: models with millions of parameters
-  // (Inception v3: 24M) initialise on every thread.
-  const bool refine = t.dtype() == kFloat64;
-  parallel_for(0, v.numel(), 4096, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      p[i] = std::clamp(erfinv(p[i], refine) * std * std::sqrt(2.0) + mean, a, b);
-  });
+  // PyTorch's steps (uniform, erfinv, scale, shift, clamp), in float64 on t's device.
+  Tensor v = empty(t.sizes(), t.options().dtype(kFloat64)).uniform_(2 * l - 1, 2 * u - 1, g);
+  v = erfinv_of(v).mul_(std * std::sqrt(2.0)).add_(mean).clamp_(a, b);
   t.copy_(v);
   return t;
 }
@@ -179,27 +158,14 @@ Tensor& orthogonal_(Tensor& t, double gain, Generator* g) {
   if (t.numel() == 0 || skip_init) return t;
   NoGradGuard no_grad;
   const int64_t rows = t.size(0), cols = t.numel() / rows;
-  // QR of a normal matrix by modified Gram-Schmidt in double: the columns of
-  // Q come out with positive R diagonal, which is PyTorch's sign fix.
+  // PyTorch's recipe: Q of the QR of a normal matrix (float64, on t's
+  // device), its columns' signs fixed so that R's diagonal is positive.
   const bool transpose = rows < cols;
-  const int64_t m = transpose ? cols : rows, n = transpose ? rows : cols;  // m >= n
-  Tensor a = randn({n, m}, kFloat64, g).contiguous();  // row j = column j of the m x n matrix
-  double* q = a.data_ptr<double>();
-  for (int64_t j = 0; j < n; ++j) {
-    double* qj = q + j * m;
-    for (int64_t k = 0; k < j; ++k) {
-      const double* qk = q + k * m;
-      double dot = 0;
-      for (int64_t i = 0; i < m; ++i) dot += qk[i] * qj[i];
-      for (int64_t i = 0; i < m; ++i) qj[i] -= dot * qk[i];
-    }
-    double norm = 0;
-    for (int64_t i = 0; i < m; ++i) norm += qj[i] * qj[i];
-    norm = std::sqrt(norm);
-    for (int64_t i = 0; i < m; ++i) qj[i] /= norm;
-  }
-  // a is n x m with orthonormal rows: Q^T. The result is rows x cols.
-  Tensor result = transpose ? a : a.t();
+  Tensor a = randn({rows, cols}, t.options().dtype(kFloat64), g);
+  if (transpose) a = a.t();
+  auto [q, r] = linalg::qr(a);
+  q = q * r.diagonal().sign();
+  Tensor result = transpose ? q.t() : q;
   t.copy_((result * gain).reshape(t.sizes()));
   return t;
 }
