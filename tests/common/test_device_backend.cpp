@@ -10,6 +10,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <gtest/gtest.h>
+
 #include "kernels/slots/copy_kernels.h"
 #include "kernels/slots/kernel_slot.h"
 
@@ -71,9 +73,23 @@ bool register_test_device() {
   return true;
 }
 
-// The CPU kernels registered while libember_core was loaded, before this
-// executable's own initializers run.
+// Note [Test device slots of other libraries]
+// fill_slots_from copies the CPU kernels registered so far. The shared
+// libraries a suite links (libember_core, libember_vision: their slots and CPU
+// kernels) are initialized by the loader before this executable's own
+// initializers, so this registration sees them all. In a static build the
+// libraries' initializers run in the executable's own, unspecified order, so
+// the slots are filled again when the tests start (a gtest environment, after
+// every static initializer): fill_slots_from only fills slots still empty, and
+// missing_kernels(DeviceType::Test) in each suite checks the result.
 [[maybe_unused]] const bool g_registered = register_test_device();
+
+class FillLateSlots final : public ::testing::Environment {
+ public:
+  void SetUp() override { fill_slots_from(DeviceType::Test, DeviceType::CPU); }
+};
+[[maybe_unused]] ::testing::Environment* const g_fill_late_slots =
+    ::testing::AddGlobalTestEnvironment(new FillLateSlots);
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 #pragma once
 // The test device's backend (Note [Test device] in docs/architecture.md): what
 // a device backend registers, done with host memory so that it runs anywhere.
-// Linked into the core test suite, it registers itself before main().
+// Linked into the test suites of core and vision (the ember_test_device
+// object library, tests/common/CMakeLists.txt), it registers itself before main().
 #include <cstddef>
 
 #include <ember/ember.h>
