@@ -69,7 +69,9 @@ bool register_test_device() {
   register_allocator(Device(DeviceType::Test), &pinned, AllocatorKind::PinnedHost);
   register_device_guard_impl(DeviceType::Test, &guard);
   device_copy_slot.set(DeviceType::Test, &test_device_copy);
-  fill_slots_from(DeviceType::Test, DeviceType::CPU);
+  const int filled = fill_slots_from(DeviceType::Test, DeviceType::CPU);
+  std::lock_guard<std::mutex> lock(g_stats_mutex);
+  g_stats.slots_filled_at_registration = filled;
   return true;
 }
 
@@ -86,7 +88,11 @@ bool register_test_device() {
 
 class FillLateSlots final : public ::testing::Environment {
  public:
-  void SetUp() override { fill_slots_from(DeviceType::Test, DeviceType::CPU); }
+  void SetUp() override {
+    const int filled = fill_slots_from(DeviceType::Test, DeviceType::CPU);
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    g_stats.slots_filled_late += filled;
+  }
 };
 [[maybe_unused]] ::testing::Environment* const g_fill_late_slots =
     ::testing::AddGlobalTestEnvironment(new FillLateSlots);

@@ -14,6 +14,11 @@ struct TestDeviceStats {
   size_t allocations = 0;      // allocate() calls so far
   size_t pinned_allocations = 0;
   size_t device_copies = 0;    // calls of the test device's copy slot
+  // Slots filled from the CPU's kernels when the device registered (before
+  // main), and those still empty then and filled when the tests started (Note
+  // [Test device slots of other libraries] in test_device_backend.cpp).
+  int slots_filled_at_registration = 0;
+  int slots_filled_late = 0;
 };
 TestDeviceStats test_device_stats();
 

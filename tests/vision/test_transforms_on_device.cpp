@@ -21,6 +21,7 @@
 #include <ember/vision/transforms/functional.h>
 
 #include "device_test.h"
+#include "test_device_backend.h"
 #include "kernels/slots/color_kernels.h"
 #include "kernels/slots/geometry_kernels.h"
 #include "kernels/slots/kernel_slot.h"
@@ -270,6 +271,24 @@ TEST(VisionTestDevice, NoVisionKernelIsMissing) {
   for (const std::string& m : missing_kernels(DeviceType::Test))
     if (m.rfind("vision.", 0) == 0) vision_missing.push_back(m);
   EXPECT_TRUE(vision_missing.empty()) << vision_missing.size() << " missing, first: " << vision_missing.front();
+}
+
+// In a shared build, libember_vision is initialized (its slots listed, its CPU
+// kernels registered) before the test executable's own initializers, so the
+// test device's registration already fills vision's slots and none is left
+// for the late fill when the tests start.
+TEST(VisionTestDevice, SlotsFilledWhenTheDeviceRegistered) {
+#if defined(EMBER_TEST_SHARED_LIBS)
+  const TestDeviceStats stats = test_device_stats();
+  int vision_slots = 0;
+  for (const SlotEntry& e : slot_registry())
+    if (std::string(e.name).rfind("vision.", 0) == 0) ++vision_slots;
+  EXPECT_EQ(vision_slots, 19);
+  EXPECT_GE(stats.slots_filled_at_registration, vision_slots);
+  EXPECT_EQ(stats.slots_filled_late, 0);
+#else
+  GTEST_SKIP() << "static build: the late fill covers the libraries' slots";
+#endif
 }
 
 // A device whose backend lacks a kernel gets an error naming the op and the
