@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""Checks the #include layering of Ember's core library.
+"""Checks the #include layering of Ember's core library, and of the libraries
+that declare and fill kernel slots of their own (vision).
 
 Every header and source under core/src and core/include/ember belongs to a
 layer (its folder); a file may include files of its own layer or of lower
 ones, never of a higher one. The order, lowest first, is LAYERS below and
-docs/architecture.md ("Layers of core") explains it. Run from anywhere:
+docs/architecture.md ("Layers of core") explains it. A library with slots
+(LIBRARY_LAYERS: vision/src) is checked the same way against its own layers;
+besides its own files and the public headers it may include only core's
+backend-author header set (core/src/kernels/slots/ and BACKEND_HEADERS, the
+headers core/CMakeLists.txt installs as Ember::backend), and its kernels/cpu/
+is private to that folder. Run from anywhere:
 
     scripts/check_layering.py [repository root]
 
@@ -73,6 +79,18 @@ ALLOWED = {
         "the iterator resolves conjugate/negative operands through the copy slot "
         "(Note [Conjugate bit]); moving that resolution into the ops is part of the device-generic rework",
 }
+
+# Libraries outside core with kernel slots: their src/ folders' layers, lowest
+# first (public headers, ember/<library>/..., sit below them all: they declare
+# the API). kernels/ holds the slot declarations (kernels/slots/), what every
+# backend shares (image layouts, resampling weights) and the CPU backend
+# (kernels/cpu/); ops and transforms are the op files.
+LIBRARY_LAYERS = {
+    "vision": ["kernels", "ops", "transforms"],
+}
+
+# core/src headers outside kernels/slots/ that Ember::backend installs too.
+BACKEND_HEADERS = {"iter/tensor_iterator.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -150,12 +168,68 @@ def check(repo):
     return problems, len(files)
 
 
+def in_backend_set(core_rel):
+    """Whether a path relative to core/src is in core's backend-author header set."""
+    return (core_rel.startswith("kernels/slots/") and core_rel.endswith(".h")) or core_rel in BACKEND_HEADERS
+
+
+def check_library(repo, library, layers):
+    """The layering of one library with kernel slots; paths reported from the repo root."""
+    src = os.path.join(repo, library, "src")
+    if not os.path.isdir(src):
+        return [], 0
+    rank = {name: i for i, name in enumerate(layers)}
+    core_src = os.path.join(repo, "core", "src")
+    public_roots = [os.path.join(repo, d, "include") for d in sorted(os.listdir(repo))
+                    if os.path.isdir(os.path.join(repo, d, "include"))]
+    prefix = f"{library}/src/"
+    problems, count = [], 0
+    for full, rel in sources(src, ""):
+        count += 1
+        layer = rel.split("/")[0]
+        if layer not in rank:
+            problems.append(f"{prefix}{rel}: in no layer (add its folder to LIBRARY_LAYERS[{library!r}])")
+            continue
+        with open(full, encoding="utf-8", errors="replace") as f:
+            lines = f.readlines()
+        for number, line in enumerate(lines, 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            include, where = m.group(1), f"{prefix}{rel}:{number}"
+            local = os.path.normpath(os.path.join(os.path.dirname(full), include))
+            own = None
+            if os.path.isfile(local) and not os.path.relpath(local, src).startswith(".."):
+                own = os.path.relpath(local, src)
+            elif os.path.isfile(os.path.join(src, include)):
+                own = include
+            if own is not None:
+                target_layer = own.split("/")[0]
+                if target_layer in rank and rank[target_layer] > rank[layer]:
+                    problems.append(f"{where}: {layer} includes {own} of the higher layer {target_layer}")
+                elif own.startswith("kernels/cpu/") and not rel.startswith("kernels/cpu/"):
+                    problems.append(f"{where}: includes {own}, private to its backend folder")
+                continue
+            if any(os.path.isfile(os.path.join(root, include)) for root in public_roots):
+                continue
+            if os.path.isfile(os.path.join(core_src, include)):
+                if not in_backend_set(include):
+                    problems.append(f"{where}: includes core's {include}, which is not in core's backend header set")
+                continue
+            problems.append(f'{where}: #include "{include}" names no file of {library} or of a public header set')
+    return problems, count
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     problems, count = check(os.path.abspath(repo))
+    for library, layers in LIBRARY_LAYERS.items():
+        more, n = check_library(os.path.abspath(repo), library, layers)
+        problems += more
+        count += n
     for p in sorted(problems):
         print(p)
-    order = " < ".join(LAYERS)
+    order = " < ".join(LAYERS) + "".join(f"; {lib}: " + " < ".join(layers) for lib, layers in LIBRARY_LAYERS.items())
     if problems:
         print(f"check_layering: {len(problems)} problem(s) in {count} files; layers: {order}")
         return 1

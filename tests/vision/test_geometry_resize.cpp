@@ -10,9 +10,9 @@
 #include <ember/vision/transforms/functional.h>
 
 #include "geometry_fixtures.h"
+#include "kernels/cpu/resample_uint8.h"
+#include "kernels/resample_weights.h"
 #include "transforms/geometry/image_layout.h"
-#include "transforms/geometry/resample_uint8.h"
-#include "transforms/geometry/resample_weights.h"
 
 using namespace ember;
 using namespace ember::testing;

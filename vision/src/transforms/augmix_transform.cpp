@@ -74,8 +74,9 @@ Tensor AugMixImpl::apply(const Tensor& image, const AugMixParams& params, Interp
   const Tensor batch = as_batch(image);
   const int64_t b = batch.size(0);
   const int64_t width = static_cast<int64_t>(params.chains.size());
-  const Tensor& m = params.beta_weights;
-  const Tensor& w = params.mixing_weights;
+  // The weights are drawn on the host; the mix runs where the image is.
+  const Tensor m = params.beta_weights.defined() ? params.beta_weights.to(image.device()) : Tensor();
+  const Tensor w = params.mixing_weights.defined() ? params.mixing_weights.to(image.device()) : Tensor();
   EMBER_CHECK(m.defined() && m.dim() == 2 && m.size(0) == b && m.size(1) == 2 && m.dtype() == DType::Float32,
               "AugMix: beta_weights must be float32 [", b, ", 2] for this image ", image.sizes(), ", got ",
               m.defined() ? m.sizes() : IntArrayRef{});

@@ -1,5 +1,6 @@
 #pragma once
-// AugMix's mix of uint8 images in one pass (see mix.cpp).
+// AugMix's mix of uint8 images in one pass (mix.cpp; the loops:
+// kernels/cpu/mix_kernels.cpp).
 #include <vector>
 
 #include <ember/core/tensor.h>

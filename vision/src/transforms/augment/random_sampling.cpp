@@ -60,7 +60,8 @@ Tensor sample_dirichlet(const Tensor& concentration, Generator* generator) {
   EMBER_CHECK(dtype == DType::Float32 || dtype == DType::Float64,
               "sample_dirichlet: concentration must be float32 or float64, got ", dtype);
   Generator& g = generator ? *generator : default_generator();
-  const Tensor alpha = concentration.to(DType::Float64).contiguous();
+  // Sampled on the host (a Generator's stream), returned on concentration's device.
+  const Tensor alpha = concentration.to(kCPU, DType::Float64).contiguous();
   const double* a = alpha.data_ptr<double>();
   const int64_t k = concentration.size(-1);
   const int64_t rows = concentration.numel() / k;
@@ -84,7 +85,7 @@ Tensor sample_dirichlet(const Tensor& concentration, Generator* generator) {
                          : std::clamp(v, std::numeric_limits<double>::min(), std::nextafter(1.0, 0.0));
     }
   }
-  return out.to(dtype);
+  return out.to(concentration.device(), dtype);
 }
 
 }  // namespace ember::vision::transforms

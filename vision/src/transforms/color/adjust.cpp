@@ -1,33 +1,31 @@
 // adjust_brightness, adjust_contrast, adjust_saturation, adjust_gamma,
-// adjust_sharpness: torchvision's _blend of the image with a second image (black,
-// its mean gray, its grayscale, a blurred copy), and the gamma curve.
-// Arithmetic as Note [Color arithmetic] (image.h).
-#include <array>
-#include <cmath>
-
+// adjust_sharpness: checks, outputs on the input's device, and the color
+// slots (kernels/slots/color_kernels.h; the arithmetic: kernels/cpu/adjust_kernels.cpp),
+// on any device whose backend fills them.
 #include <ember/ops/factories.h>
 
 #include "ember/vision/transforms/functional/color.h"
+#include "kernels/slots/color_kernels.h"
 #include "transforms/color/image.h"
+
+namespace ember::vision {
+
+EMBER_DEFINE_SLOT(brightness_slot, ImageScalarFn, "vision.brightness");
+EMBER_DEFINE_SLOT(contrast_slot, ImageScalarFn, "vision.contrast");
+EMBER_DEFINE_SLOT(saturation_slot, ImageScalarFn, "vision.saturation");
+EMBER_DEFINE_SLOT(gamma_slot, GammaFn, "vision.gamma");
+EMBER_DEFINE_SLOT(sharpness_slot, ImageScalarFn, "vision.sharpness");
+
+}  // namespace ember::vision
 
 namespace ember::vision::transforms::functional {
 namespace {
 
-using detail::clamp_to_image;
-using detail::compute_t;
 using detail::ImageGeometry;
 
 void check_factor(double factor, const char* op, const char* name) {
   EMBER_CHECK(factor >= 0, op, ": ", name, " (", factor, ") must be non-negative");
 }
-
-// _blend's two weights: `ratio * img1 + (1.0 - ratio) * img2` rounds the
-// Python floats ratio and 1.0 - ratio to the compute type.
-template <class C>
-struct BlendWeights {
-  explicit BlendWeights(double ratio) : a(static_cast<C>(ratio)), b(static_cast<C>(1.0 - ratio)) {}
-  C a, b;
-};
 
 ImageGeometry checked_image(const Tensor& img, const char* op, int64_t min_dim) {
   const auto g = detail::image_geometry(img, op, min_dim);
@@ -36,89 +34,6 @@ ImageGeometry checked_image(const Tensor& img, const char* op, int64_t min_dim) 
   return g;
 }
 
-
-// `.clamp(0, bound).to(T)`; Bounded: the value is known to fit int32
-// (clamp_to_image_bounded).
-template <class T, bool Bounded, class C>
-inline T clamp(C x) {
-  if constexpr (Bounded) {
-    return detail::clamp_to_image_bounded<T>(x);
-  } else {
-    return clamp_to_image<T>(x);
-  }
-}
-
-// Calls f(std::true_type) when a blend with weights a and b stays within
-// int32 (always, but for factors beyond 2^20), else f(std::false_type).
-template <class C, class F>
-void with_bound(C a, C b, F&& f) {
-  if (detail::blend_bounded(a, b)) {
-    f(std::true_type{});
-  } else {
-    f(std::false_type{});
-  }
-}
-
-// clamp(a * x + add) of a row: _blend of the row with a constant image
-// (black for brightness, the mean gray for contrast). Scalars by value and
-// restrict pointers, so that the loop vectorizes (a uint8 store may alias
-// anything otherwise).
-template <class T, class C, bool Bounded>
-void blend_constant_row(const T* __restrict src, int64_t stride, T* __restrict dst, int64_t n, C a, C add) {
-  if (stride == 1) {
-    for (int64_t x = 0; x < n; ++x) dst[x] = clamp<T, Bounded>(a * C(src[x]) + add);
-  } else {
-    for (int64_t x = 0; x < n; ++x) dst[x] = clamp<T, Bounded>(a * C(src[x * stride]) + add);
-  }
-}
-
-// _blend of an RGB row with its grayscale.
-template <class T, class C, bool Bounded>
-void saturate_row(const T* __restrict r, const T* __restrict g, const T* __restrict b, T* __restrict out_r,
-                  T* __restrict out_g, T* __restrict out_b, int64_t n, C wa, C wb) {
-  for (int64_t x = 0; x < n; ++x) {
-    const C l = wb * C(detail::luma<T>(r[x], g[x], b[x]));
-    out_r[x] = clamp<T, Bounded>(wa * C(r[x]) + l);
-    out_g[x] = clamp<T, Bounded>(wa * C(g[x]) + l);
-    out_b[x] = clamp<T, Bounded>(wa * C(b[x]) + l);
-  }
-}
-
-template <class T>
-double gray_sum_rows(const T* __restrict r, const T* __restrict g, const T* __restrict b, int64_t n) {
-  // Integer gray values (uint8) are summed exactly; floats in double.
-  if constexpr (std::is_same_v<T, uint8_t>) {
-    int64_t sum = 0;
-    for (int64_t x = 0; x < n; ++x) sum += detail::luma<T>(r[x], g[x], b[x]);
-    return static_cast<double>(sum);
-  } else {
-    double sum = 0;
-    for (int64_t x = 0; x < n; ++x) sum += static_cast<double>(detail::luma<T>(r[x], g[x], b[x]));
-    return sum;
-  }
-}
-
-template <class T>
-double value_sum(const T* __restrict v, int64_t n) {
-  if constexpr (std::is_same_v<T, uint8_t>) {
-    int64_t sum = 0;
-    for (int64_t x = 0; x < n; ++x) sum += v[x];
-    return static_cast<double>(sum);
-  } else {
-    double sum = 0;
-    for (int64_t x = 0; x < n; ++x) sum += static_cast<double>(v[x]);
-    return sum;
-  }
-}
-
-// 0.2989 r + 0.587 g + 0.114 b of every pixel of image n, summed in double;
-// one channel: the values. The sum of torchvision's `rgb_to_grayscale(img).to(float)`.
-template <class T>
-double gray_sum(const T* image, const ImageGeometry& g) {
-  const int64_t plane = g.plane();
-  if (g.channels == 3) return gray_sum_rows<T>(image, image + plane, image + 2 * plane, plane);
-  return value_sum<T>(image, plane);
-}
 }  // namespace
 
 Tensor adjust_brightness(const Tensor& img, double brightness_factor) {
@@ -127,19 +42,9 @@ Tensor adjust_brightness(const Tensor& img, double brightness_factor) {
   checked_image(img, op, 2);
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_brightness(x, brightness_factor); });
-  Tensor out = empty(img.sizes(), img.dtype());
-  detail::dispatch_image(img.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    using C = compute_t<T>;
-    const BlendWeights<C> w(brightness_factor);
-    const C a = w.a, black = w.b * C(0);
-    T* dst = out.data_ptr<T>();
-    with_bound(w.a, w.b, [&](auto bounded) {
-      detail::for_each_run<const T>(img, [&, a, black](int64_t index, const T* src, int64_t stride, int64_t n) {
-        blend_constant_row<T, C, decltype(bounded)::value>(src, stride, dst + index, n, a, black);
-      });
-    });
-  });
+  detail::check_kernel(brightness_slot, img, op);
+  Tensor out = empty(img.sizes(), img.options());
+  brightness_slot(img.device())(out, img, brightness_factor);
   return out;
 }
 
@@ -149,28 +54,10 @@ Tensor adjust_contrast(const Tensor& img, double contrast_factor) {
   const auto g = checked_image(img, op, 3);
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_contrast(x, contrast_factor); });
-  Tensor out = empty(img.sizes(), img.dtype());
+  detail::check_kernel(contrast_slot, img, op);
+  Tensor out = empty(img.sizes(), img.options());
   if (g.numel() == 0) return out;
-  const Tensor src = detail::contiguous_image(img);
-  detail::dispatch_image(img.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    using C = compute_t<T>;
-    const BlendWeights<C> w(contrast_factor);
-    const int64_t image_size = g.channels * g.plane();
-    for (int64_t n = 0; n < g.batch; ++n) {
-      const T* in = src.data_ptr<T>() + n * image_size;
-      T* o = out.data_ptr<T>() + n * image_size;
-      // torch.mean of the float grayscale: the float sum over the count.
-      const double sum = gray_sum<T>(in, g);
-      const C mean = static_cast<C>(sum) / static_cast<C>(g.plane());
-      const C a = w.a, gray = w.b * mean;
-      with_bound(w.a, w.b, [&](auto bounded) {
-        detail::parallel_items(image_size, 1, [&, a, gray](int64_t begin, int64_t end) {
-          blend_constant_row<T, C, decltype(bounded)::value>(in + begin, 1, o + begin, end - begin, a, gray);
-        });
-      });
-    }
-  });
+  contrast_slot(img.device())(out, detail::contiguous_image(img), contrast_factor);
   return out;
 }
 
@@ -181,57 +68,12 @@ Tensor adjust_saturation(const Tensor& img, double saturation_factor) {
   if (g.channels == 1) return img;  // torchvision (and PIL): nothing to desaturate
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_saturation(x, saturation_factor); });
-  Tensor out = empty(img.sizes(), img.dtype());
+  detail::check_kernel(saturation_slot, img, op);
+  Tensor out = empty(img.sizes(), img.options());
   if (g.numel() == 0) return out;
-  const Tensor src = detail::contiguous_image(img);
-  const int64_t plane = g.plane();
-  detail::dispatch_image(img.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    using C = compute_t<T>;
-    const BlendWeights<C> w(saturation_factor);
-    const T* in = src.data_ptr<T>();
-    T* dst = out.data_ptr<T>();
-    // Items are (image, row) pairs; each blends the row's three channels with
-    // its grayscale (uint8: the truncated grayscale, as torchvision).
-    with_bound(w.a, w.b, [&](auto bounded) {
-      detail::parallel_items(g.batch * g.height, 3 * g.width, [&](int64_t begin, int64_t end) {
-        for (int64_t item = begin; item < end; ++item) {
-          const int64_t offset = (item / g.height) * 3 * plane + (item % g.height) * g.width;
-          const T* r = in + offset;
-          T* o = dst + offset;
-          saturate_row<T, C, decltype(bounded)::value>(r, r + plane, r + 2 * plane, o, o + plane, o + 2 * plane,
-                                                       g.width, w.a, w.b);
-        }
-      });
-    });
-  });
+  saturation_slot(img.device())(out, detail::contiguous_image(img), saturation_factor);
   return out;
 }
-
-namespace {
-
-// torch.pow(tensor, exponent) of a float tensor, with the exponents torch
-// computes without pow (PowKernel.cpp): 0 (fill 1), 1 (copy), 0.5, 2, 3.
-template <class C>
-inline C pow_like_torch(C x, C e) {
-  if (e == C(0)) return C(1);
-  if (e == C(1)) return x;
-  if (e == C(0.5)) return std::sqrt(x);
-  if (e == C(2)) return x * x;
-  if (e == C(3)) return x * x * x;
-  return std::pow(x, e);
-}
-
-void lookup_u8_row(const uint8_t* __restrict src, int64_t stride, const uint8_t* __restrict table,
-                   uint8_t* __restrict out, int64_t n) {
-  if (stride == 1) {
-    for (int64_t x = 0; x < n; ++x) out[x] = table[src[x]];
-  } else {
-    for (int64_t x = 0; x < n; ++x) out[x] = table[src[x * stride]];
-  }
-}
-
-}  // namespace
 
 Tensor adjust_gamma(const Tensor& img, double gamma, double gain) {
   const char* op = "adjust_gamma";
@@ -239,61 +81,11 @@ Tensor adjust_gamma(const Tensor& img, double gamma, double gain) {
   EMBER_CHECK(gamma >= 0, op, ": gamma (", gamma, ") must be a non-negative real number");
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_gamma(x, gamma, gain); });
-  Tensor out = empty(img.sizes(), img.dtype());
-  detail::dispatch_image(img.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    using C = compute_t<T>;
-    const C e = static_cast<C>(gamma), k = static_cast<C>(gain);
-    T* dst = out.data_ptr<T>();
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      // convert_image_dtype to float32, (gain * x^gamma).clamp(0, 1), back to
-      // uint8 (x * 255.999, truncated): 256 results (Note [uint8 tables]).
-      std::array<uint8_t, 256> table;
-      for (int v = 0; v < 256; ++v) {
-        const C x = static_cast<C>(v) / C(255);
-        const C y = detail::clamp_value(k * pow_like_torch(x, e), C(0), C(1));
-        table[static_cast<size_t>(v)] = static_cast<uint8_t>(static_cast<int32_t>(y * static_cast<C>(255.999)));
-      }
-      detail::for_each_run<const T>(img, [&](int64_t index, const T* src, int64_t stride, int64_t n) {
-        lookup_u8_row(src, stride, table.data(), dst + index, n);
-      });
-    } else {
-      detail::for_each_run<const T>(img, [&, e, k](int64_t index, const T* src, int64_t stride, int64_t n) {
-        T* o = dst + index;
-        for (int64_t x = 0; x < n; ++x) o[x] = detail::clamp_value(k * pow_like_torch(src[x * stride], e), C(0), C(1));
-      });
-    }
-  });
+  detail::check_kernel(gamma_slot, img, op);
+  Tensor out = empty(img.sizes(), img.options());
+  gamma_slot(img.device())(out, img, gamma, gain);
   return out;
 }
-
-namespace {
-
-// One interior row of adjust_sharpness: blurred = the 3x3 kernel on
-// (up, row, down) for x in [1, n - 1) (uint8: rounded half to even, as
-// torch.round), the border pixels x = 0 and n - 1 blurred = themselves; then
-// _blend(row, blurred).
-template <class T, class C, bool Bounded>
-void sharpen_row(const T* __restrict up, const T* __restrict row, const T* __restrict down, T* __restrict out,
-                 int64_t n, C edge, C center, C wa, C wb) {
-  out[0] = clamp<T, Bounded>(wa * C(row[0]) + wb * C(row[0]));
-  for (int64_t x = 1; x < n - 1; ++x) {
-    C acc = edge * C(up[x - 1]) + edge * C(up[x]) + edge * C(up[x + 1]);
-    acc += edge * C(row[x - 1]) + center * C(row[x]) + edge * C(row[x + 1]);
-    acc += edge * C(down[x - 1]) + edge * C(down[x]) + edge * C(down[x + 1]);
-    if constexpr (std::is_same_v<T, uint8_t>) acc = std::nearbyint(acc);
-    out[x] = clamp<T, Bounded>(wa * C(row[x]) + wb * acc);
-  }
-  out[n - 1] = clamp<T, Bounded>(wa * C(row[n - 1]) + wb * C(row[n - 1]));
-}
-
-// The first and last rows: blurred = the image.
-template <class T, class C, bool Bounded>
-void blend_self_row(const T* __restrict row, T* __restrict out, int64_t n, C wa, C wb) {
-  for (int64_t x = 0; x < n; ++x) out[x] = clamp<T, Bounded>(wa * C(row[x]) + wb * C(row[x]));
-}
-
-}  // namespace
 
 Tensor adjust_sharpness(const Tensor& img, double sharpness_factor) {
   const char* op = "adjust_sharpness";
@@ -302,36 +94,10 @@ Tensor adjust_sharpness(const Tensor& img, double sharpness_factor) {
   if (g.width <= 2 || g.height <= 2) return img;
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return adjust_sharpness(x, sharpness_factor); });
-  Tensor out = empty(img.sizes(), img.dtype());
+  detail::check_kernel(sharpness_slot, img, op);
+  Tensor out = empty(img.sizes(), img.options());
   if (g.numel() == 0) return out;
-  const Tensor src = detail::contiguous_image(img);
-  const int64_t plane = g.plane(), width = g.width, height = g.height;
-  detail::dispatch_image(img.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    using C = compute_t<T>;
-    const BlendWeights<C> w(sharpness_factor);
-    // torchvision's kernel: ones(3, 3) with 5 in the middle, divided by its
-    // sum (13) in the compute type; the border keeps the image (blurred =
-    // image there), and uint8 blurred values are rounded (_cast_squeeze_out).
-    const C edge = C(1) / C(13), center = C(5) / C(13);
-    const T* in = src.data_ptr<T>();
-    T* dst = out.data_ptr<T>();
-    with_bound(w.a, w.b, [&](auto bounded) {
-      constexpr bool B = decltype(bounded)::value;
-      detail::parallel_items(g.planes() * height, 10 * width, [&](int64_t begin, int64_t end) {
-        for (int64_t item = begin; item < end; ++item) {
-          const int64_t p = item / height, y = item % height;
-          const T* row = in + p * plane + y * width;
-          T* o = dst + p * plane + y * width;
-          if (y == 0 || y == height - 1) {
-            blend_self_row<T, C, B>(row, o, width, w.a, w.b);
-          } else {
-            sharpen_row<T, C, B>(row - width, row, row + width, o, width, edge, center, w.a, w.b);
-          }
-        }
-      });
-    });
-  });
+  sharpness_slot(img.device())(out, detail::contiguous_image(img), sharpness_factor);
   return out;
 }
 

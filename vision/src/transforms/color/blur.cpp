@@ -1,4 +1,7 @@
-// gaussian_blur: torchvision's kernel, applied as two 1-D passes.
+// gaussian_blur: torchvision's kernel, applied as two 1-D passes
+// (gaussian_blur_slot, kernels/slots/color_kernels.h; on any device whose
+// backend fills it). The weights are computed here, on the host, from the
+// arguments.
 //
 // torchvision builds a 2-D kernel, the outer product of two normalized 1-D
 // Gaussians computed in float32, reflect-pads the image and runs a depthwise
@@ -12,7 +15,14 @@
 #include <ember/ops/factories.h>
 
 #include "ember/vision/transforms/functional/color.h"
+#include "kernels/slots/color_kernels.h"
 #include "transforms/color/image.h"
+
+namespace ember::vision {
+
+EMBER_DEFINE_SLOT(gaussian_blur_slot, GaussianBlurFn, "vision.gaussian_blur");
+
+}  // namespace ember::vision
 
 namespace ember::vision::transforms::functional {
 namespace {
@@ -75,26 +85,6 @@ std::vector<float> gaussian_kernel1d(int64_t size, double sigma) {
   return pdf;
 }
 
-// Reflect padding's source index (no edge repeat): -1 -> 1, n -> n - 2.
-inline int64_t reflect(int64_t i, int64_t n) {
-  if (i < 0) return -i;
-  if (i >= n) return 2 * (n - 1) - i;
-  return i;
-}
-
-// A row of results into the image: uint8 as _cast_squeeze_out, torch.round
-// (half to even) and the cast; floats as they are.
-template <class T, class C>
-void store_row(const C* __restrict acc, T* __restrict out, int64_t n) {
-  for (int64_t x = 0; x < n; ++x) {
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      out[x] = static_cast<uint8_t>(static_cast<int32_t>(detail::clamp_value(std::nearbyint(acc[x]), C(0), C(255))));
-    } else {
-      out[x] = static_cast<T>(acc[x]);
-    }
-  }
-}
-
 }  // namespace
 
 Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size, const std::vector<double>& sigma) {
@@ -117,61 +107,11 @@ Tensor gaussian_blur(const Tensor& img, const std::vector<int64_t>& kernel_size,
               ", ", g.height, ")");
   if (detail::is_reduced_float(img.dtype()))
     return detail::compute_in_float32(img, [&](const Tensor& x) { return gaussian_blur(x, kernel_size, sigma); });
-  Tensor out = empty(img.sizes(), img.dtype());
+  detail::check_kernel(gaussian_blur_slot, img, op);
+  Tensor out = empty(img.sizes(), img.options());
   if (g.numel() == 0) return out;
 
-  const std::vector<float> wx32 = gaussian_kernel1d(kx, sx), wy32 = gaussian_kernel1d(ky, sy);
-  const int64_t width = g.width, height = g.height, rows = g.planes() * height;
-  detail::dispatch_image(img.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    using C = detail::compute_t<T>;
-    // The float32 weights in the compute type (float64 images: widened, as
-    // torchvision's `.to(dtype)`).
-    const std::vector<C> wx(wx32.begin(), wx32.end()), wy(wy32.begin(), wy32.end());
-
-    // Pass 1: each row, reflect-padded, convolved with wx.
-    // (A tensor, not a std::vector: the caching allocator hands back warm
-    // pages instead of zeroing fresh ones on every call.)
-    const Tensor rows_x_tensor = empty({rows * width}, std::is_same_v<C, double> ? DType::Float64 : DType::Float32);
-    C* const rows_x = static_cast<C*>(rows_x_tensor.data_ptr());
-    detail::for_each_row<const T>(img, [&](int64_t row, const T* src, int64_t stride) {
-      thread_local std::vector<C> padded;
-      padded.resize(static_cast<size_t>(width + 2 * rx));
-      C* p = padded.data() + rx;
-      for (int64_t x = 0; x < width; ++x) p[x] = C(src[x * stride]);
-      for (int64_t j = 1; j <= rx; ++j) {
-        p[-j] = p[j];
-        p[width - 1 + j] = p[width - 1 - j];
-      }
-      C* o = rows_x + row * width;
-      for (int64_t x = 0; x < width; ++x) o[x] = wx[0] * padded[static_cast<size_t>(x)];
-      for (int64_t j = 1; j < kx; ++j) {
-        const C w = wx[static_cast<size_t>(j)];
-        const C* q = padded.data() + j;
-        for (int64_t x = 0; x < width; ++x) o[x] += w * q[x];
-      }
-    }, kx);
-
-    // Pass 2: each output row, a wy-weighted sum of the reflected rows.
-    T* dst = out.data_ptr<T>();
-    detail::parallel_items(rows, width * ky, [&](int64_t begin, int64_t end) {
-      std::vector<C> acc(static_cast<size_t>(width));
-      for (int64_t row = begin; row < end; ++row) {
-        const int64_t plane = row / height, y = row % height;
-        const C* base = rows_x + plane * height * width;
-        for (int64_t i = 0; i < ky; ++i) {
-          const C w = wy[static_cast<size_t>(i)];
-          const C* r = base + reflect(y + i - ry, height) * width;
-          if (i == 0) {
-            for (int64_t x = 0; x < width; ++x) acc[static_cast<size_t>(x)] = w * r[x];
-          } else {
-            for (int64_t x = 0; x < width; ++x) acc[static_cast<size_t>(x)] += w * r[x];
-          }
-        }
-        store_row<T, C>(acc.data(), dst + row * width, width);
-      }
-    });
-  });
+  gaussian_blur_slot(img.device())(out, img, gaussian_kernel1d(kx, sx), gaussian_kernel1d(ky, sy));
   return out;
 }
 

@@ -1,29 +1,28 @@
-// normalize, convert_image_dtype, and the two fused for uint8 images.
-//
-// Note [uint8 tables]
-// A function of one uint8 value has 256 results: the kernels compute them
-// once, with the exact float steps torchvision takes, and then look them up.
-// The lookup equals the two-step computation bit for bit, reads strided
-// inputs (the interleaved [C, H, W] view a JPEG decodes to) without a copy,
-// and is what makes ToTensor + Normalize one pass over the bytes.
-#include <array>
+// normalize, convert_image_dtype, and the two fused for uint8 images:
+// checks and outputs on the input's device here; the uint8 tables (Note
+// [uint8 tables]) and the normalize loops behind normalize_slot and
+// uint8_to_float_slot (kernels/slots/color_kernels.h, kernels/cpu/), on any
+// device whose backend fills them; the other conversions are core ops.
 #include <cmath>
 #include <vector>
-
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 #include <ember/ops/elementwise.h>
 #include <ember/ops/factories.h>
 
 #include "ember/vision/transforms/functional/color.h"
+#include "kernels/slots/color_kernels.h"
 #include "transforms/color/image.h"
+
+namespace ember::vision {
+
+EMBER_DEFINE_SLOT(normalize_slot, NormalizeFn, "vision.normalize");
+EMBER_DEFINE_SLOT(uint8_to_float_slot, NormalizeFn, "vision.uint8_to_float");
+
+}  // namespace ember::vision
 
 namespace ember::vision::transforms::functional {
 namespace {
 
-using detail::for_each_run;
 using detail::image_geometry;
 
 // torchvision's _max_value: the value that means "full intensity".
@@ -43,58 +42,11 @@ void check_convertible(DType dtype, const char* op, const char* which) {
               " dtype must be an integer or floating point type, got ", dtype);
 }
 
-// One table per channel: table[c][v] = the float result for uint8 value v.
-template <class T>
-using Tables = std::vector<std::array<T, 256>>;
-
-// o[x] = table[src[x]] for a contiguous row of n values.
-template <class T>
-void lookup_row(const uint8_t* __restrict src, const T* __restrict table, T* __restrict o, int64_t n) {
-  int64_t x = 0;
-#if defined(__AVX2__)
-  // Eight lookups per gather: about 1.5x the scalar loop on a 224x224 crop.
-  if constexpr (std::is_same_v<T, float>) {
-    for (; x + 8 <= n; x += 8) {
-      const __m256i index = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + x)));
-      _mm256_storeu_ps(o + x, _mm256_i32gather_ps(table, index, 4));
-    }
-  }
-#endif
-  for (; x < n; ++x) o[x] = table[src[x]];
-}
-
-// Writes out[..., c, h, :] = table[c][img[..., c, h, :]] for a uint8 image of
-// any strides into the contiguous `out`.
-template <class T>
-void apply_tables(const Tensor& img, const Tables<T>& tables, Tensor& out) {
-  const int64_t plane = img.size(-2) * img.size(-1);
-  const int64_t channels = static_cast<int64_t>(tables.size());
-  T* dst = out.data_ptr<T>();
-  for_each_run<const uint8_t>(img, [&](int64_t index, const uint8_t* src, int64_t stride, int64_t n) {
-    const T* table = tables[static_cast<size_t>(channels == 1 ? 0 : (index / plane) % channels)].data();
-    T* o = dst + index;
-    if (stride == 1) {
-      lookup_row<T>(src, table, o, n);
-    } else {
-      for (int64_t w = 0; w < n; ++w) o[w] = table[src[w * stride]];
-    }
-  });
-}
-
-// convert_image_dtype(uint8 -> T): v / 255 in T, as `image.to(T) / 255.0`.
-template <class T>
-Tensor uint8_to_float(const Tensor& image, DType dtype) {
-  Tables<T> tables(1);
-  for (int v = 0; v < 256; ++v) tables[0][static_cast<size_t>(v)] = static_cast<T>(v) / static_cast<T>(255);
-  Tensor out = empty(image.sizes(), dtype);
-  apply_tables<T>(image, tables, out);
-  return out;
-}
-
-// mean and std rounded to T, one value per channel, checked.
+// mean and std rounded to T, one value per channel, checked (as doubles:
+// the kernels' slot takes them so; the rounding to T is exact both ways).
 template <class T>
 void per_channel(const std::vector<double>& mean, const std::vector<double>& std, int64_t channels, DType dtype,
-                 std::vector<T>& m, std::vector<T>& s) {
+                 std::vector<double>& m, std::vector<double>& s) {
   m.resize(static_cast<size_t>(channels));
   s.resize(static_cast<size_t>(channels));
   for (int64_t c = 0; c < channels; ++c) {
@@ -116,33 +68,6 @@ void check_normalize_args(const Tensor& tensor, const std::vector<double>& mean,
               tensor.sizes());
 }
 
-// (x - m) / s over a run; `in` and `out` may be the same contiguous memory
-// (in place), so no restrict here.
-template <class T>
-void normalize_run(const T* in, int64_t stride, T* out, int64_t out_stride, int64_t n, T m, T s) {
-  if (stride == 1 && out_stride == 1) {
-    for (int64_t w = 0; w < n; ++w) out[w] = (in[w] - m) / s;
-  } else {
-    for (int64_t w = 0; w < n; ++w) out[w * out_stride] = (in[w * stride] - m) / s;
-  }
-}
-
-// (x - m[c]) / s[c] for every element of `src` (any strides) into the
-// contiguous `dst`, or into src itself when dst is null (in place, any strides).
-template <class T>
-void normalize_values(const Tensor& src, T* dst, const std::vector<T>& m, const std::vector<T>& s) {
-  const int64_t plane = src.size(-2) * src.size(-1);
-  const int64_t channels = static_cast<int64_t>(m.size());
-  for_each_run<T>(src, [&](int64_t index, T* in, int64_t stride, int64_t n) {
-    const size_t c = static_cast<size_t>((index / plane) % channels);
-    if (dst) {
-      normalize_run<T>(in, stride, dst + index, 1, n, m[c], s[c]);
-    } else {
-      normalize_run<T>(in, stride, in, stride, n, m[c], s[c]);
-    }
-  });
-}
-
 Tensor normalize_reduced_float(const Tensor& tensor, const std::vector<double>& mean, const std::vector<double>& std,
                                int64_t channels, bool inplace) {
   // torchvision's own steps on the 16-bit type: sub_ and div_ with one
@@ -158,8 +83,8 @@ Tensor normalize_reduced_float(const Tensor& tensor, const std::vector<double>& 
                 tensor.dtype(), " (std[", c, "] = ", std[static_cast<size_t>(c)], "), leading to division by zero");
   (void)channels;
   Tensor t = inplace ? tensor : tensor.clone();
-  t -= m;
-  t /= s;
+  t -= m.to(t.device());
+  t /= s.to(t.device());
   return t;
 }
 
@@ -171,23 +96,19 @@ Tensor normalize(const Tensor& tensor, const std::vector<double>& mean, const st
               " (convert uint8 images with convert_image_dtype first)");
   check_normalize_args(tensor, mean, std, g.channels);
   if (detail::is_reduced_float(tensor.dtype())) return normalize_reduced_float(tensor, mean, std, g.channels, inplace);
-  return detail::dispatch_image(tensor.dtype(), "normalize", [&](auto tag) -> Tensor {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      EMBER_FAIL("normalize: unreachable");
-    } else {
-      std::vector<T> m, s;
-      per_channel<T>(mean, std, g.channels, tensor.dtype(), m, s);
-      if (inplace) {
-        normalize_values<T>(tensor, nullptr, m, s);
-        tensor.bump_version();
-        return tensor;
-      }
-      Tensor out = empty(tensor.sizes(), tensor.dtype());
-      normalize_values<T>(tensor, out.data_ptr<T>(), m, s);
-      return out;
-    }
-  });
+  detail::check_kernel(normalize_slot, tensor, "normalize");
+  std::vector<double> m, s;
+  if (tensor.dtype() == DType::Float32) per_channel<float>(mean, std, g.channels, tensor.dtype(), m, s);
+  else per_channel<double>(mean, std, g.channels, tensor.dtype(), m, s);
+  if (inplace) {
+    Tensor self = tensor;
+    normalize_slot(tensor.device())(self, tensor, m, s);
+    tensor.bump_version();
+    return tensor;
+  }
+  Tensor out = empty(tensor.sizes(), tensor.options());
+  normalize_slot(tensor.device())(out, tensor, m, s);
+  return out;
 }
 
 Tensor convert_image_dtype(const Tensor& image, DType dtype) {
@@ -211,9 +132,10 @@ Tensor convert_image_dtype(const Tensor& image, DType dtype) {
 
   const double input_max = max_value(from);
   if (to_float) {
-    if (from == DType::UInt8 && image.is_cpu()) {
-      if (dtype == DType::Float32) return uint8_to_float<float>(image, dtype);
-      if (dtype == DType::Float64) return uint8_to_float<double>(image, dtype);
+    if (from == DType::UInt8 && uint8_to_float_slot.supports(image.device(), dtype)) {
+      Tensor out = empty(image.sizes(), image.options().dtype(dtype));
+      uint8_to_float_slot(image.device())(out, image, {}, {});
+      return out;
     }
     return image.to(dtype).div(Scalar(input_max));
   }
@@ -237,21 +159,15 @@ Tensor convert_image_dtype_normalize(const Tensor& image, const std::vector<doub
   if (image.dtype() != DType::UInt8 || (dtype != DType::Float32 && dtype != DType::Float64))
     return normalize(convert_image_dtype(image, dtype), mean, std);
   check_normalize_args(image, mean, std, g.channels);
-  auto fused = [&](auto tag) {
-    using T = decltype(tag);
-    std::vector<T> m, s;
-    per_channel<T>(mean, std, g.channels, dtype, m, s);
-    Tables<T> tables(static_cast<size_t>(g.channels));
-    for (size_t c = 0; c < tables.size(); ++c)
-      for (int v = 0; v < 256; ++v) {
-        const T x = static_cast<T>(v) / static_cast<T>(255);  // convert_image_dtype
-        tables[c][static_cast<size_t>(v)] = (x - m[c]) / s[c];  // normalize: sub_ then div_
-      }
-    Tensor out = empty(image.sizes(), dtype);
-    apply_tables<T>(image, tables, out);
-    return out;
-  };
-  return dtype == DType::Float32 ? fused(float{}) : fused(double{});
+  std::vector<double> m, s;
+  if (dtype == DType::Float32) per_channel<float>(mean, std, g.channels, dtype, m, s);
+  else per_channel<double>(mean, std, g.channels, dtype, m, s);
+  // A device without the fused kernel takes the two steps.
+  if (!uint8_to_float_slot.supports(image.device(), dtype))
+    return normalize(convert_image_dtype(image, dtype), mean, std);
+  Tensor out = empty(image.sizes(), image.options().dtype(dtype));
+  uint8_to_float_slot(image.device())(out, image, m, s);
+  return out;
 }
 
 }  // namespace ember::vision::transforms::functional

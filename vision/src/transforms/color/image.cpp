@@ -7,14 +7,7 @@ ImageGeometry image_geometry(const Tensor& img, const char* op, int64_t min_dim)
   EMBER_CHECK(img.defined(), op, ": the image tensor is undefined");
   EMBER_CHECK(img.dim() >= min_dim, op, ": expected an image tensor with at least ", min_dim,
               " dimensions ([..., C, H, W]), got shape ", img.sizes());
-  EMBER_CHECK(img.is_cpu(), op, ": only CPU tensors are supported, got a tensor on ", img.device());
-  ImageGeometry g;
-  const int64_t d = img.dim();
-  g.height = img.size(d - 2);
-  g.width = img.size(d - 1);
-  g.channels = d >= 3 ? img.size(d - 3) : 1;
-  for (int64_t i = 0; i + 3 < d; ++i) g.batch *= img.size(i);
-  return g;
+  return geometry_of(img);
 }
 
 void check_channels_1_or_3(const ImageGeometry& g, const char* op) {

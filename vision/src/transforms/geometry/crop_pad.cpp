@@ -1,4 +1,5 @@
-// Crops, pads, flips and erase.
+// Crops, pads, flips and erase: views and core ops, but for the index-map
+// pads (gather_pixels_slot), on any device.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -7,8 +8,14 @@
 #include <ember/ops/shape.h>
 
 #include "ember/vision/transforms/functional/geometry.h"
-#include "transforms/geometry/gather.h"
+#include "kernels/slots/geometry_kernels.h"
 #include "transforms/geometry/image_layout.h"
+
+namespace ember::vision {
+
+EMBER_DEFINE_SLOT(gather_pixels_slot, GatherPixelsFn, "vision.gather_pixels");
+
+}  // namespace ember::vision
 
 namespace ember::vision::transforms::functional {
 namespace {
@@ -131,8 +138,9 @@ Tensor pad(const Tensor& img, const std::vector<int64_t>& padding, double fill, 
   const detail::BatchedImage in = detail::batched_image(x, "pad");
   EMBER_CHECK(!is_complex(x.dtype()), "pad: unsupported dtype ", x.dtype());
   detail::BatchedImage out = detail::new_image_like(in, h + t + b, w + l + r, x.dtype());
-  detail::gather_pixels(in.image.data_ptr(), in.layout, out.image.data_ptr(), out.layout, rows, cols,
-                        x.element_size());
+  EMBER_CHECK(gather_pixels_slot.supports(x.device(), x.dtype()), "pad: no ", padding_mode, " padding kernel for ",
+              x.dtype(), " images on ", x.device());
+  gather_pixels_slot(x.device())(out.image, in.image, rows, cols);
   return detail::unbatched(out);
 }
 

@@ -11,18 +11,9 @@
 #include <ember/core/tensor.h>
 
 #include "ember/vision/transforms/interpolation.h"
+#include "kernels/slots/geometry_kernels.h"  // Warp
 
 namespace ember::vision::transforms::detail {
-
-struct Warp {
-  enum class Kind { Affine, Perspective };
-  Kind kind = Kind::Affine;
-  // Affine: the 2x3 inverse matrix (6 values, output pixel -> input pixel,
-  // both relative to their image's center). Perspective: the 8 coefficients.
-  std::array<double, 8> m{};
-  int64_t out_height = 0;
-  int64_t out_width = 0;
-};
 
 // Warps [..., C, H, W] (any dtype but bool and complex; uint8 and float64 as
 // torchvision: sampled in float32 / float64 and rounded back). fill: {} for

@@ -1,40 +1,15 @@
-// Seeing [..., C, H, W] tensors as planar or interleaved image batches.
+// Seeing [..., C, H, W] tensors as planar or interleaved image batches (on any device).
 #include "transforms/geometry/image_layout.h"
 
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 
 namespace ember::vision::transforms::detail {
-namespace {
-
-ImageLayout layout_of(const Tensor& t, bool interleaved) {
-  ImageLayout l;
-  l.interleaved = interleaved;
-  const int64_t b = t.size(0), c = t.size(1);
-  l.height = t.size(2);
-  l.width = t.size(3);
-  l.row_stride = t.stride(2);
-  l.batch_stride = t.stride(0);
-  l.channel_stride = t.stride(1);
-  if (interleaved) {
-    l.count = b;
-    l.pixel = c;
-    l.channels = 1;
-  } else {
-    l.count = b * c;
-    l.pixel = 1;
-    l.channels = c;
-  }
-  return l;
-}
-
-}  // namespace
 
 BatchedImage batched_image(const Tensor& img, const char* op) {
   EMBER_CHECK(img.defined(), op, ": the image is an undefined tensor");
   EMBER_CHECK(img.dim() >= 2, op, ": expected an image [..., C, H, W] (or [H, W]), got a tensor of shape ",
               img.sizes());
-  EMBER_CHECK(img.is_cpu(), op, ": expected a CPU tensor, got one on ", img.device());
   BatchedImage out;
   Tensor t = img.dim() == 2 ? img.unsqueeze(0) : img;
   const int64_t n = t.dim();
@@ -62,9 +37,10 @@ BatchedImage new_image_like(const BatchedImage& like, int64_t height, int64_t wi
   out.interleaved = like.interleaved;
   const int64_t b = like.image.size(0), c = like.image.size(1);
   if (like.interleaved)
-    out.image = empty_strided({b, c, height, width}, {height * width * c, 1, width * c, c}, dtype);
+    out.image = empty_strided({b, c, height, width}, {height * width * c, 1, width * c, c},
+                              like.image.options().dtype(dtype));
   else
-    out.image = empty({b, c, height, width}, dtype);
+    out.image = empty({b, c, height, width}, like.image.options().dtype(dtype));
   out.layout = layout_of(out.image, like.interleaved);
   return out;
 }

@@ -1,63 +1,38 @@
-// functional::resize: output size, dtype dispatch and the choice of kernel.
+// functional::resize: output size, checks and the choice of kernel slot
+// (kernels/slots/geometry_kernels.h), on any device that fills them.
 #include <cmath>
 
 #include <ember/core/error.h>
 #include <ember/ops/elementwise.h>
 
 #include "ember/vision/transforms/functional/geometry.h"
-#include "transforms/geometry/gather.h"
+#include "kernels/resample_weights.h"
+#include "kernels/slots/geometry_kernels.h"
 #include "transforms/geometry/image_layout.h"
-#include "transforms/geometry/resample.h"
-#include "transforms/geometry/resample_weights.h"
+
+namespace ember::vision {
+
+EMBER_DEFINE_SLOT(resize_slot, ResizeFn, "vision.resize");
+
+}  // namespace ember::vision
 
 namespace ember::vision::transforms::functional {
 namespace {
 
-using detail::AxisWeights;
 using detail::BatchedImage;
-using detail::ResampleFilter;
-
-template <class S>
-AxisWeights<S> axis_weights(int64_t in, int64_t out, InterpolationMode mode, bool antialias) {
-  const ResampleFilter filter = mode == InterpolationMode::Bicubic ? ResampleFilter::Cubic : ResampleFilter::Linear;
-  return antialias ? detail::antialias_weights<S>(in, out, filter)
-                   : detail::interpolation_weights<S>(in, out, filter);
-}
-
-template <class S>
-Tensor resize_float(const BatchedImage& b, int64_t oh, int64_t ow, InterpolationMode mode, bool antialias) {
-  const detail::ImageLayout& in = b.layout;
-  BatchedImage out = detail::new_image_like(b, oh, ow, b.image.dtype());
-  AxisWeights<S> rows, cols;
-  if (oh != in.height) rows = axis_weights<S>(in.height, oh, mode, antialias);
-  if (ow != in.width) cols = axis_weights<S>(in.width, ow, mode, antialias);
-  detail::resample_float<S>(b.image.data_ptr<S>(), in, out.image.data_ptr<S>(), out.layout,
-                            oh != in.height ? &rows : nullptr, ow != in.width ? &cols : nullptr);
-  return detail::unbatched(out);
-}
-
-Tensor resize_uint8(const BatchedImage& b, int64_t oh, int64_t ow, InterpolationMode mode, bool antialias) {
-  const detail::ImageLayout& in = b.layout;
-  BatchedImage out = detail::new_image_like(b, oh, ow, kUInt8);
-  // The vector kernels take taps in pairs.
-  const int64_t tap_multiple = 2;
-  detail::FixedAxisWeights rows, cols;
-  if (oh != in.height) rows = detail::to_fixed(axis_weights<float>(in.height, oh, mode, antialias), 2);
-  if (ow != in.width) cols = detail::to_fixed(axis_weights<float>(in.width, ow, mode, antialias), tap_multiple);
-  const uint8_t* src = b.image.data_ptr<uint8_t>();
-  const auto* storage_begin = static_cast<const uint8_t*>(b.image.storage()->data());
-  const int64_t readable = static_cast<int64_t>(b.image.storage()->nbytes()) - (src - storage_begin);
-  detail::resample_uint8(src, in, out.image.data_ptr<uint8_t>(), out.layout, oh != in.height ? &rows : nullptr,
-                         ow != in.width ? &cols : nullptr, readable);
-  return detail::unbatched(out);
-}
 
 Tensor resize_nearest(const BatchedImage& b, int64_t oh, int64_t ow) {
   const detail::ImageLayout& in = b.layout;
   BatchedImage out = detail::new_image_like(b, oh, ow, b.image.dtype());
-  detail::gather_pixels(b.image.data_ptr(), in, out.image.data_ptr(), out.layout,
-                        detail::nearest_indices(in.height, oh), detail::nearest_indices(in.width, ow),
-                        b.image.element_size());
+  gather_pixels_slot(b.image.device())(out.image, b.image, detail::nearest_indices(in.height, oh),
+                                       detail::nearest_indices(in.width, ow));
+  return detail::unbatched(out);
+}
+
+// Bilinear or bicubic through the device's kernel.
+Tensor resize_separable(const BatchedImage& b, int64_t oh, int64_t ow, InterpolationMode mode, bool antialias) {
+  BatchedImage out = detail::new_image_like(b, oh, ow, b.image.dtype());
+  resize_slot(b.image.device())(out.image, b.image, mode, antialias);
   return detail::unbatched(out);
 }
 
@@ -100,18 +75,21 @@ Tensor resize(const Tensor& img, const std::vector<int64_t>& size, Interpolation
   if (oh == h && ow == w) return img;
   const DType dtype = img.dtype();
   EMBER_CHECK(dtype != kBool && !is_complex(dtype), "resize: unsupported dtype ", dtype);
-  if (interpolation == InterpolationMode::Nearest) return resize_nearest(b, oh, ow);
-  switch (dtype) {
-    case kUInt8: return resize_uint8(b, oh, ow, interpolation, aa);
-    case kFloat32: return resize_float<float>(b, oh, ow, interpolation, aa);
-    case kFloat64: return resize_float<double>(b, oh, ow, interpolation, aa);
-    default: {
-      // As torchvision: through float32, integer results rounded.
-      Tensor r = resize(img.to(kFloat32), {oh, ow}, interpolation, std::nullopt, antialias);
-      if (!is_floating_point(dtype)) r = r.round();
-      return r.to(dtype);
-    }
+  const Device device = img.device();
+  if (interpolation == InterpolationMode::Nearest) {
+    EMBER_CHECK(gather_pixels_slot.supports(device, dtype), "resize: no nearest kernel for ", dtype, " images on ",
+                device);
+    return resize_nearest(b, oh, ow);
   }
+  if (dtype == kUInt8 || dtype == kFloat32 || dtype == kFloat64) {
+    EMBER_CHECK(resize_slot.supports(device, dtype), "resize: no ", interpolation_name(interpolation),
+                " kernel for ", dtype, " images on ", device);
+    return resize_separable(b, oh, ow, interpolation, aa);
+  }
+  // As torchvision: through float32, integer results rounded.
+  Tensor r = resize(img.to(kFloat32), {oh, ow}, interpolation, std::nullopt, antialias);
+  if (!is_floating_point(dtype)) r = r.round();
+  return r.to(dtype);
 }
 
 }  // namespace ember::vision::transforms::functional

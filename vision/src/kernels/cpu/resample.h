@@ -3,8 +3,8 @@
 // and a vertical pass with the row weights, threaded over image rows.
 #include <cstdint>
 
-#include "transforms/geometry/image_layout.h"
-#include "transforms/geometry/resample_weights.h"
+#include "kernels/image_layout.h"
+#include "kernels/resample_weights.h"
 
 namespace ember::vision::transforms::detail {
 

@@ -25,8 +25,8 @@
 
 #include <ember/core/parallel.h>
 
-#include "transforms/geometry/resample.h"
-#include "transforms/geometry/resample_uint8.h"
+#include "kernels/cpu/resample.h"
+#include "kernels/cpu/resample_uint8.h"
 
 namespace ember::vision::transforms::detail {
 namespace {

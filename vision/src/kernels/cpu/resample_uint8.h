@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "transforms/geometry/image_layout.h"
-#include "transforms/geometry/resample_weights.h"
+#include "kernels/image_layout.h"
+#include "kernels/resample_weights.h"
 
 namespace ember::vision::transforms::detail {
 

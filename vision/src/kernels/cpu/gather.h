@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "transforms/geometry/image_layout.h"
+#include "kernels/image_layout.h"
 
 namespace ember::vision::transforms::detail {
 

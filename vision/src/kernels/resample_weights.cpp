@@ -1,5 +1,5 @@
 // Per-axis resampling weights (see resample_weights.h for whose formulas).
-#include "transforms/geometry/resample_weights.h"
+#include "kernels/resample_weights.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <gtest/gtest.h>
+
 #include "kernels/slots/copy_kernels.h"
 #include "kernels/slots/kernel_slot.h"
 
@@ -67,13 +69,33 @@ bool register_test_device() {
   register_allocator(Device(DeviceType::Test), &pinned, AllocatorKind::PinnedHost);
   register_device_guard_impl(DeviceType::Test, &guard);
   device_copy_slot.set(DeviceType::Test, &test_device_copy);
-  fill_slots_from(DeviceType::Test, DeviceType::CPU);
+  const int filled = fill_slots_from(DeviceType::Test, DeviceType::CPU);
+  std::lock_guard<std::mutex> lock(g_stats_mutex);
+  g_stats.slots_filled_at_registration = filled;
   return true;
 }
 
-// The CPU kernels registered while libember_core was loaded, before this
-// executable's own initializers run.
+// Note [Test device slots of other libraries]
+// fill_slots_from copies the CPU kernels registered so far. The shared
+// libraries a suite links (libember_core, libember_vision: their slots and CPU
+// kernels) are initialized by the loader before this executable's own
+// initializers, so this registration sees them all. In a static build the
+// libraries' initializers run in the executable's own, unspecified order, so
+// the slots are filled again when the tests start (a gtest environment, after
+// every static initializer): fill_slots_from only fills slots still empty, and
+// missing_kernels(DeviceType::Test) in each suite checks the result.
 [[maybe_unused]] const bool g_registered = register_test_device();
+
+class FillLateSlots final : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const int filled = fill_slots_from(DeviceType::Test, DeviceType::CPU);
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    g_stats.slots_filled_late += filled;
+  }
+};
+[[maybe_unused]] ::testing::Environment* const g_fill_late_slots =
+    ::testing::AddGlobalTestEnvironment(new FillLateSlots);
 
 }  // namespace
 

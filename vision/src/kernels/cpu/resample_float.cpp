@@ -4,7 +4,7 @@
 
 #include <ember/core/parallel.h>
 
-#include "transforms/geometry/resample.h"
+#include "kernels/cpu/resample.h"
 
 namespace ember::vision::transforms::detail {
 namespace {

@@ -1,10 +1,12 @@
-// Pixel gathers by row and column maps.
-#include "transforms/geometry/gather.h"
+// Pixel gathers by row and column maps: the CPU kernel of gather_pixels_slot.
+#include "kernels/cpu/gather.h"
 
 #include <cstring>
 
 #include <ember/core/error.h>
 #include <ember/core/parallel.h>
+
+#include "kernels/slots/geometry_kernels.h"
 
 namespace ember::vision::transforms::detail {
 namespace {
@@ -55,3 +57,21 @@ void gather_pixels(const void* src, const ImageLayout& in, void* dst, const Imag
 }
 
 }  // namespace ember::vision::transforms::detail
+
+namespace ember::vision {
+namespace {
+
+void gather_pixels_kernel(Tensor& out, const Tensor& in, const std::vector<int64_t>& rows,
+                          const std::vector<int64_t>& cols) {
+  using namespace transforms::detail;
+  const ImageLayout in_layout = layout_of(in, is_interleaved(in));
+  gather_pixels(in.data_ptr(), in_layout, out.data_ptr(), layout_of(out, in_layout.interleaved), rows, cols,
+                in.element_size());
+}
+
+}  // namespace
+
+// Every dtype of at most 8 bytes.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(gather_pixels_slot, CPU, gather_pixels_kernel, kMaskAll & ~dtype_bit(kComplex128));
+
+}  // namespace ember::vision
