@@ -11,7 +11,7 @@
 using namespace ember::apps::testing;
 namespace fs = std::filesystem;
 
-namespace {
+namespace app_programs_test {
 
 const std::string kTrain = EMBER_TRAIN_BIN;
 const std::string kClassify = EMBER_CLASSIFY_BIN;
@@ -36,8 +36,6 @@ const std::string& trained_checkpoint() {
   }();
   return path;
 }
-
-}  // namespace
 
 TEST(AppPrograms, TrainRunPrintsProgressAndWritesFiles) {
   const std::string out = fresh_dir("program_run");
@@ -122,3 +120,5 @@ TEST(AppPrograms, BadConfigurationsGiveOneErrorLine) {
   expect_one_error_line(run(kClassify + " --checkpoint " + out + "/missing.safetensors " + bogus), "missing.safetensors");
   EXPECT_EQ(run(kClassify + " --checkpoint " + trained_checkpoint()).exit_code, 2);  // no images
 }
+
+}  // namespace app_programs_test

@@ -9,7 +9,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace autograd_batched_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -75,5 +75,5 @@ TEST(AutogradBatched, BadBatchedGradientsAreErrors) {
   expect_error([&] { autograd::grad({y}, {x}, {}, true, false, false, true); }, "batched gradient");
 }
 
-}  // namespace
+}  // namespace autograd_batched_test
 }  // namespace ember

@@ -8,7 +8,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace autograd_composite_test {
 
 using testing::expect_tensor_near;
 
@@ -52,5 +52,5 @@ TEST(AutogradComposite, AttentionAndDoubleBackwardMatchPyTorch) {
   expect_tensor_near(gg[1], fx("attn_gradgrad_v"), 1e-9, 1e-12);
 }
 
-}  // namespace
+}  // namespace autograd_composite_test
 }  // namespace ember

@@ -16,7 +16,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace autograd_elementwise_test {
 
 using autograd::variable_list;
 using testing::expect_error;
@@ -660,5 +660,5 @@ TEST(AutogradElementwise, DoubleBackwardValues) {
   expect_tensor_near(autograd::grad({gz.sum()}, {z})[0], values({2 / std::sqrt(2 * M_PI)}));
 }
 
-}  // namespace
+}  // namespace autograd_elementwise_test
 }  // namespace ember

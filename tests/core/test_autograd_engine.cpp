@@ -12,7 +12,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace autograd_engine_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -336,11 +336,6 @@ TEST(AutogradEngine, LongChainDoesNotOverflow) {
   expect_tensor_near(x.grad(), tensor({1.0}, kFloat64));
 }
 
-}  // namespace
-}  // namespace ember
-
-namespace ember {
-namespace {
 TEST(Gradcheck, PassesCorrectFormulasAndCatchesWrongOnes) {
   Tensor a = randn({2, 3}, kFloat64).requires_grad_();
   Tensor b = randn({3}, kFloat64).requires_grad_();
@@ -369,11 +364,7 @@ TEST(Gradcheck, ComplexWirtinger) {
   auto g = [](const autograd::variable_list& x) { return autograd::variable_list{x[0] * x[0].detach()}; };
   expect_error([&] { autograd::gradcheck(g, {z}); }, "Jacobian mismatch");
 }
-}  // namespace
-}  // namespace ember
 
-namespace ember {
-namespace {
 // Saved tensors are freed as soon as their node ran (unless retain_graph), so
 // a backward pass holds no more memory than PyTorch's.
 TEST(AutogradEngine, SavedTensorsFreedAfterTheirNodeRuns) {
@@ -403,5 +394,5 @@ TEST(AutogradEngine, ZeroSizeTensors) {
   EXPECT_EQ(x.grad().sizes(), IntArrayRef({0, 3}));
   expect_tensor_near(w.grad(), zeros({3, 2}, kFloat64));
 }
-}  // namespace
+}  // namespace autograd_engine_test
 }  // namespace ember

@@ -9,7 +9,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace autograd_functional_test {
 
 namespace F = autograd::functional;
 using autograd::variable_list;
@@ -284,5 +284,5 @@ TEST(AutogradFunctional, SecondOrderStrictErrors) {
   expect_tensor_near(r[1], zeros({2}, kFloat64));
 }
 
-}  // namespace
+}  // namespace autograd_functional_test
 }  // namespace ember

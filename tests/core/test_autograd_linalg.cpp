@@ -14,7 +14,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace autograd_linalg_test {
 
 using testing::kTightGradcheck;
 using autograd::gradcheck;
@@ -426,5 +426,5 @@ TEST(AutogradLinalg, Tensordot) {
   EXPECT_TRUE(gradcheck(f2, {rnd({4, 3, 2}).permute({2, 1, 0}), rnd({3, 4, 2})}, kTightGradcheck));  // non-contiguous
 }
 
-}  // namespace
+}  // namespace autograd_linalg_test
 }  // namespace ember

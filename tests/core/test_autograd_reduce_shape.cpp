@@ -17,7 +17,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace autograd_reduce_shape_test {
 
 using testing::kTightGradcheck;
 using autograd::variable_list;
@@ -541,5 +541,5 @@ TEST(AutogradPad, Gradcheck) {
   EXPECT_EQ(grad_of([](const Tensor& t) { return pad(t, {1, 1}); }, e).sizes(), e.sizes());
 }
 
-}  // namespace
+}  // namespace autograd_reduce_shape_test
 }  // namespace ember

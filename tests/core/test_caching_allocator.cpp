@@ -9,9 +9,8 @@
 
 using namespace ember;
 
-namespace {
+namespace caching_allocator_test {
 constexpr size_t kBig = 256 * 1024;  // above the default 64 KiB caching threshold
-}
 
 TEST(CachingAllocator, FreedBlockIsReusedForTheSameSize) {
   CachingAllocator a;
@@ -131,3 +130,5 @@ TEST(CachingAllocator, PlainAllocatorCanReplaceTheDefault) {
   set_cpu_allocator(nullptr);
   EXPECT_EQ(cpu_allocator(), &default_caching_allocator());
 }
+
+}  // namespace caching_allocator_test

@@ -22,7 +22,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace complex_test {
 
 using testing::kTightGradcheck;
 using testing::expect_error;
@@ -978,5 +978,5 @@ TEST(ComplexConj, PrintingAndSerialization) {
   std::remove(path.c_str());
 }
 
-}  // namespace
+}  // namespace complex_test
 }  // namespace ember

@@ -11,12 +11,11 @@
 using namespace ember;
 using ember::testing::at;
 
-namespace {
+namespace copy_cast_test {
 std::vector<double> values(const Tensor& t) {
   Tensor d = t.to(kFloat64).contiguous();
   return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
 }
-}  // namespace
 
 TEST(CopyCast, FloatingRoundTripsRoundToNearestEven) {
   Tensor x = tensor<double>({1.00390625, 1.01171875, -2.7, 2.5, 65504.0, 70000.0, 1e-8}).to(kFloat64);
@@ -116,3 +115,5 @@ TEST(Factories, DtypesAndLayouts) {
   EXPECT_EQ(tensor({1.f}).dtype(), kFloat32);
   EXPECT_EQ(tensor({true}).dtype(), kBool);
 }
+
+}  // namespace copy_cast_test

@@ -13,14 +13,12 @@
 using namespace ember;
 using ember::testing::test_device_stats;
 
-namespace {
+namespace device_contract_test {
 
 std::vector<double> values_of(const Tensor& t) {
   Tensor c = t.cpu().to(kFloat64).contiguous();
   return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
 }
-
-}  // namespace
 
 TEST(DeviceTypes, TableNamesParseAndPrint) {
   for (const DeviceTypeInfo& info : kDeviceTypeInfo) {
@@ -212,3 +210,5 @@ TEST(DeviceFactories, HostComputedFactoriesLandOnTheDevice) {
   EXPECT_EQ(values_of(randn({5}, o, &g1)), values_of(randn({5}, kFloat32, &g2)))
       << "the same stream of numbers on every device";
 }
+
+}  // namespace device_contract_test

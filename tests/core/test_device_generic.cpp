@@ -30,7 +30,7 @@ using namespace ember;
 using namespace ember::testing;
 namespace F = ember::nn::functional;
 
-namespace {
+namespace device_generic_test {
 
 using Inputs = std::vector<Tensor>;
 
@@ -737,10 +737,10 @@ TEST_P(OpTableOnDevice, InitFillsParametersOnTheDevice) {
   }
 }
 
-}  // namespace
-
 TEST(OpTable, CaseNamesAreUnique) {
   std::set<std::string> names;
   for (const DeviceCase* c : all_cases()) EXPECT_TRUE(names.insert(c->name).second) << c->name;
   EXPECT_GE(names.size(), 60u);
 }
+
+}  // namespace device_generic_test

@@ -17,7 +17,7 @@ using namespace ember;
 using namespace ember::testing;
 namespace F = ember::nn::functional;
 
-namespace {
+namespace difffuzz_findings_test {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -156,8 +156,6 @@ TEST(DiffFuzzFindings, AddmmTakesComplexCoefficientsWithZeroImaginaryPart) {
   expect_error([&] { addmm(a, m, m, Scalar(std::complex<double>(-2.5, 1.0)), 1); }, "non-zero imaginary part");
 }
 
-}  // namespace
-
 // ember_difffuzz --replay 201:160365 --max-numel 100000 --threads 2: the
 // gradient of atan2(float64 tensor, 0.1) was float32-accurate (6.87499951 for
 // 6.875): the backward squared the wrapped 0.1 as a number times a number,
@@ -217,3 +215,5 @@ TEST(DiffFuzzFindings, CumprodAndCumsumWithDtypeDifferentiateInTheInputDtype) {
     expect_tensor_near(z.grad().flatten(), f64({1.25, 0.75, 2.0}), 0, 0);
   }
 }
+
+}  // namespace difffuzz_findings_test

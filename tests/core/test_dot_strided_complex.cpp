@@ -18,7 +18,7 @@
 
 using namespace ember;
 
-namespace {
+namespace dot_strided_complex_test {
 
 // `bytes` of readable memory that end where an inaccessible page begins.
 class GuardedBuffer {
@@ -84,8 +84,6 @@ void check_strides(int64_t n, int64_t sa, int64_t sb) {
   EXPECT_NEAR(got.real(), want.real(), tol * (1 + std::abs(want)));
 }
 
-}  // namespace
-
 TEST(DotStridedComplex, NeverReadsPastTheOperands) {
   // The shapes that fault inside OpenBLAS 0.3.21 when passed with their strides.
   const std::vector<std::array<int64_t, 3>> shapes = {{4, 1, 2}, {4, 2, 1}, {3, 1, 2}, {5, 2, 2}, {1, 1, 2},
@@ -104,3 +102,5 @@ TEST(DotStridedComplex, RealStridedDotStaysExact) {
   Tensor a = from_blob(p, {4}, {2}, TensorOptions(kFloat64));  // 1, 3, 5, 7
   EXPECT_EQ(dot(a, a).item<double>(), 1 + 9 + 25 + 49);
 }
+
+}  // namespace dot_strided_complex_test

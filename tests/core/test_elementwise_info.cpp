@@ -17,7 +17,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace elementwise_info_test {
 
 constexpr DType kAllDTypes[] = {kBool,    kUInt8,    kInt8,    kInt16,   kInt32,     kInt64,
                                 kFloat16, kBFloat16, kFloat32, kFloat64, kComplex64, kComplex128};
@@ -303,5 +303,5 @@ TEST(ElementwiseInfo, TernaryDifferentiable) {
   }
 }
 
-}  // namespace
+}  // namespace elementwise_info_test
 }  // namespace ember

@@ -22,7 +22,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace elementwise_ops_test {
 
 // Ops where torch 1.13 rejects a dtype that Ember computes on purpose (it
 // promotes integers to float as exp does): listed, not forced.
@@ -371,8 +371,6 @@ void run_binary(const Entry& e) {
   }
 }
 
-}  // namespace
-
 TEST(ElementwiseHarness, EveryCaseHasFixturesAndEveryFixtureACase) {
   std::set<std::string> seen;
   for (const auto& e : entries()) seen.insert(e.op);
@@ -415,3 +413,5 @@ TEST_P(ElementwiseOnDevice, TensorScalarOps) {
     if (e.kind.rfind("scalar_", 0) == 0) run_binary(e);
   EXPECT_GT(g_cases_run - before, 2500);
 }
+
+}  // namespace elementwise_ops_test

@@ -15,7 +15,7 @@
 using namespace ember;
 namespace F = ember::nn::functional;
 
-namespace {
+namespace empty_inputs_test {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -27,8 +27,6 @@ struct EmptyCase {
   std::optional<DimVector> shape;  // nullopt: PyTorch raises
   double first;                    // the first element, when there is one
 };
-
-}  // namespace
 
 TEST(EmptyInputs, MatchPytorch) {
   const Tensor E = zeros({0}), E03 = zeros({0, 3}), E30 = zeros({3, 0}), E0344 = zeros({0, 3, 4, 4});
@@ -115,3 +113,5 @@ TEST(EmptyInputs, MatchPytorch) {
     else EXPECT_EQ(v, c.first);
   }
 }
+
+}  // namespace empty_inputs_test

@@ -13,7 +13,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace fft_test {
 
 using testing::kTightGradcheck;
 using testing::expect_error;
@@ -219,5 +219,5 @@ TEST(FFTGrad, SecondOrder) {
   EXPECT_TRUE(autograd::gradgradcheck([](const V& v) { return one(F::hfft(v[0], 7)); }, {z}, {}, kTightGradcheck));
 }
 
-}  // namespace
+}  // namespace fft_test
 }  // namespace ember

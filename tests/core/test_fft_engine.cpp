@@ -15,7 +15,7 @@
 #include <ember/fft.h>
 
 namespace ember {
-namespace {
+namespace fft_engine_test {
 
 namespace F = ember::fft;
 using cld = std::complex<long double>;
@@ -353,5 +353,5 @@ TEST(FFTEngine, ThreadCountIndependent) {
   set_num_threads(saved);
 }
 
-}  // namespace
+}  // namespace fft_engine_test
 }  // namespace ember

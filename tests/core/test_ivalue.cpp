@@ -13,7 +13,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace ivalue_test {
 
 using testing::expect_error;
 
@@ -108,5 +108,5 @@ TEST(IValue, CheckpointOptimizerStateJsonRoundTrip) {
   }
 }
 
-}  // namespace
+}  // namespace ivalue_test
 }  // namespace ember

@@ -12,7 +12,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace json_test {
 
 namespace json = serialize::json;
 using testing::expect_error;
@@ -165,5 +165,5 @@ TEST(Json, PlainValuesRoundTrip) {
                "who: 'm.a' holds an unknown float 'big'");
 }
 
-}  // namespace
+}  // namespace json_test
 }  // namespace ember

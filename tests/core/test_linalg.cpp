@@ -16,7 +16,7 @@ using ember::testing::at;
 using ember::testing::fixture_path;
 using ember::testing::load_npy;
 
-namespace {
+namespace linalg_test {
 
 Tensor fixture(const std::string& name) { return load_npy(fixture_path("core/linalg/" + name + ".npy")); }
 
@@ -39,8 +39,6 @@ Tensor column_major(const Tensor& t) {
 const char* kMatmulCases[] = {"dot",         "mv",          "vm",          "mm",
                               "batched_mat", "mat_batched", "bcast",       "bcast_both",
                               "vec_batched", "batched_vec", "big_batch_vec"};
-
-}  // namespace
 
 TEST(Linalg, MatmulBroadcastCasesFloat64) {
   for (const char* name : kMatmulCases) {
@@ -380,3 +378,5 @@ TEST(Linalg, MatrixVectorRepeatsBitwise) {
   EXPECT_TRUE(first.equal(second));
   EXPECT_TRUE(first.allclose(matmul(v.to(kFloat64), m.to(kFloat64)).to(kFloat32), 1e-4, 1e-3));
 }
+
+}  // namespace linalg_test

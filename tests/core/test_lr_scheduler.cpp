@@ -15,7 +15,7 @@ using namespace ember;
 using namespace ember::optim;
 using ember::testing::expect_error;
 
-namespace {
+namespace lr_scheduler_test {
 
 Tensor fx(const std::string& name) { return ember::testing::fixture("optim", name); }
 
@@ -279,11 +279,7 @@ TEST(LRScheduler, InitialLrAndResume) {
   expect_error([&] { StepLR(*fresh.opt, 2, 0.5, 3); }, "param 'initial_lr' is not specified in param_groups[0]");
 }
 
-}  // namespace
-
 // ---- state_dict: resuming from PyTorch checkpoints and from Ember's own ----
-
-namespace {
 
 serialize::IValue sched_checkpoint(const std::string& name) {
   return serialize::load_torch(ember::testing::fixture_path("core/optim/sched_" + name + "_ckpt12.pt"));
@@ -304,8 +300,6 @@ void expect_resumed_sequence(LRScheduler& s, Optimizer& opt, const std::string& 
     }
   }
 }
-
-}  // namespace
 
 TEST(LRSchedulerState, ResumeFromPyTorchCheckpoint) {
   {
@@ -369,3 +363,5 @@ TEST(LRSchedulerState, RoundTripThroughMetadata) {
   expect_error([&] { sb.load_state_dict(Dict{{"last_epoch", 3}, {"base_lrs", std::vector<double>{0.1}}}); },
                "'base_lrs' has 1 values but the optimizer has 2");
 }
+
+}  // namespace lr_scheduler_test

@@ -13,7 +13,7 @@
 #include "module_fixture.h"
 
 namespace ember {
-namespace {
+namespace nn_act_loss_modules_test {
 
 using testing::expect_error;
 using testing::ModuleCase;
@@ -432,5 +432,5 @@ TEST(NnActLossModules, Errors) {
   expect_error([] { nn::NLLLoss({.weight = ones({4})})->load_state_dict({}, true); }, "weight");
 }
 
-}  // namespace
+}  // namespace nn_act_loss_modules_test
 }  // namespace ember

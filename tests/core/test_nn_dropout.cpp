@@ -10,7 +10,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_dropout_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -174,5 +174,5 @@ TEST(NnDropout, Modules) {
   EXPECT_EQ(nn::FeatureAlphaDropout()->str(), "FeatureAlphaDropout(p=0.5, inplace=False)");
 }
 
-}  // namespace
+}  // namespace nn_dropout_test
 }  // namespace ember

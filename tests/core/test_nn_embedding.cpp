@@ -7,7 +7,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_embedding_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -217,5 +217,5 @@ TEST(NnEmbeddingBag, Errors) {
                "embedding_bag: index out of range");
 }
 
-}  // namespace
+}  // namespace nn_embedding_test
 }  // namespace ember

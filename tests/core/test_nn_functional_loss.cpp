@@ -230,7 +230,6 @@ std::vector<LossCase> margin_cases() {
   return cs;
 }
 
-
 TEST(NNFunctionalLoss, RegressionMatchTorch) {
   for (const auto& c : regression_cases()) check_case(c);
 }
@@ -308,12 +307,11 @@ TEST(NNFunctionalLoss, ClassificationErrors) {
 }
 
 // ---- CTC ----
-namespace {
+namespace nn_functional_loss_test {
 std::vector<int64_t> as_vec(const Tensor& t) {
   Tensor c = t.to(kInt64).contiguous();
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
-}  // namespace
 
 TEST(NNFunctionalLoss, CtcMatchesTorch) {
   const Tensor lp0 = fx("ctc_lp");
@@ -385,5 +383,7 @@ TEST(NNFunctionalLoss, CtcErrors) {
   expect_error([&] { F::ctc_loss(lp.select(0, 0), padded, il, tl); },
                "ctc_loss: input_lengths must be of size batch_size (1)");
 }
+
+}  // namespace nn_functional_loss_test
 
 }  // namespace nn_functional_loss_test

@@ -13,7 +13,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_functional_norm_test {
 
 namespace F = nn::functional;
 using autograd::gradcheck;
@@ -246,5 +246,5 @@ TEST(NnFunctionalNorm, Errors) {
   expect_error([] { F::batch_norm(zeros({2, 3}, kInt64), Tensor(), Tensor()); }, "batch_norm: expected a float32 or float64");
 }
 
-}  // namespace
+}  // namespace nn_functional_norm_test
 }  // namespace ember

@@ -156,11 +156,6 @@ TEST(NnFunctionalPool, Errors) {
   expect_error([] { F::max_pool1d(zeros({1, 4, 4}, kInt64), 2); }, "max_pool1d: expected a float32 or float64 input");
 }
 
-}  // namespace ember
-
-namespace ember {
-namespace {
-
 // Reference 2-d max pool (PyTorch's rule: scan the window row-major, take a
 // value greater than the best so far or a NaN): values and flat indices.
 std::pair<Tensor, Tensor> brute_max_pool2d(const Tensor& x, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
@@ -188,8 +183,6 @@ std::pair<Tensor, Tensor> brute_max_pool2d(const Tensor& x, int64_t kh, int64_t 
       }
   return {y, idx};
 }
-
-}  // namespace
 
 // The row-major 2-d max pool runs a separable kernel (Note [Separable planar
 // max pooling]): values and indices equal a window-by-window scan, including

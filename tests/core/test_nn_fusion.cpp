@@ -8,7 +8,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_fusion_test {
 
 namespace F = nn::functional;
 using F::ConvActivation;
@@ -192,5 +192,5 @@ TEST(ConvBnFoldCache, RefreshesAndAppliesOnlyWhereExact) {
                      1e-5);
 }
 
-}  // namespace
+}  // namespace nn_fusion_test
 }  // namespace ember

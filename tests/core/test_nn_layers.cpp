@@ -16,7 +16,7 @@
 #include "module_fixture.h"
 
 namespace ember {
-namespace {
+namespace nn_layers_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -457,12 +457,6 @@ TEST(NnLayersUsage, DocExample) {
   EXPECT_EQ(net->named_buffers().size(), 3u);
 }
 
-}  // namespace
-}  // namespace ember
-
-namespace ember {
-namespace {
-
 // Checkpoints written before PyTorch 0.4.1 (e.g. the original torchvision
 // ResNet weights) have no num_batches_tracked; strict loading accepts that,
 // as PyTorch's BatchNorm does, but not a missing running_mean.
@@ -479,5 +473,5 @@ TEST(NnLayersNorm, OldCheckpointWithoutNumBatchesTracked) {
   testing::expect_error([&] { net->load_state_dict(sd, true); }, "Missing key(s) in state_dict: \"1.running_mean\"");
 }
 
-}  // namespace
+}  // namespace nn_layers_test
 }  // namespace ember

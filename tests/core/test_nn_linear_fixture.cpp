@@ -7,7 +7,7 @@
 #include "module_fixture.h"
 
 namespace ember {
-namespace {
+namespace nn_linear_fixture_test {
 
 using testing::ModuleCase;
 
@@ -29,5 +29,5 @@ TEST(NnLinearFixture, Bilinear) {
   c.check(*m, {m(a, b)}, {a, b});
 }
 
-}  // namespace
+}  // namespace nn_linear_fixture_test
 }  // namespace ember

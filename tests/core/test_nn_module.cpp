@@ -9,7 +9,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace nn_module_test {
 
 using testing::expect_error;
 using testing::expect_tensor_near;
@@ -256,11 +256,6 @@ TEST(NnInit, SkipInitGuard) {
   EXPECT_TRUE(w.eq(1.0f).all().item<bool>());
 }
 
-}  // namespace
-}  // namespace ember
-
-namespace ember {
-namespace {
 TEST(NnUtils, ClipGradNormValueAndVectors) {
   Tensor a = tensor({3.0, 4.0}, kFloat64).requires_grad_();
   Tensor b = tensor({12.0}, kFloat64).requires_grad_();
@@ -284,5 +279,5 @@ TEST(NnUtils, ClipGradNormValueAndVectors) {
   testing::expect_tensor_near(b.detach(), tensor({3.0}, kFloat64));
   testing::expect_error([&] { nn::utils::vector_to_parameters(tensor({1.0}, kFloat64), {a, b}); }, "parameters hold 3");
 }
-}  // namespace
+}  // namespace nn_module_test
 }  // namespace ember

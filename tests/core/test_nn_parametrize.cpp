@@ -8,7 +8,7 @@
 #include "module_fixture.h"
 
 namespace ember {
-namespace {
+namespace nn_parametrize_test {
 
 namespace P = nn::utils::parametrize;
 using testing::ModuleCase;
@@ -510,5 +510,5 @@ TEST(NnParametrizeFixture, ConvModules) {
   expect_tensor_near(conv(x), nn::functional::conv2d(x, w, {.bias = conv->bias}), 1e-12, 1e-12);
 }
 
-}  // namespace
+}  // namespace nn_parametrize_test
 }  // namespace ember

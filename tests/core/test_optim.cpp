@@ -18,7 +18,7 @@ using namespace ember::optim;
 using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 
-namespace {
+namespace optim_test {
 
 Tensor fx(const std::string& name) { return ember::testing::fixture("optim", name); }
 
@@ -575,4 +575,4 @@ TEST(OptimErrors, AdamFamilySharesChecksAndState) {
   check_adam_family<RAdam>("RAdam", "exp_avg_sq");
 }
 
-}  // namespace
+}  // namespace optim_test

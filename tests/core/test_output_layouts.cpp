@@ -14,7 +14,7 @@
 using namespace ember;
 namespace F = ember::nn::functional;
 
-namespace {
+namespace output_layouts_test {
 
 // In the order of LAYOUTS in scripts/fixtures/layouts.py.
 const char* const kLayouts[] = {"contig", "cl", "transposed", "sliced", "perm", "cl_sliced"};
@@ -154,8 +154,6 @@ std::vector<LayoutCase> cases() {
   };
 }
 
-}  // namespace
-
 TEST(OutputLayouts, MatchPytorch) {
   int compared = 0, channels_last_inputs = 0;
   for (const LayoutCase& c : cases()) {
@@ -227,3 +225,5 @@ TEST(OutputLayouts, NonDenseInputsKeepTheirStrideOrder) {
   EXPECT_EQ(empty_cl.suggest_memory_format(), MemoryFormat::Contiguous);
   EXPECT_EQ(F::max_pool2d(empty_cl, 2).strides(), IntArrayRef({12, 4, 2, 1}));
 }
+
+}  // namespace output_layouts_test

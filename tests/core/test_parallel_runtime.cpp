@@ -24,7 +24,7 @@
 #include "runtime/openmp_calls.h"
 #include "runtime/thread_pool.h"
 
-namespace {
+namespace parallel_runtime_test {
 
 using namespace ember;
 
@@ -353,4 +353,4 @@ TEST(SharedCores, OtherBusyProcessesAreNoticed) {
   EXPECT_TRUE(noticed);
 }
 
-}  // namespace
+}  // namespace parallel_runtime_test

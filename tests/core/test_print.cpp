@@ -9,13 +9,12 @@
 
 using namespace ember;
 
-namespace {
+namespace print_test {
 std::string str(const Tensor& t) {
   std::ostringstream os;
   os << t;
   return os.str();
 }
-}  // namespace
 
 TEST(Print, Integers) {
   EXPECT_EQ(str(tensor({{1, -20, 300}, {4, 5, 6}})), "tensor([[  1, -20, 300],\n        [  4,   5,   6]])");
@@ -95,3 +94,5 @@ TEST(Print, NonContiguousAndUndefined) {
   EXPECT_EQ(str(tensor({{1, 2}, {3, 4}}).t()), "tensor([[1, 3],\n        [2, 4]])");
   EXPECT_EQ(str(Tensor()), "[ Tensor (undefined) ]");
 }
+
+}  // namespace print_test

@@ -9,7 +9,7 @@
 
 using namespace ember;
 
-namespace {
+namespace properties_test {
 
 // Element of t at a multi-index given for t's own dims, as double (exact for
 // every dtype used here).
@@ -93,8 +93,6 @@ struct Gen {
     return types[uniform(0, 7)];
   }
 };
-
-}  // namespace
 
 TEST(Properties, BinaryOpsBroadcastAcrossLayoutsAndDtypes) {
   Gen g;
@@ -189,3 +187,5 @@ TEST(Properties, ReductionsOverRandomDims) {
     }
   }
 }
+
+}  // namespace properties_test

@@ -16,7 +16,7 @@ namespace F = ember::nn::functional;
 using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 
-namespace {
+namespace pytorch_parity_test {
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -30,8 +30,6 @@ Tensor grad_of(const std::function<Tensor(const Tensor&)>& fn, const Tensor& x0)
   fn(x).sum().backward();
   return x.grad();
 }
-
-}  // namespace
 
 // ---- 1. sum/prod with dtype= cast the input first ----
 
@@ -412,3 +410,5 @@ TEST(PytorchParity, ZeroDimTransposeAndRollRaise) {
   // Without dims a 0-d tensor rolls as one element: tensor(1.)
   EXPECT_EQ(s.roll({1}).item<double>(), 1.0);
 }
+
+}  // namespace pytorch_parity_test

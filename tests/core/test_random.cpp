@@ -17,7 +17,7 @@
 
 using namespace ember;
 
-namespace {
+namespace random_test {
 
 std::vector<double> values(const Tensor& t) {
   Tensor d = t.to(kFloat64).contiguous();
@@ -58,8 +58,6 @@ double chi_square_limit(int df) {
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 
 constexpr int64_t kN = 1 << 20;
-
-}  // namespace
 
 TEST(Random, PhiloxKnownAnswers) {
   // Random123's kat_vectors for philox4x32_10.
@@ -403,14 +401,12 @@ TEST(Random, EmptyOutputsConsumeNothing) {
   EXPECT_EQ(g.offset(), before + 3);  // 4 float samples per Philox block
 }
 
-namespace {
 // A stand-in for an op with only a nondeterministic implementation (no CPU op
 // in Ember has one; see determinism.h).
 Tensor nondeterministic_op(const Tensor& t) {
   detail::alert_not_deterministic("nondeterministic_op");
   return t;
 }
-}  // namespace
 
 TEST(Determinism, FlagAndAlert) {
   EXPECT_FALSE(are_deterministic_algorithms_enabled());
@@ -486,3 +482,5 @@ TEST(Random, GeneratorScopeRedirectsTheDefault) {
   std::thread([&] { seen = &default_generator(); }).join();
   EXPECT_EQ(seen, &global_generator());
 }
+
+}  // namespace random_test

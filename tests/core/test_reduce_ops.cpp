@@ -19,7 +19,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace reduce_ops_test {
 
 const std::vector<std::vector<int64_t>> kMultiDims = {{0}, {1}, {2}, {-1}, {0, 2}, {0, 1, 2}};
 const std::vector<std::optional<int64_t>> kSingleDims = {0, 1, 2, -1, std::nullopt};
@@ -180,8 +180,6 @@ void run_on(const ReduceCase& c, const Tensor& x, const Tensor& flat, int64_t& o
     }
   }
 }
-
-}  // namespace
 
 // Runs on every device (device_test.h): fixtures are copied there, results
 // compared on the host.
@@ -417,3 +415,5 @@ TEST(ReduceOps, SumMeanProdIntoAnotherDType) {
   // Outputs no sum computes are refused, naming the op and the dtype.
   EXPECT_THROW(x.sum(kBool), Error);
 }
+
+}  // namespace reduce_ops_test

@@ -17,9 +17,8 @@ using ember::testing::at;
 using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 
-namespace {
+namespace scan_test {
 Tensor fx(const std::string& name) { return ember::testing::fixture("scan", name); }
-}  // namespace
 
 TEST(Scan, CumsumCumprodMatchTorch) {
   Tensor s = fx("s");
@@ -168,3 +167,5 @@ TEST(Scan, InnerSizeOneMoreThanALaneBlock) {
     EXPECT_TRUE(cumsum(x.to(kFloat32), dim).allclose(cs.to(kFloat32), 1e-6, 1e-6));  // the float32 kernel
   }
 }
+
+}  // namespace scan_test

@@ -14,7 +14,7 @@
 #include "serialize_test_util.h"
 
 namespace ember {
-namespace {
+namespace serialize_corrupt_test {
 
 enum class Loader { Safetensors, Torch };
 
@@ -43,7 +43,7 @@ std::string try_load(Loader loader, const std::string& bytes) {
 void fuzz_file(Loader loader, const std::string& good, uint32_t seed,
                const std::function<std::string(const std::string&)>& wrap = {}) {
   auto try_load = [&](Loader l, const std::string& bytes) {
-    return ember::try_load(l, wrap ? wrap(bytes) : bytes);
+    return serialize_corrupt_test::try_load(l, wrap ? wrap(bytes) : bytes);
   };
   ASSERT_EQ(try_load(loader, good), "");
   std::mt19937 rng(seed);
@@ -128,5 +128,5 @@ TEST(SerializeCorrupt, TorchPickleStateDict) { fuzz_zip_pickle("state_dict_zip.p
 TEST(SerializeCorrupt, TorchPickleNested) { fuzz_zip_pickle("nested_zip.pt", 9); }
 TEST(SerializeCorrupt, TorchPickleProtocol4) { fuzz_zip_pickle("nested_p4.pt", 10); }
 
-}  // namespace
+}  // namespace serialize_corrupt_test
 }  // namespace ember

@@ -14,7 +14,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace serialize_memory_test {
 
 using namespace std::string_literals;
 using serialize::IValue;
@@ -334,5 +334,5 @@ TEST(SerializeMemory, ManySmallTensorsLoad) {
     EXPECT_EQ(loaded.at("layer" + std::to_string(i) + ".bias").to_tensor().item<float>(), float(i));
 }
 
-}  // namespace
+}  // namespace serialize_memory_test
 }  // namespace ember

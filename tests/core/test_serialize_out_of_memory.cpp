@@ -11,7 +11,7 @@
 #include "serialize_test_util.h"
 
 namespace ember {
-namespace {
+namespace serialize_out_of_memory_test {
 
 using namespace std::string_literals;
 using testing::PickleWriter;
@@ -103,5 +103,5 @@ TEST_F(SerializeOutOfMemory, SharedStringsFitInRealMemory) {
   EXPECT_EQ(run("torch", "shared.pt", torch_zip(w.bytes())), "LOADED");
 }
 
-}  // namespace
+}  // namespace serialize_out_of_memory_test
 }  // namespace ember

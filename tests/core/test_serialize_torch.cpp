@@ -10,7 +10,7 @@
 #include "tensor_expect.h"
 
 namespace ember {
-namespace {
+namespace serialize_torch_test {
 
 using namespace std::string_literals;
 using serialize::IValue;
@@ -270,5 +270,5 @@ TEST(SerializeTorch, BrokenLegacyFiles) {
   expect_error([&] { load(magic); }, "bad magic number");
 }
 
-}  // namespace
+}  // namespace serialize_torch_test
 }  // namespace ember

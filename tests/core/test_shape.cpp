@@ -13,7 +13,7 @@ using ember::testing::at;
 using ember::testing::expect_error;
 using ember::testing::expect_tensor_near;
 
-namespace {
+namespace shape_test {
 Tensor fx(const std::string& name) { return ember::testing::fixture("shape", name); }
 
 // A float64 tensor whose value at (i, j, k) is 100 i + 10 j + k.
@@ -25,7 +25,6 @@ Tensor coded(int64_t a, int64_t b, int64_t c) {
       for (int64_t k = 0; k < c; ++k) p[(i * b + j) * c + k] = 100.0 * i + 10.0 * j + k;
   return t;
 }
-}  // namespace
 
 // ---- cat / stack ----
 TEST(ShapeCat, PromotesAcrossInputsLikeTorch) {
@@ -310,3 +309,5 @@ TEST(ShapePad, Errors) {
   expect_error([&] { pad(x, {-2, -1}, "replicate"); }, "too small");
   expect_error([&] { pad(ones({1, 2, 0}), {1, 1}, "replicate"); }, "non-empty padded dims");
 }
+
+}  // namespace shape_test

@@ -30,7 +30,7 @@ extern "C" __attribute__((weak)) const char* __asan_default_options() { return "
 #endif
 
 namespace ember {
-namespace {
+namespace size_overflow_test {
 
 using i128 = __int128;
 constexpr int64_t kMax = INT64_MAX;
@@ -649,5 +649,5 @@ TEST(SizeOverflow, NnOutputSizes) {
   testing::expect_error([&] { nn::functional::pixel_shuffle(zeros({1, 4, 2, 2}), k62); }, "pixel_shuffle: integer overflow");
 }
 
-}  // namespace
+}  // namespace size_overflow_test
 }  // namespace ember

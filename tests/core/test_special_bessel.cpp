@@ -19,7 +19,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace special_bessel_test {
 
 using testing::kTightGradcheck;
 namespace S = ember::special;
@@ -193,5 +193,5 @@ TEST(SpecialBesselAutograd, ValuesAtZeroAndNodeNames) {
   EXPECT_EQ(S::bessel_j1(x).grad_fn()->name(), "SpecialBesselJ1Backward0");
 }
 
-}  // namespace
+}  // namespace special_bessel_test
 }  // namespace ember

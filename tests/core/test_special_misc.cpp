@@ -21,7 +21,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace special_misc_test {
 
 using testing::kTightGradcheck;
 namespace S = ember::special;
@@ -295,5 +295,5 @@ TEST(SpecialMiscAutograd, SpecialPointsAndNodeNames) {
   EXPECT_EQ(S::round(x, 1).grad_fn()->name(), "RoundBackward0");  // torch: RoundBackward1 (the decimals overload)
 }
 
-}  // namespace
+}  // namespace special_misc_test
 }  // namespace ember

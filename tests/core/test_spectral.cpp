@@ -15,7 +15,7 @@
 #include "gradcheck_tight.h"
 
 namespace ember {
-namespace {
+namespace spectral_test {
 
 using testing::kTightGradcheck;
 using testing::expect_error;
@@ -228,5 +228,5 @@ TEST(SpectralGrad, StftAndIstft) {
       {z}, kTightGradcheck));
 }
 
-}  // namespace
+}  // namespace spectral_test
 }  // namespace ember

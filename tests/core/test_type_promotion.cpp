@@ -13,13 +13,12 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace type_promotion_test {
 DType at_index(const Tensor& table, int64_t i, int64_t j) {
   return static_cast<DType>(table.select(0, i).select(0, j).item<int64_t>());
 }
 Tensor table(const std::string& name) { return load_npy(fixture_path("core/promotion/" + name + ".npy")); }
 DType D(int i) { return static_cast<DType>(i); }
-}  // namespace
 
 TEST(TypePromotion, PromoteTypesAndCanCastMatchTorch) {
   Tensor promote = table("promote_types"), cast = table("can_cast");
@@ -144,3 +143,5 @@ TEST(TypePromotion, OutWithAnotherDtype) {
   exp_out(ex, tensor<int64_t>({0, 1}));
   EXPECT_NEAR(at<double>(ex, {1}), std::exp(1.0), 1e-6) << "computed in float32, stored in float64";
 }
+
+}  // namespace type_promotion_test

@@ -8,7 +8,7 @@
 #include <ember/core/warning.h>
 
 namespace ember {
-namespace {
+namespace warning_test {
 
 // Restores the process-wide handler on scope exit, whatever a test does.
 struct RestoreProcessHandler {
@@ -87,5 +87,5 @@ TEST(Warning, EmptyGuardPrintsWhateverTheProcessHandler) {
   EXPECT_EQ(process_wide, 0);
 }
 
-}  // namespace
+}  // namespace warning_test
 }  // namespace ember

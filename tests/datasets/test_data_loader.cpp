@@ -26,7 +26,7 @@ using namespace ember;
 using namespace ember::datasets;
 using namespace ember::testing;
 
-namespace {
+namespace data_loader_test {
 
 // Samples draw random numbers from default_generator(), as random transforms do.
 class NoisyDataset : public Dataset<std::pair<Tensor, int64_t>> {
@@ -47,8 +47,6 @@ std::vector<std::vector<int64_t>> batches_of(DataLoader<int64_t>& loader) {
   for (auto& batch : loader) out.push_back(to_vector(batch));
   return out;
 }
-
-}  // namespace
 
 TEST(DataLoader, SequentialBatchesWithLastPartial) {
   auto dataset = std::make_shared<CountingDataset>(10);
@@ -568,3 +566,5 @@ TEST(DataLoader, ManyShortEpochsDoNotLeakThreads) {
   }
   EXPECT_EQ(count_threads_settled(baseline), baseline);
 }
+
+}  // namespace data_loader_test

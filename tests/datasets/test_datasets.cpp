@@ -18,7 +18,7 @@ using namespace ember;
 using namespace ember::datasets;
 using namespace ember::testing;
 
-namespace {
+namespace datasets_test {
 
 // Sample i is offset + i.
 class Numbers : public Dataset<int64_t> {
@@ -33,8 +33,6 @@ class Numbers : public Dataset<int64_t> {
  private:
   int64_t n_, offset_;
 };
-
-}  // namespace
 
 TEST(Subset, IndexesThroughItsList) {
   auto base = std::make_shared<Numbers>(10, 100);
@@ -149,3 +147,5 @@ TEST(MapDataset, RandomTransformsFollowTheGeneratorScope) {
   EXPECT_GE(a, 1.0);
   EXPECT_LT(a, 2.0);
 }
+
+}  // namespace datasets_test

@@ -6,7 +6,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_cifar_test {
 
 using ember::testing::at;
 using ember::testing::copy_tree;
@@ -142,5 +142,6 @@ TEST(FormatsCIFAR, MissingAndBadFiles) {
   EXPECT_EMBER_ERROR(ok.get(3), "CIFAR10: index 3 is out of range");
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_cifar_test

@@ -9,7 +9,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_coco_test {
 
 using ember::testing::at;
 using ember::testing::copy_tree;
@@ -208,5 +208,6 @@ TEST(FormatsCoco, MissingOptionalFields) {
   EXPECT_EQ(ds.categories()[0].supercategory, "");
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_coco_test

@@ -8,7 +8,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_concurrency_test {
 
 using ember::testing::formats_dir;
 using ember::testing::tensors_equal;
@@ -61,5 +61,6 @@ TEST(FormatsConcurrency, AllFormats) {
   });
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_concurrency_test

@@ -11,7 +11,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_fake_data_test {
 
 using ember::testing::tensors_equal;
 
@@ -76,5 +76,6 @@ TEST(FormatsFakeData, Errors) {
   EXPECT_EMBER_ERROR(ds.get(3), "FakeData: index 3 is out of range for a dataset of 3 samples");
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_fake_data_test

@@ -13,7 +13,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_folder_test {
 
 using ember::testing::at;
 using ember::testing::formats_dir;
@@ -190,5 +190,6 @@ TEST(FormatsDatasetFolder, FindClassesAndMakeDataset) {
   EXPECT_FALSE(has_file_allowed_extension("x.jpg.txt", img_extensions()));
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_folder_test

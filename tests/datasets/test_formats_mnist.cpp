@@ -8,7 +8,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_mnist_test {
 
 using ember::testing::at;
 using ember::testing::copy_tree;
@@ -201,5 +201,6 @@ TEST(FormatsMNIST, MissingFilesNameTheLayout) {
   EXPECT_EMBER_ERROR(ds.get(6), "MNIST: index 6 is out of range for a dataset of 6 samples");
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_mnist_test

@@ -8,7 +8,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_transform_test {
 
 namespace T = vision::transforms;
 using ember::testing::tensors_equal;
@@ -44,5 +44,6 @@ TEST(FormatsImageTransform, HoldersPointersAndCallables) {
   EXPECT_TRUE(tensors_equal(ds.get(1).first, plain.get(1).first.to(kFloat32) * 2));
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_transform_test

@@ -7,7 +7,7 @@
 #include "formats_test_util.h"
 
 namespace ember::datasets {
-namespace {
+namespace formats_voc_test {
 
 using ember::testing::at;
 using ember::testing::copy_tree;
@@ -219,5 +219,6 @@ TEST(FormatsVOC, BadAnnotations) {
                      "2009_000003.xml: object 0 is a \"unicorn\", not one of VOC's 20 classes");
 }
 
-}  // namespace
 }  // namespace ember::datasets
+
+}  // namespace formats_voc_test

@@ -19,7 +19,7 @@ using namespace ember;
 using namespace ember::datasets;
 using namespace ember::testing;
 
-namespace {
+namespace iterable_test {
 
 // The numbers [0, n), split between workers with worker_range (or not at
 // all), optionally slow and optionally failing at one value.
@@ -81,8 +81,6 @@ std::vector<std::vector<int64_t>> expected_order(int64_t n, int64_t workers, int
   }
   return out;
 }
-
-}  // namespace
 
 TEST(IterableDataLoader, WorkerRangeSplitsEvenly) {
   std::vector<int64_t> sizes;
@@ -227,3 +225,5 @@ TEST(IterableDataLoader, SizeIsUnknownWithoutTheDatasetsSize) {
     if (++k == 10) break;  // an endless stream ends when the loop does
   }
 }
+
+}  // namespace iterable_test

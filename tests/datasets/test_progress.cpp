@@ -12,15 +12,13 @@ using ember::ProgressBar;
 using ember::ProgressBarOptions;
 using ember::ProgressValue;
 
-namespace {
+namespace progress_test {
 
 int count(const std::string& s, const std::string& what) {
   int n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
   return n;
 }
-
-}  // namespace
 
 TEST(ProgressBar, FormatMeterLikeTqdm) {
   EXPECT_EQ(ProgressBar::format_meter(45, 100, 4.478, "epoch 3", "it", "loss=0.123", true, 0),
@@ -147,3 +145,5 @@ TEST(ProgressBar, ProgressOverARange) {
   // Closed when the loop ended: the final line is there already.
   EXPECT_NE(out.str().find("items: 100% 5/5"), std::string::npos) << out.str();
 }
+
+}  // namespace progress_test

@@ -19,7 +19,7 @@ using namespace ember;
 using namespace ember::datasets;
 using namespace ember::testing;
 
-namespace {
+namespace samplers_test {
 
 std::vector<int64_t> iota(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
@@ -39,8 +39,6 @@ void expect_binomial(int64_t count, int64_t n, double p, const std::string& what
   const double sd = std::sqrt(static_cast<double>(n) * p * (1 - p));
   EXPECT_LE(std::abs(static_cast<double>(count) - mean), 5 * sd) << what << ": " << count << " vs " << mean;
 }
-
-}  // namespace
 
 TEST(Samplers, Sequential) {
   SequentialSampler s(5);
@@ -235,3 +233,5 @@ TEST(DistributedSampler, Errors) {
   EXPECT_NE(thrown_message([] { DistributedSampler(10, {.num_replicas = 0}); }).find("num_replicas should be positive"),
             std::string::npos);
 }
+
+}  // namespace samplers_test

@@ -11,7 +11,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace audio_bad_input_test {
 
 struct Backend {
   std::string name;
@@ -177,10 +177,6 @@ TEST(AudioBadInput, BadBytes) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 TEST(AudioDispatch, MissingBackendRaisesClearly) {
   // The default is "sox" when built, else "ffmpeg" (tests that switch restore it).
   EXPECT_EQ(audio::get_audio_backend(), has_backend("sox") ? "sox" : "ffmpeg");
@@ -206,4 +202,4 @@ TEST(AudioDispatch, MissingBackendRaisesClearly) {
   }
 }
 
-}  // namespace
+}  // namespace audio_bad_input_test

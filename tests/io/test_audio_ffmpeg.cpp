@@ -11,7 +11,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace audio_ffmpeg_test {
 
 class AudioFFmpeg : public ::testing::Test {
  protected:
@@ -184,10 +184,6 @@ TEST_F(AudioFFmpeg, DispatchAndChannelsLast) {
   audio::set_audio_backend(before);
 }
 
-}  // namespace
-
-namespace {
-
 TEST(AudioThreads, ConcurrentLoadsAgree) {
   // Both backends from several threads at once (SoX calls are serialized,
   // Note [SoX is single-threaded]; FFmpeg's run in parallel).
@@ -230,4 +226,4 @@ TEST_F(AudioFFmpeg, FormatOverride) {
   EXPECT_TRUE(same_tensor(a.waveform, audio::ffmpeg::load(out.str(), 0, -1, true, true, "wav").waveform));
 }
 
-}  // namespace
+}  // namespace audio_ffmpeg_test

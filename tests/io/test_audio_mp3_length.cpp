@@ -19,7 +19,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace audio_mp3_length_test {
 
 class Mp3Length : public ::testing::Test {
  protected:
@@ -303,4 +303,4 @@ TEST_F(Mp3Length, SoxBackendKeepsTheInfoFrameAndTheDelay) {
   }
 }
 
-}  // namespace
+}  // namespace audio_mp3_length_test

@@ -7,7 +7,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace audio_sox_test {
 
 class AudioSox : public ::testing::Test {
  protected:
@@ -141,4 +141,4 @@ TEST_F(AudioSox, SaveChannelsLastAndFormatOverride) {
   EXPECT_TRUE(same_tensor(x, back.waveform));
 }
 
-}  // namespace
+}  // namespace audio_sox_test

@@ -9,7 +9,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_bad_chunks_test {
 
 // Offset of the first chunk of `type` in a PNG (its length field), or 0.
 size_t find_chunk(const std::vector<uint8_t>& png, const char* type) {
@@ -43,8 +43,6 @@ std::string error_of_png(const std::vector<uint8_t>& v) {
     return e.what();
   }
 }
-
-}  // namespace
 
 TEST(IoImageBadChunks, PngCrcErrorInCriticalChunksRaise) {
   for (const char* type : {"IHDR", "IDAT"}) {
@@ -171,8 +169,6 @@ TEST(IoImageBadChunks, JpegWithoutImageDataRaises) {
   EXPECT_TRUE(contains(decode_error(bytes_of(v)), "decode_jpeg"));
 }
 
-namespace {
-
 // basn2c08 with a chunk of `type` declaring `length` bytes (holding `data`,
 // with a correct CRC when it is all there) inserted before IDAT.
 std::vector<uint8_t> with_chunk_before_idat(const char* type, uint32_t length, const std::string& data) {
@@ -186,8 +182,6 @@ std::vector<uint8_t> with_chunk_before_idat(const char* type, uint32_t length, c
   v.insert(v.begin() + idat, chunk.begin(), chunk.end());
   return v;
 }
-
-}  // namespace
 
 TEST(IoImageBadChunks, PngTextChunksAreSkipped) {
   const Tensor clean = io::decode_png(bytes_of(basn2c08()));
@@ -237,3 +231,5 @@ TEST(IoImageBadChunks, PngBadSignaturesRaise) {
   crlf.insert(crlf.begin() + 7, 0x0D);  // ... \x1a\r\n
   EXPECT_TRUE(contains(error_of_png(crlf), "not a PNG file"));
 }
+
+}  // namespace image_bad_chunks_test

@@ -12,7 +12,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_bad_input_test {
 
 // Decodes, and returns "" or the error message; anything but ember::Error fails.
 std::string try_decode(const Tensor& data, io::ImageReadMode mode = io::ImageReadMode::UNCHANGED) {
@@ -36,8 +36,6 @@ std::vector<uint8_t> png_claiming(uint32_t width, uint32_t height, uint8_t color
   put_be32(v, 29, png_crc32(v.data() + 12, 17));
   return v;
 }
-
-}  // namespace
 
 TEST(IoImageBadInput, DamagedFilesFromOtherProjectsRaise) {
   for (const char* name : {"damaged_corrupt.jpg", "damaged_corrupt34_2.jpg", "damaged_corrupt34_3.jpg",
@@ -139,3 +137,5 @@ TEST(IoImageBadInput, GarbageAfterTheImageIsIgnored) {
     EXPECT_TRUE(io::decode_image(bytes_of(v)).equal(clean)) << name;
   }
 }
+
+}  // namespace image_bad_input_test

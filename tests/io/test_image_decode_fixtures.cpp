@@ -14,7 +14,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_decode_fixtures_test {
 
 struct DecodeCase {
   std::string image, op, mode, expect;
@@ -145,4 +145,4 @@ TEST(IoImageManifest, CoversTheImageKinds) {
     EXPECT_TRUE(has(image)) << image;
 }
 
-}  // namespace
+}  // namespace image_decode_fixtures_test

@@ -8,14 +8,12 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_decode_limit_test {
 
 // Restores the default limit when a test ends, failed or not.
 struct LimitGuard {
   ~LimitGuard() { io::set_image_decode_limit(0); }
 };
-
-}  // namespace
 
 TEST(IoImageDecodeLimit, DefaultIsTwoGiB) {
   EXPECT_EQ(io::image_decode_limit(), uint64_t{1} << 31);
@@ -91,3 +89,5 @@ TEST(IoImageDecodeLimit, DeclaredSizesNeverWrap) {
   }
   EXPECT_THROW(io::detail::check_decoded_size("decode_png", 0, 5, 3), Error);
 }
+
+}  // namespace image_decode_limit_test

@@ -10,7 +10,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_fuzz_regressions_test {
 
 constexpr io::ImageReadMode kModes[] = {io::ImageReadMode::UNCHANGED, io::ImageReadMode::GRAY,
                                         io::ImageReadMode::GRAY_ALPHA, io::ImageReadMode::RGB,
@@ -25,8 +25,6 @@ void decode_or_raise(F&& decode) {
   } catch (const Error&) {
   }
 }
-
-}  // namespace
 
 TEST(IoImageFuzzRegressions, EveryInputDecodesOrRaises) {
   const std::filesystem::path dir = io_data("fuzz_regressions");
@@ -45,3 +43,5 @@ TEST(IoImageFuzzRegressions, EveryInputDecodesOrRaises) {
   }
   RecordProperty("inputs", inputs);
 }
+
+}  // namespace image_fuzz_regressions_test

@@ -14,7 +14,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace image_ycck_test {
 
 // Encodes interleaved H x W x 4 CMYK bytes as a YCCK JPEG (no error handling
 // beyond libjpeg's default exit: the input is always valid).
@@ -51,8 +51,6 @@ int cmyk_to_rgb(int k, int cmy) {
   return std::clamp(k - v, 0, 255);
 }
 
-}  // namespace
-
 TEST(IoImageYcck, DecodesAndConverts) {
   const int h = 24, w = 32;
   std::vector<uint8_t> cmyk(size_t(h) * w * 4);
@@ -87,3 +85,5 @@ TEST(IoImageYcck, DecodesAndConverts) {
     ASSERT_EQ(gray.data_ptr<uint8_t>()[i], (r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16) << i;
   }
 }
+
+}  // namespace image_ycck_test

@@ -16,7 +16,7 @@
 using namespace ember;
 using namespace ember::testing;
 
-namespace {
+namespace io_out_of_memory_test {
 
 constexpr const char* kChild = "IoOutOfMemoryChild.Run";
 
@@ -119,4 +119,4 @@ TEST_F(IoOutOfMemory, AudioLoad) {
   EXPECT_TRUE(contains(line, "ERROR: audio::load: '" + path_ + "': out of memory")) << line;
 }
 
-}  // namespace
+}  // namespace io_out_of_memory_test

@@ -8,7 +8,7 @@
 #include "video_test_util.h"
 
 namespace ember::testing {
-namespace {
+namespace video_bad_input_test {
 
 // Reads every frame of the video stream; returns the frame count.
 int64_t read_all(const std::string& path, bool strict) {
@@ -99,5 +99,6 @@ TEST(VideoBadInput, DamagedCopiesNeverCrash) {
   }
 }
 
-}  // namespace
 }  // namespace ember::testing
+
+}  // namespace video_bad_input_test

@@ -11,7 +11,7 @@
 #include "video_test_util.h"
 
 namespace ember::testing {
-namespace {
+namespace video_fixtures_test {
 
 using Records = std::vector<std::vector<std::string>>;
 
@@ -176,5 +176,6 @@ INSTANTIATE_TEST_SUITE_P(Torchvision, VideoFixture, ::testing::ValuesIn(fixture_
                            return s;
                          });
 
-}  // namespace
 }  // namespace ember::testing
+
+}  // namespace video_fixtures_test

@@ -22,7 +22,7 @@
 #endif
 
 namespace ember::testing {
-namespace {
+namespace video_reader_test {
 
 static_assert(std::input_iterator<io::VideoReader::iterator>);
 static_assert(std::ranges::input_range<io::VideoReader>);
@@ -200,5 +200,6 @@ TEST(VideoReader, MemoryStaysFlat) {
   EXPECT_LT(rss_kb() - before, 20 * 1024);
 }
 
-}  // namespace
 }  // namespace ember::testing
+
+}  // namespace video_reader_test

@@ -14,7 +14,7 @@
 #include "video_test_util.h"
 
 namespace ember::testing {
-namespace {
+namespace video_truncated_test {
 
 struct Container {
   const char* ext;
@@ -280,5 +280,6 @@ TEST(VideoTruncatedAt, UnknownBytePositionIsLeftOut) {
   EXPECT_GT(with_position, 0) << "no damaged frame of known position was met";
 }
 
-}  // namespace
 }  // namespace ember::testing
+
+}  // namespace video_truncated_test

@@ -7,7 +7,7 @@
 #include "video_test_util.h"
 
 namespace ember::testing {
-namespace {
+namespace video_write_test {
 
 // [T, H, W, 3] moving gradients: smooth enough for lossy codecs to keep.
 Tensor test_frames(int64_t t, int64_t h, int64_t w) {
@@ -165,5 +165,6 @@ TEST(VideoWrite, BadArguments) {
   EXPECT_THROW(io::write_video("/nonexistent/dir/x.mp4", test_frames(2, 16, 16), 10, "mpeg4"), Error);
 }
 
-}  // namespace
 }  // namespace ember::testing
+
+}  // namespace video_write_test

@@ -18,7 +18,7 @@ using namespace ember;
 using namespace ember::testing;
 namespace F = ember::nn::functional;
 
-namespace {
+namespace classification_parity_test {
 
 struct ParityCase {
   std::string name;
@@ -117,8 +117,6 @@ const ParityCase kWideResNet50{"wide_resnet50_2", "conv1.weight", "bn1"};
 const ParityCase kVgg11Bn{"vgg11_bn", "features.0.weight", "features.1", "classifier."};
 const ParityCase kDenseNet121{"densenet121", "features.conv0.weight", "features.norm0"};
 
-}  // namespace
-
 TEST(ClassificationParity, ResNet18Eval) { check_eval(kResNet18, false); }
 TEST(ClassificationParity, ResNet18EvalChannelsLast) { check_eval(kResNet18, true); }
 TEST(ClassificationParity, ResNet18Train) { check_train(kResNet18, false); }
@@ -137,3 +135,5 @@ TEST(ClassificationParity, DenseNet121Train) { check_train(kDenseNet121, false);
 TEST(ClassificationParity, DenseNet121TrainFloat64) { check_train(kDenseNet121, false, kFloat64); }
 TEST(ClassificationParity, ResNet50TrainFloat64) { check_train(kResNet50, false, kFloat64); }
 TEST(ClassificationParity, ResNeXt50TrainFloat64) { check_train(kResNeXt50, true, kFloat64); }
+
+}  // namespace classification_parity_test

@@ -12,7 +12,7 @@ using namespace ember;
 using namespace ember::testing;
 namespace F = ember::nn::functional;
 
-namespace {
+namespace densenet_test {
 
 models::DenseNet tiny_densenet(bool memory_efficient = false) {
   auto net = models::DenseNet(models::DenseNetOptions{.growth_rate = 8,
@@ -52,8 +52,6 @@ void check_tiny_train(const std::string& case_name, bool memory_efficient, DType
   }
 }
 
-}  // namespace
-
 TEST(DenseNet, TinyCheckpointEval) {
   auto net = tiny_densenet();
   net->eval();
@@ -66,3 +64,5 @@ TEST(DenseNet, TinyCheckpointTrainFloat64) { check_tiny_train("densenet_tiny", f
 
 TEST(DenseNet, TinyMemoryEfficientTrain) { check_tiny_train("densenet_tiny_me", true, kFloat32); }
 TEST(DenseNet, TinyMemoryEfficientTrainFloat64) { check_tiny_train("densenet_tiny_me", true, kFloat64); }
+
+}  // namespace densenet_test

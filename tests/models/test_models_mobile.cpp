@@ -19,7 +19,7 @@
 #include "npy.h"
 
 namespace ember {
-namespace {
+namespace models_mobile_test {
 
 namespace F = nn::functional;
 using testing::fixture_path;
@@ -275,5 +275,5 @@ TEST_P(MobileModelsTraining, StepMatchesTorchvision) {
 INSTANTIATE_TEST_SUITE_P(Torchvision, MobileModelsTraining, ::testing::ValuesIn(case_runs()),
                          [](const auto& info) { return info.param.c.name + "_" + info.param.run.tag; });
 
-}  // namespace
+}  // namespace models_mobile_test
 }  // namespace ember

@@ -14,7 +14,7 @@
 #include "npy.h"
 
 namespace ember {
-namespace {
+namespace models_mobile_arch_test {
 
 using models::ImageClassifier;
 using testing::fixture_path;
@@ -273,5 +273,5 @@ TEST(MobileModelsArch, Errors) {
   expect_error([&] { inc->forward(randn({1, 3, 74, 80})); }, "Inception3: expected images of at least 75x75");
 }
 
-}  // namespace
+}  // namespace models_mobile_arch_test
 }  // namespace ember

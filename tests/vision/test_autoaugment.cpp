@@ -28,7 +28,7 @@ namespace F = ember::vision::transforms::functional;
 using F::AugmentOp;
 using F::AugmentStep;
 
-namespace {
+namespace autoaugment_test {
 
 std::string dir() { return ember::testing::fixture_path("vision/vision_autoaugment"); }
 Tensor npy(const std::string& name) { return ember::testing::load_npy(dir() + "/" + name + ".npy"); }
@@ -165,8 +165,6 @@ Tensor test_image(std::vector<int64_t> shape, uint64_t seed) {
   const Tensor ramp = (arange(h * w, kFloat32).view({h, w}) * (255.0 / static_cast<double>(h * w)));
   return (noise * 0.3 + ramp * 0.7).clamp(0, 255).to(kUInt8);
 }
-
-}  // namespace
 
 // ---- torchvision fixtures ----
 
@@ -512,8 +510,6 @@ TEST(AugMix, WeightsAreDrawnPerFirstDim) {
 
 // ---- draws ----
 
-namespace {
-
 // |count - n p| within 5 standard deviations of a binomial.
 void expect_frequency(int64_t count, int64_t n, double p, const std::string& what) {
   const double sd = std::sqrt(static_cast<double>(n) * p * (1 - p));
@@ -526,8 +522,6 @@ int64_t bin_of(const std::vector<double>& magnitudes, double m) {
     if (magnitudes[i] == m) return static_cast<int64_t>(i);
   return -1;
 }
-
-}  // namespace
 
 TEST(AutoAugment, DrawDistribution) {
   Generator g(123);
@@ -971,3 +965,5 @@ TEST(RandomSampling, DirichletMoments) {
   EXPECT_ERROR_MENTIONS(T::sample_dirichlet(full({2, 3}, 1, kInt64)), "sample_dirichlet", "int64");
   EXPECT_ERROR_MENTIONS(T::sample_dirichlet(full({2, 3}, 0.0, kFloat32)), "sample_dirichlet", "0");
 }
+
+}  // namespace autoaugment_test

@@ -15,7 +15,7 @@
 using namespace ember;
 namespace F = ember::vision::transforms::functional;
 
-namespace {
+namespace color_functional_test {
 
 const std::string kDir = "vision/vision_color/";
 
@@ -127,8 +127,6 @@ Mismatch compare(const Tensor& a, const Tensor& b) {
   return {diff.numel() ? diff.max().item<double>() : 0.0, diff.gt(0).sum().item<int64_t>()};
 }
 
-}  // namespace
-
 TEST(ColorFunctional, MatchesTorchvision) {
   const auto cases = manifest();
   ASSERT_GT(cases.size(), 200u);
@@ -170,3 +168,5 @@ TEST(ColorFunctional, MatchesTorchvision) {
   std::cout << "[          ] uint8 gaussian_blur/adjust_gamma values one unit from torchvision: " << off_by_one
             << " of " << uint8_values << "\n";
 }
+
+}  // namespace color_functional_test

@@ -19,15 +19,13 @@ using namespace ember::testing;
 namespace T = ember::vision::transforms;
 namespace F = ember::vision::transforms::functional;
 
-namespace {
+namespace geometry_resize_test {
 
 Tensor run_resize(const GeometryCase& c, const Tensor& img) {
   std::optional<int64_t> max_size;
   if (c.has("max_size")) max_size = c.integer("max_size");
   return F::resize(img, c.ints("size"), c.interpolation(), max_size, c.flag("antialias"));
 }
-
-}  // namespace
 
 TEST(GeometryResize, MatchesTorchvision) {
   int64_t uint8_off_by_one = 0, uint8_total = 0;
@@ -230,3 +228,5 @@ TEST(GeometryResize, Uint8MatchesFloatOverManySizes) {
                       what + " (channels last)");
   }
 }
+
+}  // namespace geometry_resize_test

@@ -16,7 +16,7 @@ using namespace ember::testing;
 namespace T = ember::vision::transforms;
 namespace F = ember::vision::transforms::functional;
 
-namespace {
+namespace geometry_transforms_test {
 
 Tensor test_image() { return geometry_npy("img_f32_3x23x31"); }
 
@@ -39,8 +39,6 @@ void expect_error(const std::function<void()>& f, const std::string& type, const
   EXPECT_NE(msg.find(type), std::string::npos) << "expected an error naming " << type << ", got: " << msg;
   EXPECT_NE(msg.find(value), std::string::npos) << "expected an error naming " << value << ", got: " << msg;
 }
-
-}  // namespace
 
 TEST(GeometryTransforms, DeterministicTransformsEqualTheFunctionals) {
   const Tensor img = test_image();
@@ -424,3 +422,5 @@ TEST(GeometryTransforms, ConstructionErrors) {
                  R"({"size": [4], "interpolation": "lanczos", "max_size": null, "antialias": null}, "children": []}})");
   }, "Resize", "lanczos");
 }
+
+}  // namespace geometry_transforms_test

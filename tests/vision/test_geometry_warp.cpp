@@ -13,7 +13,7 @@ using namespace ember::testing;
 namespace T = ember::vision::transforms;
 namespace F = ember::vision::transforms::functional;
 
-namespace {
+namespace geometry_warp_test {
 
 std::array<double, 2> pair_of(const std::vector<double>& v) { return {v.at(0), v.at(1)}; }
 
@@ -21,8 +21,6 @@ std::array<double, 2> pair_of(const std::vector<double>& v) { return {v.at(0), v
 double warp_tolerance(const GeometryCase& c, DType dtype) {
   return c.str("interpolation") == "nearest" ? 0.0 : resample_tolerance(dtype);
 }
-
-}  // namespace
 
 TEST(GeometryWarp, AffineMatchesTorchvision) {
   const auto matrices = geometry_matrices();
@@ -158,3 +156,5 @@ TEST(GeometryWarp, Errors) {
     EXPECT_NE(std::string(e.what()).find("-2"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace geometry_warp_test

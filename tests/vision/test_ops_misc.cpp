@@ -9,7 +9,7 @@
 #include <ember/vision/ops.h>
 
 namespace ember {
-namespace {
+namespace ops_misc_test {
 
 namespace ops = vision::ops;
 namespace F = nn::functional;
@@ -234,5 +234,5 @@ TEST(SqueezeExcitation, MatchesItsDefinition) {
   expect_error([] { ops::SqueezeExcitation(0, 2); }, "SqueezeExcitation: input_channels and squeeze_channels");
 }
 
-}  // namespace
+}  // namespace ops_misc_test
 }  // namespace ember

@@ -12,7 +12,7 @@
 using namespace ember;
 namespace T = ember::vision::transforms;
 
-namespace {
+namespace transform_containers_test {
 
 // A test transform: adds `value` (a saved parameter) to the image.
 class AddImpl : public T::TransformImpl {
@@ -48,8 +48,6 @@ void register_test_transforms() {
 }
 
 double scalar(const Tensor& t) { return t.item<double>(); }
-
-}  // namespace
 
 TEST(TransformContainers, ComposeAppliesInOrder) {
   T::Compose pipeline({Add(1.0), TimesTen(), Add(2.0)});
@@ -198,3 +196,5 @@ TEST(TransformContainers, TransformTravelsInACheckpoint) {
   EXPECT_EQ(scalar((*T::read_transform(loaded))(full({1}, 1.0))), 15.0);
   EXPECT_THROW(T::read_transform(loaded, "no_such_key"), Error);
 }
+
+}  // namespace transform_containers_test

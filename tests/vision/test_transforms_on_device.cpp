@@ -33,7 +33,7 @@ namespace T = ember::vision::transforms;
 namespace F = ember::vision::transforms::functional;
 using T::InterpolationMode;
 
-namespace {
+namespace transforms_on_device_test {
 
 constexpr uint32_t kU8 = dtype_bit(kUInt8), kF32 = dtype_bit(kFloat32), kF64 = dtype_bit(kFloat64);
 constexpr uint32_t kAllImages = kU8 | kF32 | kF64;
@@ -325,4 +325,4 @@ TEST(VisionTestDevice, MissingKernelNamesTheOpAndTheDevice) {
   EXPECT_EQ(F::resize(img, {4, 4}, InterpolationMode::Bilinear).device(), kTestDevice);
 }
 
-}  // namespace
+}  // namespace transforms_on_device_test
