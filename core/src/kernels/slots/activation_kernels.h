@@ -2,6 +2,9 @@
 // Kernel slots of nn::functional's activations (kernels in
 // kernels/cpu/activation_kernels.cpp). The ops (activation.cpp, softmax.cpp)
 // check arguments, allocate outputs and record the backward formulas.
+#include <cstddef>
+#include <iterator>
+
 #include "ember/core/tensor.h"
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/kernel_slot.h"
@@ -24,6 +27,12 @@ enum class ActOp {
   Mish,
   LogSigmoid,
 };
+// Op names (activation_slot is a family slot: missing_kernels reports single
+// ops). Elu's row computes elu, celu and selu.
+inline constexpr const char* kActOpNames[] = {
+    "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softsign",
+    "softshrink", "hardshrink", "tanhshrink", "threshold", "mish", "logsigmoid"};
+static_assert(std::size(kActOpNames) == static_cast<size_t>(ActOp::LogSigmoid) + 1);
 struct ActParams {
   double p0 = 0, p1 = 0, p2 = 0;
 };

@@ -4,6 +4,9 @@
 // restride operands; kernels only compute. Index values are checked by the
 // kernels as they read them (that is the only pass over them), and errors say
 // "<op>: index 5 is out of bounds for dimension 1 with size 4".
+#include <cstddef>
+#include <iterator>
+
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/kernel_slot.h"
 
@@ -52,6 +55,10 @@ struct ScatterGatherDims {
 using GatherFn = void(TensorIterator& iter, const ScatterGatherDims& dims);
 extern KernelSlot<GatherFn> gather_slot;
 enum class ScatterOp { Assign, Add, Multiply, Amax, Amin };
+// Op names (scatter_slot and scatter_scalar_slot are family slots:
+// missing_kernels reports single ops).
+inline constexpr const char* kScatterOpNames[] = {"assign", "add", "multiply", "amax", "amin"};
+static_assert(std::size(kScatterOpNames) == static_cast<size_t>(ScatterOp::Amin) + 1);
 // Operands (self, src, index), or (self, index) with a scalar value:
 // self[index[j]] (op)= src[j] or value.
 using ScatterFn = void(TensorIterator& iter, const ScatterGatherDims& dims, ScatterOp op);

@@ -1,12 +1,18 @@
 #pragma once
 // Kernel slots of the scan family. Ops (scan_ops.cpp) check dims, convert the
 // input to the result dtype and allocate outputs of the input's shape.
+#include <cstddef>
+#include <iterator>
+
 #include "ember/core/tensor.h"
 #include "kernels/slots/kernel_slot.h"
 
 namespace ember {
 
 enum class ScanOp { Sum, Prod, LogSumExp };
+// Op names (scan_slot is a family slot: missing_kernels reports single ops).
+inline constexpr const char* kScanOpNames[] = {"cumsum", "cumprod", "logcumsumexp"};
+static_assert(std::size(kScanOpNames) == static_cast<size_t>(ScanOp::LogSumExp) + 1);
 // out[..., i, ...] = op over in[..., 0..i, ...] along dim; in and out share dtype and shape.
 using ScanFn = void(const Tensor& in, Tensor& out, int64_t dim, ScanOp op);
 extern KernelSlot<ScanFn> scan_slot;
