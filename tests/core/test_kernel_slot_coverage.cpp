@@ -15,6 +15,12 @@
 
 #include "kernels/slots/activation_kernels.h"
 #include "kernels/slots/conv_kernels.h"
+#include "kernels/slots/copy_kernels.h"
+#include "kernels/slots/fft_kernels.h"
+#include "kernels/slots/linalg_kernels.h"
+#include "kernels/slots/shape_kernels.h"
+#include "kernels/slots/special_gamma_kernels.h"
+#include "kernels/slots/special_misc_kernels.h"
 #include "kernels/slots/indexing_kernels.h"
 #include "kernels/slots/kernel_slot.h"
 #include "kernels/slots/pool_kernels.h"
@@ -22,6 +28,7 @@
 #include "kernels/slots/reduce_kernels.h"
 #include "kernels/slots/scan_kernels.h"
 #include "kernels/slots/sort_kernels.h"
+#include "kernels/slots/elementwise_kernels.h"
 
 using namespace ember;
 
@@ -131,6 +138,13 @@ TEST(DeviceKernelSlots, EveryFamilySlotIsCheckedPerOp) {
                "pool_backward: max_pool (float32, float64)");
   expect_named(random_slot, RandomDist::Geometric, dtype_bit(kUInt8), "random: geometric (uint8)");
   expect_named(random_slot, RandomDist::BernoulliTensor, dtype_bit(kBool), "random: bernoulli_tensor (bool)");
+  // Slots whose kernel takes a bool that selects between two ops.
+  expect_named(cum_min_max_slot, 0, dtype_bit(kInt16), "cum_min_max: cummin (int16)");
+  expect_named(nn::functional::softmax_slot, 1, f16, "softmax: log_softmax (float16)");
+  expect_named(nn::functional::softmax_backward_slot, 0, kMaskFloat,
+               "softmax_backward: softmax (float32, float64)");
+  expect_named(triangle_slot, 1, dtype_bit(kBool), "triangle: tril (bool)");
+  expect_named(index_put_slot, 1, kMaskComplex, "index_put_: index_put_accumulate (complex64, complex128)");
 }
 
 // A dtype the CPU's kernel does not compute for an op is not asked of other
@@ -162,13 +176,16 @@ TEST(DeviceKernelSlots, PlainSlotsWithFewerDtypesAreNamed) {
   ASSERT_EQ(missing_integral.size(), 1u);
   EXPECT_EQ(missing_integral[0], "sort (uint8, int8, int16, int32, int64)");
   EXPECT_TRUE(missing_wider.empty()) << missing_wider[0];
-  // A slot the CPU registered for every dtype its op lets through (~0u): a
-  // backend registered for fewer is named with each of them.
-  auto* copy_kernel = index_gather_slot.kernel(kTestDevice);
-  ASSERT_EQ(index_gather_slot.dtype_masks()[kCpu], ~0u);
-  index_gather_slot.set(DeviceType::Test, copy_kernel, kMaskAll & ~kMaskComplex);
+  // A backend that registers no mask claims every dtype; one that moves no
+  // complex elements is named for them.
+  auto* gather_kernel = index_gather_slot.kernel(kTestDevice);
+  ASSERT_EQ(index_gather_slot.dtype_masks()[kCpu], kMaskAll);
+  index_gather_slot.set(DeviceType::Test, gather_kernel);
+  auto missing_unmasked = missing_kernels(DeviceType::Test);
+  index_gather_slot.set(DeviceType::Test, gather_kernel, kMaskAll & ~kMaskComplex);
   auto missing_complex = missing_kernels(DeviceType::Test);
-  index_gather_slot.set(DeviceType::Test, copy_kernel, ~0u);
+  index_gather_slot.set(DeviceType::Test, gather_kernel, kMaskAll);
+  EXPECT_TRUE(missing_unmasked.empty()) << missing_unmasked[0];
   ASSERT_EQ(missing_complex.size(), 1u);
   EXPECT_EQ(missing_complex[0], std::string(index_gather_slot.name()) + " (complex64, complex128)");
   EXPECT_TRUE(missing_kernels(DeviceType::Test).empty());
@@ -222,7 +239,8 @@ TEST(DeviceKernelSlots, CpuPerOpDtypesAreWhatTheCpuComputes) {
                  cpu_op_dtypes(scan_slot, ScanOp::Prod));
   EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { logcumsumexp(x, 1); }),
                  cpu_op_dtypes(scan_slot, ScanOp::LogSumExp));
-  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { cummax(x, 1); }), cum_min_max_slot.dtype_masks()[kCpu]);
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { cummin(x, 1); }), cpu_op_dtypes(cum_min_max_slot, 0));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { cummax(x, 1); }), cpu_op_dtypes(cum_min_max_slot, 1));
 
   EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { kthvalue(x, 2, 1); }),
                  cpu_op_dtypes(select_slot, SelectOp::Kth));
@@ -284,6 +302,58 @@ TEST(DeviceKernelSlots, CpuPerOpDtypesAreWhatTheCpuComputes) {
     EXPECT_MASK_EQ(dtypes_that_run(f), cpu_op_dtypes(F::pool_forward_slot, mode));
     EXPECT_EQ(cpu_op_dtypes(F::pool_backward_slot, mode), cpu_op_dtypes(F::pool_forward_slot, mode));
   }
+
+  // The softmax family (integral inputs are refused, complex too).
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { F::softmax(x, 1); }), cpu_op_dtypes(F::softmax_slot, 0));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { F::log_softmax(x, 1); }), cpu_op_dtypes(F::softmax_slot, 1));
+  EXPECT_EQ(cpu_op_dtypes(F::softmax_backward_slot, 0), cpu_op_dtypes(F::softmax_slot, 0));
+  EXPECT_EQ(cpu_op_dtypes(F::softmax_backward_slot, 1), cpu_op_dtypes(F::softmax_slot, 1));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { triu(x); }), cpu_op_dtypes(triangle_slot, 0));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { tril(x); }), cpu_op_dtypes(triangle_slot, 1));
+  const Tensor rows = tensor({1, 0, 1}, kInt64);
+  EXPECT_MASK_EQ(dtypes_that_run([&](const Tensor& x) { index_put(x, {rows}, x.narrow(0, 0, 1).reshape({3})); }),
+                 cpu_op_dtypes(index_put_slot, 0));
+  EXPECT_MASK_EQ(
+      dtypes_that_run([&](const Tensor& x) { index_put(x, {rows}, x.narrow(0, 0, 1).reshape({3}), true); }),
+      cpu_op_dtypes(index_put_slot, 1));
+
+  // Plain slots: the mask each CPU kernel registered.
+  const auto plain = [](const auto& slot) { return slot.dtype_masks()[kCpu]; };
+  EXPECT_MASK_EQ(dtypes_that_run([&](const Tensor& x) { gather(x, 0, index); }), plain(gather_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([&](const Tensor& x) { index_select(x, 0, tensor({1, 0}, kInt64)); }),
+                 plain(index_select_slot));
+  const Tensor odd = arange(6, kInt64).reshape({2, 3}).remainder(2).eq(1);
+  EXPECT_MASK_EQ(dtypes_that_run([&](const Tensor& x) { masked_select(x, odd); }),
+                 plain(masked_select_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { nonzero(x); }), plain(nonzero_slot));
+  // Ops that compute some dtypes without the kernel, or convert before it:
+  // nan_to_num copies integral and bool tensors (nothing to replace), clamp
+  // of bool by integer bounds computes in int64 (type promotion); the
+  // elementwise special functions compute integral and bool inputs in the
+  // default float dtype; the FFTs convert real inputs to their float (r2c) or
+  // complex (c2c, c2r) dtype first.
+  const uint32_t int_bool = kMaskIntegral | kMaskBool;
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { nan_to_num(x); }), plain(nan_to_num_slot), int_bool);
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { clamp(x, Scalar(2), Scalar(4)); }),
+                         plain(clamp_scalar_slot), kMaskBool);
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { softplus(x); }), plain(softplus_slot), int_bool);
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { mm(x, x.t()); }), plain(gemm_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { dot(x.flatten(), x.flatten()); }), plain(dot_slot));
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { special::logit(x); }), plain(logit_slot), int_bool);
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { special::xlog1py(x, x); }), plain(xlog1py_slot),
+                         int_bool);
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { special::polygamma(1, x); }), plain(polygamma_slot),
+                         int_bool);
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { special::round(x, 1); }), plain(round_decimals_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { roll(x, {1}, {1}); }), plain(remap_copy_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { x.clone().fill_(1); }), plain(fill_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { x.to(kFloat32); }), plain(copy_slot));
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { fft::rfft(x); }), plain(fft::detail::fft_r2c_slot),
+                         int_bool | kMaskReduced);
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { fft::fft(x); }), plain(fft::detail::fft_c2c_slot),
+                         kMaskReal | kMaskBool);
+  EXPECT_MASK_EQ_BESIDES(dtypes_that_run([](const Tensor& x) { fft::irfft(x); }), plain(fft::detail::fft_c2r_slot),
+                         kMaskReal | kMaskBool);
 
   // Random fills write their output's dtype.
   const std::pair<RandomDist, std::function<void(const Tensor&)>> draws[] = {

@@ -234,7 +234,8 @@ constexpr uint32_t kRandomDistDTypes[] = {
 };
 static_assert(std::size(kRandomDistDTypes) == std::size(kRandomDistNames));
 static const bool random_dist_dtypes_registered = random_slot.set_op_dtypes(DeviceType::CPU, kRandomDistDTypes);
-EMBER_REGISTER_KERNEL(randperm_slot, CPU, randperm_kernel);
-EMBER_REGISTER_KERNEL(multinomial_slot, CPU, multinomial_kernel);
+// randperm fills int64 (the op converts); multinomial reads float64 probabilities.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(randperm_slot, CPU, randperm_kernel, dtype_bit(kInt64));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(multinomial_slot, CPU, multinomial_kernel, dtype_bit(kFloat64));
 
 }  // namespace ember

@@ -157,6 +157,10 @@ void cum_min_max_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64
 
 EMBER_REGISTER_KERNEL(scan_slot, CPU, scan_kernel);
 EMBER_REGISTER_KERNEL_FOR_DTYPES(cum_min_max_slot, CPU, cum_min_max_kernel, kCumMinMaxDTypes);
+constexpr uint32_t kCumMinMaxOpDTypes[] = {kCumMinMaxDTypes, kCumMinMaxDTypes};  // cummin, cummax
+static_assert(std::size(kCumMinMaxOpDTypes) == std::size(kCumMinMaxOpNames));
+static const bool cum_min_max_op_dtypes_registered =
+    cum_min_max_slot.set_op_dtypes(DeviceType::CPU, kCumMinMaxOpDTypes);
 
 // The dtypes each scan computes (scan_kernel's dispatch): cumsum and cumprod
 // every dtype, logcumsumexp the floating ones.

@@ -162,7 +162,7 @@ void scatter_scalar_kernel(TensorIterator& iter, const ScatterGatherDims& d, Sca
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(gather_slot, CPU, gather_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(gather_slot, CPU, gather_kernel, kMaskAll);  // every element size
 EMBER_REGISTER_KERNEL(scatter_slot, CPU, scatter_kernel);
 EMBER_REGISTER_KERNEL(scatter_scalar_slot, CPU, scatter_scalar_kernel);
 // The dtypes each op computes (reduce_values): assign, add and multiply every

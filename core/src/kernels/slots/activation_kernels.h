@@ -44,6 +44,8 @@ extern KernelSlot<ActivationFn> activation_slot;
 // shape. log: log_softmax. One pass for the max, one for the sum of
 // exponentials, one write; rows in parallel.
 using SoftmaxFn = void(const Tensor& in, Tensor& out, int64_t dim, bool log);
+// Op names, indexed by `log` (the softmax slots are family slots of two ops).
+inline constexpr const char* kSoftmaxOpNames[] = {"softmax", "log_softmax"};
 extern KernelSlot<SoftmaxFn> softmax_slot;
 // Backward data of softmax (grad_in = y * (g - sum(g * y))) and log_softmax
 // (grad_in = g - exp(y) * sum(g)); g, y, out contiguous, same dtype and shape.

@@ -32,6 +32,9 @@ extern KernelSlot<IndexGatherFn> index_gather_slot;
 // Operands (dst, values, offsets): dst[offsets] = values, or += with accumulate
 // (then serially, so repeated offsets add up deterministically).
 using IndexPutFn = void(TensorIterator& iter, bool accumulate);
+// Op names, indexed by `accumulate` (index_put_slot is a family slot of two
+// ops: accumulation is a kernel of its own, serial on the CPU).
+inline constexpr const char* kIndexPutOpNames[] = {"index_put", "index_put_accumulate"};
 extern KernelSlot<IndexPutFn> index_put_slot;
 // out = self.index_select(dim, index) for contiguous self and out; index is a
 // contiguous 1-d int64 tensor. Rows of the inner block are copied whole.

@@ -20,6 +20,8 @@ extern KernelSlot<ScanFn> scan_slot;
 // values: running max (is_max) or min along dim; indices (int64): where it was
 // last attained (ties move the index forward; a NaN sticks, as in PyTorch).
 using CumMinMaxFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, bool is_max);
+// Op names, indexed by is_max (cum_min_max_slot is a family slot of two ops).
+inline constexpr const char* kCumMinMaxOpNames[] = {"cummin", "cummax"};
 extern KernelSlot<CumMinMaxFn> cum_min_max_slot;
 
 }  // namespace ember
