@@ -32,7 +32,8 @@
 
 using namespace ember;
 
-namespace {
+// Named, not anonymous: test sources compile in unity batches.
+namespace kernel_slot_coverage_test {
 
 constexpr int kCpu = static_cast<int>(DeviceType::CPU);
 constexpr int kTest = static_cast<int>(DeviceType::Test);
@@ -114,8 +115,6 @@ std::string dtype_names(uint32_t mask) {
     EXPECT_EQ(dtype_names((expected) & (elsewhere)), "");           \
     EXPECT_EQ(dtype_names((actual) & (elsewhere)), dtype_names(elsewhere)); \
   } while (0)
-
-}  // namespace
 
 // Each converted family names the single op a backend lacks, for one dtype
 // or for all of them.
@@ -374,7 +373,6 @@ TEST(DeviceKernelSlots, CpuPerOpDtypesAreWhatTheCpuComputes) {
   }
 }
 
-namespace {
 // The test device's conv_forward kernel for the routing check below: the
 // CPU's, recording which post-op each call asked for.
 std::vector<nn::functional::ConvPostOp> g_post_ops;
@@ -383,7 +381,6 @@ void recording_conv_forward(const Tensor& x, const Tensor& w, const Tensor& b, T
   g_post_ops.push_back(p.activation);
   nn::functional::conv_forward_slot.kernel(kCPU)(x, w, b, y, p);
 }
-}  // namespace
 
 // conv2d_activation asks the backend per post-op: one whose kernel lacks the
 // fused relu6 is named for it, and gets the plain convolution followed by
@@ -420,3 +417,8 @@ TEST(DeviceKernelSlots, ConvPostOpsAreCheckedAndRoutedPerOp) {
   EXPECT_TRUE(allclose(fused, F::conv2d_activation(x, w, opts, F::ConvActivation::Hardswish), 1e-6, 1e-6));
   EXPECT_TRUE(missing_kernels(DeviceType::Test).empty());
 }
+
+#undef EXPECT_MASK_EQ_BESIDES
+#undef EXPECT_MASK_EQ
+
+}  // namespace kernel_slot_coverage_test
