@@ -14,7 +14,8 @@ namespace ember {
 
 EMBER_DEFINE_SLOT(index_offsets_slot, IndexOffsetsFn, "index_offsets");
 EMBER_DEFINE_SLOT(index_gather_slot, IndexGatherFn, "index");
-EMBER_DEFINE_SLOT(index_put_slot, IndexPutFn, "index_put_");
+EMBER_DEFINE_FAMILY_SLOT(index_put_slot, IndexPutFn, "index_put_", kIndexPutOpNames,
+                         static_cast<int>(std::size(kIndexPutOpNames)));
 EMBER_DEFINE_SLOT(index_select_slot, IndexSelectFn, "index_select");
 
 // Note [Advanced indexing]

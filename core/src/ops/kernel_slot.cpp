@@ -27,9 +27,15 @@ std::vector<std::string> missing_kernels(DeviceType type) {
       missing.emplace_back(e.name);
       continue;
     }
-    if (e.op_names == nullptr || type == DeviceType::CPU) continue;
+    if (type == DeviceType::CPU) continue;
+    if (e.op_names == nullptr) {
+      // A plain slot: the dtypes the CPU's kernel computes that this one does not.
+      if (const uint32_t lacking = e.dtype_masks[cpu] & kMaskAll & ~e.dtype_masks[t])
+        missing.push_back(std::string(e.name) + " (" + dtype_list(lacking) + ")");
+      continue;
+    }
     for (int op = 0; op < e.num_ops; ++op) {
-      const uint32_t reference = (e.op_dtypes[cpu] ? e.op_dtypes[cpu][op] : ~0u) & e.dtype_masks[cpu];
+      const uint32_t reference = (e.op_dtypes[cpu] ? e.op_dtypes[cpu][op] : ~0u) & e.dtype_masks[cpu] & kMaskAll;
       const uint32_t here = (e.op_dtypes[t] ? e.op_dtypes[t][op] : ~0u) & e.dtype_masks[t];
       if (const uint32_t lacking = reference & ~here)
         missing.push_back(std::string(e.name) + ": " + e.op_names[op] + " (" + dtype_list(lacking) + ")");

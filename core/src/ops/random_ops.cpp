@@ -25,7 +25,8 @@
 
 namespace ember {
 
-EMBER_DEFINE_SLOT(random_slot, RandomFn, "random");
+EMBER_DEFINE_FAMILY_SLOT(random_slot, RandomFn, "random", kRandomDistNames,
+                         static_cast<int>(std::size(kRandomDistNames)));
 EMBER_DEFINE_SLOT(randperm_slot, RandpermFn, "randperm");
 EMBER_DEFINE_SLOT(multinomial_slot, MultinomialFn, "multinomial");
 

@@ -17,8 +17,10 @@
 
 namespace ember {
 
-EMBER_DEFINE_SLOT(reduce_slot, ReduceFn, "reduce");
-EMBER_DEFINE_SLOT(arg_reduce_slot, ArgReduceFn, "arg_reduce");
+EMBER_DEFINE_FAMILY_SLOT(reduce_slot, ReduceFn, "reduce", kReduceOpNames,
+                         static_cast<int>(std::size(kReduceOpNames)));
+EMBER_DEFINE_FAMILY_SLOT(arg_reduce_slot, ArgReduceFn, "arg_reduce", kArgReduceOpNames,
+                         static_cast<int>(std::size(kArgReduceOpNames)));
 
 namespace {
 // Entry points read self's dtype before reduce() runs: check it exists first.

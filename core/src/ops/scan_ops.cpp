@@ -18,8 +18,9 @@
 
 namespace ember {
 
-EMBER_DEFINE_SLOT(scan_slot, ScanFn, "scan");
-EMBER_DEFINE_SLOT(cum_min_max_slot, CumMinMaxFn, "cum_min_max");
+EMBER_DEFINE_FAMILY_SLOT(scan_slot, ScanFn, "scan", kScanOpNames, static_cast<int>(std::size(kScanOpNames)));
+EMBER_DEFINE_FAMILY_SLOT(cum_min_max_slot, CumMinMaxFn, "cum_min_max", kCumMinMaxOpNames,
+                         static_cast<int>(std::size(kCumMinMaxOpNames)));
 
 namespace {
 

@@ -17,8 +17,10 @@
 namespace ember {
 
 EMBER_DEFINE_SLOT(gather_slot, GatherFn, "gather");
-EMBER_DEFINE_SLOT(scatter_slot, ScatterFn, "scatter");
-EMBER_DEFINE_SLOT(scatter_scalar_slot, ScatterScalarFn, "scatter (value)");
+EMBER_DEFINE_FAMILY_SLOT(scatter_slot, ScatterFn, "scatter", kScatterOpNames,
+                         static_cast<int>(std::size(kScatterOpNames)));
+EMBER_DEFINE_FAMILY_SLOT(scatter_scalar_slot, ScatterScalarFn, "scatter_scalar", kScatterOpNames,
+                         static_cast<int>(std::size(kScatterOpNames)));
 
 namespace {
 

@@ -17,7 +17,8 @@
 namespace ember {
 
 EMBER_DEFINE_SLOT(remap_copy_slot, RemapCopyFn, "remap_copy");
-EMBER_DEFINE_SLOT(triangle_slot, TriangleFn, "triangle");
+EMBER_DEFINE_FAMILY_SLOT(triangle_slot, TriangleFn, "triangle", kTriangleOpNames,
+                         static_cast<int>(std::size(kTriangleOpNames)));
 
 namespace {
 

@@ -13,7 +13,8 @@ namespace ember {
 
 EMBER_DEFINE_SLOT(sort_slot, SortFn, "sort");
 EMBER_DEFINE_SLOT(topk_slot, TopkFn, "topk");
-EMBER_DEFINE_SLOT(select_slot, SelectFn, "select_kth");
+EMBER_DEFINE_FAMILY_SLOT(select_slot, SelectFn, "select", kSelectOpNames,
+                         static_cast<int>(std::size(kSelectOpNames)));
 EMBER_DEFINE_SLOT(mode_slot, ModeFn, "mode");
 EMBER_DEFINE_SLOT(unique_slot, UniqueFn, "unique");
 

@@ -76,5 +76,11 @@ void activation_kernel(TensorIterator& iter, ActOp op, const ActParams& p) {
 }  // namespace
 
 EMBER_REGISTER_KERNEL(activation_slot, CPU, &activation_kernel);
+// Every activation computes the floating dtypes (activation_kernel's dispatch).
+constexpr uint32_t kActOpDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating, kMaskFloating,
+                                     kMaskFloating, kMaskFloating, kMaskFloating, kMaskFloating,
+                                     kMaskFloating, kMaskFloating, kMaskFloating, kMaskFloating};
+static_assert(std::size(kActOpDTypes) == std::size(kActOpNames));
+static const bool activation_op_dtypes_registered = activation_slot.set_op_dtypes(DeviceType::CPU, kActOpDTypes);
 
 }  // namespace ember::nn::functional

@@ -288,7 +288,8 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool conjug
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(gemm_slot, CPU, gemm_kernel);
-EMBER_REGISTER_KERNEL(dot_slot, CPU, dot_kernel);
+// The output's dtype: every number dtype (BLAS for float and complex, loops for the rest).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(gemm_slot, CPU, gemm_kernel, kMaskNumber);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(dot_slot, CPU, dot_kernel, kMaskNumber);
 
 }  // namespace ember

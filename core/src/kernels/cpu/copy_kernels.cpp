@@ -50,7 +50,8 @@ void fill_kernel(TensorIterator& iter, const Scalar& value) {
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(copy_slot, CPU, copy_kernel);
-EMBER_REGISTER_KERNEL(fill_slot, CPU, fill_kernel);
+// Every source (copy_) and destination (fill_) dtype.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(copy_slot, CPU, copy_kernel, kMaskAll);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(fill_slot, CPU, fill_kernel, kMaskAll);
 
 }  // namespace ember

@@ -153,7 +153,8 @@ void ctc_backward_kernel(const CTCProblem& p, const Tensor& grad_out, const Tens
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(ctc_forward_slot, CPU, &ctc_forward_kernel);
-EMBER_REGISTER_KERNEL(ctc_backward_slot, CPU, &ctc_backward_kernel);
+// log_probs float32 or float64 (what ctc_loss.cpp accepts).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(ctc_forward_slot, CPU, &ctc_forward_kernel, kMaskFloat);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(ctc_backward_slot, CPU, &ctc_backward_kernel, kMaskFloat);
 
 }  // namespace ember::nn::functional

@@ -9,5 +9,6 @@ void host_device_copy(Tensor& dst, const Tensor& src, bool /*non_blocking*/) {
   std::memcpy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(src.nbytes()));
 }
 }  // namespace
-EMBER_REGISTER_KERNEL(device_copy_slot, CPU, host_device_copy);
+// Bytes of any dtype.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(device_copy_slot, CPU, host_device_copy, kMaskAll);
 }  // namespace ember

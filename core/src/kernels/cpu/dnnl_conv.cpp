@@ -170,6 +170,11 @@ void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, Tensor& gw, 
 }  // namespace
 
 EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_forward_slot, CPU, conv_forward_kernel, dtype_bit(kFloat32));
+// Every post-op fuses (activation_attr), in float32.
+constexpr uint32_t kConvPostOpDTypes[] = {dtype_bit(kFloat32), dtype_bit(kFloat32), dtype_bit(kFloat32),
+                                          dtype_bit(kFloat32), dtype_bit(kFloat32)};
+static_assert(std::size(kConvPostOpDTypes) == std::size(kConvPostOpNames));
+static const bool conv_post_op_dtypes_registered = conv_forward_slot.set_op_dtypes(DeviceType::CPU, kConvPostOpDTypes);
 EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_data_slot, CPU, conv_backward_data_kernel, dtype_bit(kFloat32));
 EMBER_REGISTER_KERNEL_FOR_DTYPES(conv_backward_weight_slot, CPU, conv_backward_weight_kernel, dtype_bit(kFloat32));
 

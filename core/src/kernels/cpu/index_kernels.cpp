@@ -146,9 +146,14 @@ void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, T
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(index_offsets_slot, CPU, index_offsets_kernel);
-EMBER_REGISTER_KERNEL(index_gather_slot, CPU, index_gather_kernel);
-EMBER_REGISTER_KERNEL(index_put_slot, CPU, index_put_kernel);
-EMBER_REGISTER_KERNEL(index_select_slot, CPU, index_select_kernel);
+// Offsets are int64; the others move elements of every size (accumulation
+// adds in every dtype, bool as or).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(index_offsets_slot, CPU, index_offsets_kernel, dtype_bit(kInt64));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(index_gather_slot, CPU, index_gather_kernel, kMaskAll);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(index_put_slot, CPU, index_put_kernel, kMaskAll);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(index_select_slot, CPU, index_select_kernel, kMaskAll);
+constexpr uint32_t kIndexPutOpDTypes[] = {kMaskAll, kMaskAll};  // index_put, index_put_accumulate
+static_assert(std::size(kIndexPutOpDTypes) == std::size(kIndexPutOpNames));
+static const bool index_put_op_dtypes_registered = index_put_slot.set_op_dtypes(DeviceType::CPU, kIndexPutOpDTypes);
 
 }  // namespace ember

@@ -215,8 +215,9 @@ void masked_scatter_kernel(Tensor& self, const Tensor& mask, const Tensor& sourc
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(masked_select_slot, CPU, masked_select_kernel);
-EMBER_REGISTER_KERNEL(nonzero_slot, CPU, nonzero_kernel);
-EMBER_REGISTER_KERNEL(masked_scatter_slot, CPU, masked_scatter_kernel);
+// Every dtype of self (element sizes; nonzero's dispatch).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(masked_select_slot, CPU, masked_select_kernel, kMaskAll);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(nonzero_slot, CPU, nonzero_kernel, kMaskAll);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(masked_scatter_slot, CPU, masked_scatter_kernel, kMaskAll);
 
 }  // namespace ember

@@ -368,7 +368,13 @@ void pool_backward_kernel(const Tensor& gy, const Tensor& indices, Tensor& gx, c
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(pool_forward_slot, CPU, pool_forward_kernel);
-EMBER_REGISTER_KERNEL(pool_backward_slot, CPU, pool_backward_kernel);
+// float32 and float64 (what the op file accepts), both modes.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(pool_forward_slot, CPU, pool_forward_kernel, kMaskFloat);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(pool_backward_slot, CPU, pool_backward_kernel, kMaskFloat);
+constexpr uint32_t kPoolModeDTypes[] = {kMaskFloat, kMaskFloat};  // max_pool, avg_pool
+static_assert(std::size(kPoolModeDTypes) == std::size(kPoolModeNames));
+static const bool pool_forward_mode_dtypes_registered = pool_forward_slot.set_op_dtypes(DeviceType::CPU, kPoolModeDTypes);
+static const bool pool_backward_mode_dtypes_registered =
+    pool_backward_slot.set_op_dtypes(DeviceType::CPU, kPoolModeDTypes);
 
 }  // namespace ember::nn::functional

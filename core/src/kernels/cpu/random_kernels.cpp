@@ -219,7 +219,23 @@ void multinomial_kernel(const Tensor& probs, Tensor& out, bool replacement, uint
 }  // namespace
 
 EMBER_REGISTER_KERNEL(random_slot, CPU, random_kernel);
-EMBER_REGISTER_KERNEL(randperm_slot, CPU, randperm_kernel);
-EMBER_REGISTER_KERNEL(multinomial_slot, CPU, multinomial_kernel);
+// The output dtypes each distribution fills (random_kernel's dispatch, as far
+// as random_ops.cpp asks): the continuous ones floating dtypes (complex
+// tensors are filled through their real view), the discrete ones every real
+// dtype and bool, except geometric (bool refused, as PyTorch).
+constexpr uint32_t kRandomDistDTypes[] = {
+    kMaskFloating,          // uniform
+    kMaskFloating,          // normal
+    kMaskFloating,          // exponential
+    kMaskReal,              // geometric
+    kMaskReal | kMaskBool,  // bernoulli
+    kMaskReal | kMaskBool,  // bernoulli_tensor
+    kMaskReal | kMaskBool,  // integer
+};
+static_assert(std::size(kRandomDistDTypes) == std::size(kRandomDistNames));
+static const bool random_dist_dtypes_registered = random_slot.set_op_dtypes(DeviceType::CPU, kRandomDistDTypes);
+// randperm fills int64 (the op converts); multinomial reads float64 probabilities.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(randperm_slot, CPU, randperm_kernel, dtype_bit(kInt64));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(multinomial_slot, CPU, multinomial_kernel, dtype_bit(kFloat64));
 
 }  // namespace ember

@@ -329,9 +329,10 @@ void col2im_kernel(const Tensor& columns, Tensor& image, const Im2ColGeometry& g
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(resample_slot, CPU, &resample_kernel);
-EMBER_REGISTER_KERNEL(resample_backward_slot, CPU, &resample_backward_kernel);
-EMBER_REGISTER_KERNEL(im2col_slot, CPU, &im2col_kernel);
-EMBER_REGISTER_KERNEL(col2im_slot, CPU, &col2im_kernel);
+// The floating dtypes (the dispatches above).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(resample_slot, CPU, &resample_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(resample_backward_slot, CPU, &resample_backward_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(im2col_slot, CPU, &im2col_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(col2im_slot, CPU, &col2im_kernel, kMaskFloating);
 
 }  // namespace ember

@@ -17,6 +17,8 @@ namespace ember {
 namespace {
 
 constexpr int64_t kLaneBlock = 64;
+// cummax and cummin compare: every real dtype and bool.
+constexpr uint32_t kCumMinMaxDTypes = kMaskReal | kMaskBool;
 
 // Accumulation type of cumsum/cumprod, as PyTorch's CPU acc_type.
 template <class T>
@@ -110,10 +112,10 @@ void scan_typed(const Tensor& in, Tensor& out, int64_t dim, ScanOp op) {
 
 void scan_kernel(const Tensor& in, Tensor& out, int64_t dim, ScanOp op) {
   if (op == ScanOp::LogSumExp) {
-    dispatch<kMaskFloating>(in.dtype(), "logcumsumexp", [&](auto t) { scan_typed<decltype(t)>(in, out, dim, op); });
+    dispatch<kMaskFloating>(in.dtype(), kScanOpNames[static_cast<int>(op)], [&](auto t) { scan_typed<decltype(t)>(in, out, dim, op); });
     return;
   }
-  dispatch<kMaskAll>(in.dtype(), op == ScanOp::Sum ? "cumsum" : "cumprod",
+  dispatch<kMaskAll>(in.dtype(), kScanOpNames[static_cast<int>(op)],
                      [&](auto t) { scan_typed<decltype(t)>(in, out, dim, op); });
 }
 
@@ -146,7 +148,7 @@ void cum_min_max_typed(const Tensor& in, Tensor& values, Tensor& indices, int64_
 }
 
 void cum_min_max_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, bool is_max) {
-  dispatch<kMaskReal | kMaskBool>(in.dtype(), is_max ? "cummax" : "cummin", [&](auto t) {
+  dispatch<kCumMinMaxDTypes>(in.dtype(), is_max ? "cummax" : "cummin", [&](auto t) {
     cum_min_max_typed<decltype(t)>(in, values, indices, dim, is_max);
   });
 }
@@ -154,6 +156,16 @@ void cum_min_max_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64
 }  // namespace
 
 EMBER_REGISTER_KERNEL(scan_slot, CPU, scan_kernel);
-EMBER_REGISTER_KERNEL(cum_min_max_slot, CPU, cum_min_max_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(cum_min_max_slot, CPU, cum_min_max_kernel, kCumMinMaxDTypes);
+constexpr uint32_t kCumMinMaxOpDTypes[] = {kCumMinMaxDTypes, kCumMinMaxDTypes};  // cummin, cummax
+static_assert(std::size(kCumMinMaxOpDTypes) == std::size(kCumMinMaxOpNames));
+static const bool cum_min_max_op_dtypes_registered =
+    cum_min_max_slot.set_op_dtypes(DeviceType::CPU, kCumMinMaxOpDTypes);
+
+// The dtypes each scan computes (scan_kernel's dispatch): cumsum and cumprod
+// every dtype, logcumsumexp the floating ones.
+constexpr uint32_t kScanOpDTypes[] = {kMaskAll, kMaskAll, kMaskFloating};
+static_assert(std::size(kScanOpDTypes) == std::size(kScanOpNames));
+static const bool scan_op_dtypes_registered = scan_slot.set_op_dtypes(DeviceType::CPU, kScanOpDTypes);
 
 }  // namespace ember

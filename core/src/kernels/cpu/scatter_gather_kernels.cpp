@@ -162,8 +162,16 @@ void scatter_scalar_kernel(TensorIterator& iter, const ScatterGatherDims& d, Sca
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(gather_slot, CPU, gather_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(gather_slot, CPU, gather_kernel, kMaskAll);  // every element size
 EMBER_REGISTER_KERNEL(scatter_slot, CPU, scatter_kernel);
 EMBER_REGISTER_KERNEL(scatter_scalar_slot, CPU, scatter_scalar_kernel);
+// The dtypes each op computes (reduce_values): assign, add and multiply every
+// dtype (bool adds as or, multiplies as and); amax and amin compare, so not
+// complex (the op refuses complex for them).
+constexpr uint32_t kScatterOpDTypes[] = {kMaskAll, kMaskAll, kMaskAll, kMaskReal | kMaskBool, kMaskReal | kMaskBool};
+static_assert(std::size(kScatterOpDTypes) == std::size(kScatterOpNames));
+static const bool scatter_op_dtypes_registered = scatter_slot.set_op_dtypes(DeviceType::CPU, kScatterOpDTypes);
+static const bool scatter_scalar_op_dtypes_registered =
+    scatter_scalar_slot.set_op_dtypes(DeviceType::CPU, kScatterOpDTypes);
 
 }  // namespace ember

@@ -116,7 +116,11 @@ void triangle_kernel(const Tensor& src, Tensor& out, int64_t diagonal, bool lowe
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(remap_copy_slot, CPU, remap_copy_kernel);
-EMBER_REGISTER_KERNEL(triangle_slot, CPU, triangle_kernel);
+// Both move bytes, so every dtype (remap_copy: every element size).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(remap_copy_slot, CPU, remap_copy_kernel, kMaskAll);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(triangle_slot, CPU, triangle_kernel, kMaskAll);
+constexpr uint32_t kTriangleOpDTypes[] = {kMaskAll, kMaskAll};  // triu, tril
+static_assert(std::size(kTriangleOpDTypes) == std::size(kTriangleOpNames));
+static const bool triangle_op_dtypes_registered = triangle_slot.set_op_dtypes(DeviceType::CPU, kTriangleOpDTypes);
 
 }  // namespace ember

@@ -345,7 +345,13 @@ void softmax_backward_kernel(const Tensor& grad, const Tensor& y, Tensor& out, i
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(softmax_slot, CPU, &softmax_kernel);
-EMBER_REGISTER_KERNEL(softmax_backward_slot, CPU, &softmax_backward_kernel);
+// softmax and log_softmax, forward and backward: the floating dtypes (the dispatch above).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(softmax_slot, CPU, &softmax_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(softmax_backward_slot, CPU, &softmax_backward_kernel, kMaskFloating);
+constexpr uint32_t kSoftmaxOpDTypes[] = {kMaskFloating, kMaskFloating};
+static_assert(std::size(kSoftmaxOpDTypes) == std::size(kSoftmaxOpNames));
+static const bool softmax_op_dtypes_registered = softmax_slot.set_op_dtypes(DeviceType::CPU, kSoftmaxOpDTypes);
+static const bool softmax_backward_op_dtypes_registered =
+    softmax_backward_slot.set_op_dtypes(DeviceType::CPU, kSoftmaxOpDTypes);
 
 }  // namespace ember::nn::functional

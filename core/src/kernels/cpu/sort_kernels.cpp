@@ -121,8 +121,7 @@ void topk_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim,
 }
 
 void select_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, SelectOp op, int64_t k) {
-  dispatch<kSortable>(in.dtype(), op == SelectOp::Kth ? "kthvalue" : op == SelectOp::Median ? "median" : "nanmedian",
-                      [&](auto t) {
+  dispatch<kSortable>(in.dtype(), kSelectOpNames[static_cast<int>(op)], [&](auto t) {
     using T = decltype(t);
     const DimRows vrows(values, dim), irows(indices, dim);
     for_each_row<T>(in, dim, [&](auto& buf, int64_t r) {
@@ -258,10 +257,15 @@ std::tuple<Tensor, Tensor, Tensor> unique_kernel(const Tensor& in, bool consecut
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL(sort_slot, CPU, sort_kernel);
-EMBER_REGISTER_KERNEL(topk_slot, CPU, topk_kernel);
-EMBER_REGISTER_KERNEL(select_slot, CPU, select_kernel);
-EMBER_REGISTER_KERNEL(mode_slot, CPU, mode_kernel);
-EMBER_REGISTER_KERNEL(unique_slot, CPU, unique_kernel);
+// Every kernel orders values: every real dtype and bool (kSortable), which
+// missing_kernels holds other backends to.
+EMBER_REGISTER_KERNEL_FOR_DTYPES(sort_slot, CPU, sort_kernel, kSortable);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(topk_slot, CPU, topk_kernel, kSortable);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(select_slot, CPU, select_kernel, kSortable);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(mode_slot, CPU, mode_kernel, kSortable);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(unique_slot, CPU, unique_kernel, kSortable);
+constexpr uint32_t kSelectOpDTypes[] = {kSortable, kSortable, kSortable};  // kthvalue, median, nanmedian
+static_assert(std::size(kSelectOpDTypes) == std::size(kSelectOpNames));
+static const bool select_op_dtypes_registered = select_slot.set_op_dtypes(DeviceType::CPU, kSelectOpDTypes);
 
 }  // namespace ember

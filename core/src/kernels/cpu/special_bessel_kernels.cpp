@@ -27,7 +27,7 @@ void special_bessel_kernel(TensorIterator& iter, SpecialBesselOp op) {
 }  // namespace
 
 EMBER_REGISTER_KERNEL(special_bessel_slot, CPU, special_bessel_kernel);
-// Every op computes float32 and float64 (special_loops.h's dispatch).
+// Every op computes the floating dtypes (special_loops.h's dispatch).
 constexpr uint32_t kBesselDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating,
                                       kMaskFloating, kMaskFloating, kMaskFloating};
 static_assert(std::size(kBesselDTypes) == std::size(kSpecialBesselOpNames));

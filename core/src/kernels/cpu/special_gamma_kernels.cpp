@@ -43,9 +43,9 @@ void special_gamma_binary_kernel(TensorIterator& iter, SpecialGammaBinaryOp op) 
 }  // namespace
 
 EMBER_REGISTER_KERNEL(special_gamma_unary_slot, CPU, special_gamma_unary_kernel);
-EMBER_REGISTER_KERNEL(polygamma_slot, CPU, polygamma_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(polygamma_slot, CPU, polygamma_kernel, kMaskFloating);
 EMBER_REGISTER_KERNEL(special_gamma_binary_slot, CPU, special_gamma_binary_kernel);
-// Every op computes float32 and float64 (special_loops.h's dispatch).
+// Every op computes the floating dtypes (special_loops.h's dispatch).
 constexpr uint32_t kGammaUnaryDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating, kMaskFloating,
                                           kMaskFloating, kMaskFloating, kMaskFloating};
 constexpr uint32_t kGammaBinaryDTypes[] = {kMaskFloating, kMaskFloating, kMaskFloating};

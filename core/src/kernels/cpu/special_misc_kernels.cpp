@@ -64,13 +64,14 @@ void round_decimals_kernel(TensorIterator& iter, int64_t decimals) {
 }  // namespace
 
 EMBER_REGISTER_KERNEL(special_misc_unary_slot, CPU, special_misc_unary_kernel);
-// Both ops compute float32 and float64 (the dispatch above).
+// Both ops compute the floating dtypes (special_loops.h's dispatch).
 constexpr uint32_t kMiscUnaryDTypes[] = {kMaskFloating, kMaskFloating};
 static_assert(std::size(kMiscUnaryDTypes) == std::size(kSpecialMiscUnaryOpNames));
 static const bool misc_unary_op_dtypes_registered =
     special_misc_unary_slot.set_op_dtypes(DeviceType::CPU, kMiscUnaryDTypes);
-EMBER_REGISTER_KERNEL(logit_slot, CPU, logit_kernel);
-EMBER_REGISTER_KERNEL(xlog1py_slot, CPU, xlog1py_kernel);
-EMBER_REGISTER_KERNEL(round_decimals_slot, CPU, round_decimals_kernel);
+// The floating dtypes (the dispatches above).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(logit_slot, CPU, logit_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(xlog1py_slot, CPU, xlog1py_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(round_decimals_slot, CPU, round_decimals_kernel, kMaskFloating);
 
 }  // namespace ember

@@ -82,8 +82,8 @@ void clamp_scalar_kernel(TensorIterator& iter, std::optional<Scalar> min, std::o
 EMBER_REGISTER_KERNEL(unary_slot, CPU, unary_kernel);
 // Which dtypes it computes for each op: the info table's (missing_kernels compares other backends with it).
 static const bool unary_op_dtypes_registered = unary_slot.set_op_dtypes(DeviceType::CPU, kUnaryOpDTypes.data());
-EMBER_REGISTER_KERNEL(softplus_slot, CPU, softplus_kernel);
-EMBER_REGISTER_KERNEL(nan_to_num_slot, CPU, nan_to_num_kernel);
-EMBER_REGISTER_KERNEL(clamp_scalar_slot, CPU, clamp_scalar_kernel);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(softplus_slot, CPU, softplus_kernel, kMaskFloating);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(nan_to_num_slot, CPU, nan_to_num_kernel, kMaskFloating | kMaskComplex);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(clamp_scalar_slot, CPU, clamp_scalar_kernel, kMaskReal);
 
 }  // namespace ember

@@ -2,6 +2,9 @@
 // Kernel slots of nn::functional's activations (kernels in
 // kernels/cpu/activation_kernels.cpp). The ops (activation.cpp, softmax.cpp)
 // check arguments, allocate outputs and record the backward formulas.
+#include <cstddef>
+#include <iterator>
+
 #include "ember/core/tensor.h"
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/kernel_slot.h"
@@ -24,6 +27,12 @@ enum class ActOp {
   Mish,
   LogSigmoid,
 };
+// Op names (activation_slot is a family slot: missing_kernels reports single
+// ops). Elu's row computes elu, celu and selu.
+inline constexpr const char* kActOpNames[] = {
+    "leaky_relu", "elu", "hardtanh", "hardswish", "hardsigmoid", "softsign",
+    "softshrink", "hardshrink", "tanhshrink", "threshold", "mish", "logsigmoid"};
+static_assert(std::size(kActOpNames) == static_cast<size_t>(ActOp::LogSigmoid) + 1);
 struct ActParams {
   double p0 = 0, p1 = 0, p2 = 0;
 };
@@ -35,6 +44,8 @@ extern KernelSlot<ActivationFn> activation_slot;
 // shape. log: log_softmax. One pass for the max, one for the sum of
 // exponentials, one write; rows in parallel.
 using SoftmaxFn = void(const Tensor& in, Tensor& out, int64_t dim, bool log);
+// Op names, indexed by `log` (the softmax slots are family slots of two ops).
+inline constexpr const char* kSoftmaxOpNames[] = {"softmax", "log_softmax"};
 extern KernelSlot<SoftmaxFn> softmax_slot;
 // Backward data of softmax (grad_in = y * (g - sum(g * y))) and log_softmax
 // (grad_in = g - exp(y) * sum(g)); g, y, out contiguous, same dtype and shape.

@@ -2,6 +2,9 @@
 // Kernel slots of nn::functional's convolutions (CPU: kernels/cpu/dnnl_conv.cpp,
 // oneDNN, float32). The op file (conv.cpp) resolves options, allocates outputs
 // and records the backward; float64 runs an im2col + matmul path in conv.cpp.
+#include <cstddef>
+#include <iterator>
+
 #include "ember/core/tensor.h"
 #include "kernels/slots/kernel_slot.h"
 
@@ -11,6 +14,12 @@ namespace ember::nn::functional {
 // pass (oneDNN post-ops). The slots' own vocabulary, so that kernels/ includes
 // no nn/ header: conv.cpp maps the public ConvActivation onto it.
 enum class ConvPostOp { None, ReLU, ReLU6, Hardswish, SiLU };
+// The forward kernel's ops, one per post-op (conv_forward_slot is a family
+// slot: a backend says per post-op which dtypes it fuses, and
+// conv2d_activation runs the activation as a separate op where it does not).
+inline constexpr const char* kConvPostOpNames[] = {"conv", "conv_relu", "conv_relu6", "conv_hardswish",
+                                                   "conv_silu"};
+static_assert(std::size(kConvPostOpNames) == static_cast<size_t>(ConvPostOp::SiLU) + 1);
 
 // A convolution's geometry over `nd` spatial dims (1-3). Output size per dim:
 // (in + padding_l + padding_r - dilation * (k - 1) - 1) / stride + 1, exactly

@@ -4,6 +4,9 @@
 // restride operands; kernels only compute. Index values are checked by the
 // kernels as they read them (that is the only pass over them), and errors say
 // "<op>: index 5 is out of bounds for dimension 1 with size 4".
+#include <cstddef>
+#include <iterator>
+
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/kernel_slot.h"
 
@@ -29,6 +32,9 @@ extern KernelSlot<IndexGatherFn> index_gather_slot;
 // Operands (dst, values, offsets): dst[offsets] = values, or += with accumulate
 // (then serially, so repeated offsets add up deterministically).
 using IndexPutFn = void(TensorIterator& iter, bool accumulate);
+// Op names, indexed by `accumulate` (index_put_slot is a family slot of two
+// ops: accumulation is a kernel of its own, serial on the CPU).
+inline constexpr const char* kIndexPutOpNames[] = {"index_put", "index_put_accumulate"};
 extern KernelSlot<IndexPutFn> index_put_slot;
 // out = self.index_select(dim, index) for contiguous self and out; index is a
 // contiguous 1-d int64 tensor. Rows of the inner block are copied whole.
@@ -52,6 +58,10 @@ struct ScatterGatherDims {
 using GatherFn = void(TensorIterator& iter, const ScatterGatherDims& dims);
 extern KernelSlot<GatherFn> gather_slot;
 enum class ScatterOp { Assign, Add, Multiply, Amax, Amin };
+// Op names (scatter_slot and scatter_scalar_slot are family slots:
+// missing_kernels reports single ops).
+inline constexpr const char* kScatterOpNames[] = {"assign", "add", "multiply", "amax", "amin"};
+static_assert(std::size(kScatterOpNames) == static_cast<size_t>(ScatterOp::Amin) + 1);
 // Operands (self, src, index), or (self, index) with a scalar value:
 // self[index[j]] (op)= src[j] or value.
 using ScatterFn = void(TensorIterator& iter, const ScatterGatherDims& dims, ScatterOp op);

@@ -120,9 +120,12 @@ struct SlotEntry {
   const uint32_t** op_dtypes;  // kNumDeviceTypes pointers to num_ops masks
 };
 std::vector<SlotEntry>& slot_registry();
-// What `type`'s backend lacks, per op: each slot with no kernel ("copy_"), and
-// for family slots each op that the CPU (the reference backend) computes for
-// a dtype that `type`'s kernel does not ("unary_: erf (float16, bfloat16)").
+// What `type`'s backend lacks, compared with the CPU's (the reference backend):
+// each slot with no kernel ("copy_"), each plain slot whose kernel computes
+// fewer dtypes than the CPU's ("sort (float16)": the dtype masks given to
+// set()), and for family slots each op that the CPU's kernel computes for a
+// dtype that `type`'s does not ("unary: erf (float16, bfloat16)": the per-op
+// masks given to set_op_dtypes(), within the slot's mask).
 std::vector<std::string> missing_kernels(DeviceType type);
 // Fills every slot of `to` that has no kernel with the kernel of `from` (for a
 // backend whose memory the `from` kernels can work on: the test device runs

@@ -3,6 +3,8 @@
 // Every pooling (max, avg, adaptive, 1-3d) is described as windows over a 5-d
 // tensor [N, C, D, H, W] (1-d and 2-d poolings view their input so); the op
 // file (pooling.cpp) computes the windows, output sizes and layout.
+#include <cstddef>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -23,6 +25,9 @@ struct PoolWindows {
 };
 
 enum class PoolMode { Max, Avg };
+// Mode names (the pool slots are family slots: missing_kernels reports single modes).
+inline constexpr const char* kPoolModeNames[] = {"max_pool", "avg_pool"};
+static_assert(std::size(kPoolModeNames) == static_cast<size_t>(PoolMode::Avg) + 1);
 
 // x [N, C, D, H, W] and y [N, C, OD, OH, OW] (float32 or float64), both dense
 // row-major or both dense channels-last (ndhwc). Max also writes indices

@@ -3,6 +3,9 @@
 // reserve Philox counters from the Generator and hand kernels (seed, offset);
 // kernels fill contiguous outputs in logical order, so values depend only on
 // (seed, offset, element index). See Note [Counter-based random numbers].
+#include <cstddef>
+#include <iterator>
+
 #include "ember/core/tensor.h"
 #include "kernels/slots/kernel_slot.h"
 
@@ -17,6 +20,11 @@ enum class RandomDist {
   BernoulliTensor,  // 1 with probability p[i]
   Integer,          // from + uniform integer in [0, range)
 };
+// Distribution names (random_slot is a family slot: missing_kernels reports
+// single distributions); Integer serves random_ and randint.
+inline constexpr const char* kRandomDistNames[] = {
+    "uniform", "normal", "exponential", "geometric", "bernoulli", "bernoulli_tensor", "integer"};
+static_assert(std::size(kRandomDistNames) == static_cast<size_t>(RandomDist::Integer) + 1);
 
 struct RandomParams {
   double a = 0, b = 1;

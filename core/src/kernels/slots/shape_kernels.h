@@ -3,6 +3,7 @@
 // element picked independently along each dim (flip, roll, non-constant pad,
 // repeat_interleave) describe the pick as one index map per dim; the kernel
 // only moves bytes.
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <vector>
@@ -37,6 +38,8 @@ std::vector<std::vector<int64_t>> build_index_maps(const char* op, F&& build) {
 // and dtype; out gets src where col - row <= diagonal (lower) or >= diagonal
 // (upper), zero elsewhere.
 using TriangleFn = void(const Tensor& src, Tensor& out, int64_t diagonal, bool lower);
+// Op names, indexed by `lower` (triangle_slot is a family slot of two ops).
+inline constexpr const char* kTriangleOpNames[] = {"triu", "tril"};
 extern KernelSlot<TriangleFn> triangle_slot;
 
 }  // namespace ember

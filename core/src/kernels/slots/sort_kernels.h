@@ -3,6 +3,8 @@
 // dtypes and allocate contiguous outputs shaped like the input except along
 // `dim`; kernels fill them slice by slice. NaN orders above every number and
 // equal values keep their input order, so every result is deterministic.
+#include <cstddef>
+#include <iterator>
 #include <tuple>
 
 #include "ember/core/tensor.h"
@@ -23,6 +25,9 @@ extern KernelSlot<TopkFn> topk_slot;
 //  Kth: the k-th smallest (k from 0); Median: NaN (first one) if the slice has
 //  any, else the lower median; NanMedian: lower median of the non-NaN entries.
 enum class SelectOp { Kth, Median, NanMedian };
+// Op names (select_slot is a family slot: missing_kernels reports single ops).
+inline constexpr const char* kSelectOpNames[] = {"kthvalue", "median", "nanmedian"};
+static_assert(std::size(kSelectOpNames) == static_cast<size_t>(SelectOp::NanMedian) + 1);
 using SelectFn = void(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim, SelectOp op, int64_t k);
 extern KernelSlot<SelectFn> select_slot;
 

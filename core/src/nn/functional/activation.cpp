@@ -16,7 +16,8 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_SLOT(activation_slot, ActivationFn, "activation");
+EMBER_DEFINE_FAMILY_SLOT(activation_slot, ActivationFn, "activation", kActOpNames,
+                         static_cast<int>(std::size(kActOpNames)));
 
 namespace {
 

@@ -31,7 +31,8 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_SLOT(conv_forward_slot, ConvForwardFn, "conv_forward");
+EMBER_DEFINE_FAMILY_SLOT(conv_forward_slot, ConvForwardFn, "conv_forward", kConvPostOpNames,
+                         static_cast<int>(std::size(kConvPostOpNames)));
 EMBER_DEFINE_SLOT(conv_backward_data_slot, ConvBackwardDataFn, "conv_backward_data");
 EMBER_DEFINE_SLOT(conv_backward_weight_slot, ConvBackwardWeightFn, "conv_backward_weight");
 
@@ -181,7 +182,7 @@ void check_dtype(const char* op, DType dt) {
 
 Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvParams& p) {
   const DimVector out_sizes = conv_output_sizes(x.sizes(), w.sizes(), p);
-  if (!conv_forward_slot.supports(x.device(), x.dtype())) {
+  if (!conv_forward_slot.supports(x.device(), static_cast<int>(p.activation), x.dtype())) {
     // The column product leaves y channels-last-like whatever the input: give
     // PyTorch's layout (channels-last only for channels-last operands).
     Tensor y = conv_forward_cols(x, w, b, p);
@@ -437,7 +438,9 @@ Tensor conv_nd(const char* op, int64_t nd, const Tensor& input, const Tensor& we
   const bool records = autograd::is_recording() && (x.requires_grad() || weight.requires_grad() ||
                                                     (o.bias.defined() && o.bias.requires_grad()));
   Tensor y;
-  if (act != ConvActivation::None && conv_forward_slot.supports(x.device(), x.dtype()) && x.numel() > 0 && !records) {
+  if (act != ConvActivation::None &&
+      conv_forward_slot.supports(x.device(), static_cast<int>(conv_post_op(act)), x.dtype()) && x.numel() > 0 &&
+      !records) {
     p.activation = conv_post_op(act);
     y = raw_forward(x, weight, o.bias, p);
   } else {

@@ -14,8 +14,10 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_SLOT(pool_forward_slot, PoolForwardFn, "pool_forward");
-EMBER_DEFINE_SLOT(pool_backward_slot, PoolBackwardFn, "pool_backward");
+EMBER_DEFINE_FAMILY_SLOT(pool_forward_slot, PoolForwardFn, "pool_forward", kPoolModeNames,
+                         static_cast<int>(std::size(kPoolModeNames)));
+EMBER_DEFINE_FAMILY_SLOT(pool_backward_slot, PoolBackwardFn, "pool_backward", kPoolModeNames,
+                         static_cast<int>(std::size(kPoolModeNames)));
 
 namespace {
 

@@ -10,8 +10,10 @@
 
 namespace ember::nn::functional {
 
-EMBER_DEFINE_SLOT(softmax_slot, SoftmaxFn, "softmax");
-EMBER_DEFINE_SLOT(softmax_backward_slot, SoftmaxBackwardFn, "softmax_backward");
+EMBER_DEFINE_FAMILY_SLOT(softmax_slot, SoftmaxFn, "softmax", kSoftmaxOpNames,
+                         static_cast<int>(std::size(kSoftmaxOpNames)));
+EMBER_DEFINE_FAMILY_SLOT(softmax_backward_slot, SoftmaxBackwardFn, "softmax_backward", kSoftmaxOpNames,
+                         static_cast<int>(std::size(kSoftmaxOpNames)));
 
 namespace {
 

@@ -424,8 +424,9 @@ Tensor exec_c2r(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_di
                                   : c2r_impl<double>(in, dims, scale, last_dim_size);
 }
 
-EMBER_REGISTER_KERNEL(fft_c2c_slot, CPU, exec_c2c);
-EMBER_REGISTER_KERNEL(fft_r2c_slot, CPU, exec_r2c);
-EMBER_REGISTER_KERNEL(fft_c2r_slot, CPU, exec_c2r);
+// The input's dtype: complex64/complex128 (c2c, c2r), float32/float64 (r2c).
+EMBER_REGISTER_KERNEL_FOR_DTYPES(fft_c2c_slot, CPU, exec_c2c, kMaskComplex);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(fft_r2c_slot, CPU, exec_r2c, kMaskFloat);
+EMBER_REGISTER_KERNEL_FOR_DTYPES(fft_c2r_slot, CPU, exec_c2r, kMaskComplex);
 
 }  // namespace ember::fft::detail
