@@ -96,7 +96,7 @@ class CppNode final : public Node {
 
   std::string name() const override { return type_name(type_); }
 
-  // Metadata of forward output i (a placeholder for an undefined one).
+  // Metadata of forward output i (default-constructed for an undefined one).
   void add_output(const Tensor& t) {
     if (t.defined()) {
       add_input_metadata(t);
