@@ -1,0 +1,22 @@
+#pragma once
+// ember::audio::functional: torchaudio.functional (0.13) on Ember tensors.
+// Built from core tensor ops, so autograd and devices come with them.
+#include <optional>
+
+#include <ember/ember.h>
+
+namespace ember::audio::functional {
+
+// multiplier * log10(clamp(x, amin)) - multiplier * db_multiplier; with top_db,
+// each [..., C, F, T] item (C = 1 for inputs of fewer than 3 dims) is clamped to
+// its maximum minus top_db.
+Tensor amplitude_to_DB(const Tensor& x, double multiplier, double amin, double db_multiplier,
+                       std::optional<double> top_db = std::nullopt);
+// ref * (10^(0.1 x))^power.
+Tensor DB_to_amplitude(const Tensor& x, double ref, double power);
+// Mu-law companding of x in [-1, 1] into int64 codes 0 .. quantization_channels-1.
+Tensor mu_law_encoding(const Tensor& x, int64_t quantization_channels);
+// The inverse of mu_law_encoding: codes to floats in [-1, 1].
+Tensor mu_law_decoding(const Tensor& x_mu, int64_t quantization_channels);
+
+}  // namespace ember::audio::functional
