@@ -1,0 +1,3 @@
+#pragma once
+// Ember::audio: torchaudio's signal processing on tensors (file IO is Ember::io's ember/io/audio.h).
+#include "ember/audio/functional.h"
