@@ -44,6 +44,13 @@ TEST(AudioFunctional, MuLawMatchesTorchaudio) {
   expect_close(AF::mu_law_decoding(fixture("codes").to(kFloat64), 256), fixture("mu_law_decoding"), 1e-10);
 }
 
+TEST(AudioFunctional, CreateDctMatchesTorchaudio) {
+  expect_close(AF::create_dct(13, 40, "ortho"), fixture("create_dct__ortho"), 1e-6);
+  expect_close(AF::create_dct(13, 40, std::nullopt), fixture("create_dct__none"), 1e-6);
+  EXPECT_THROW(AF::create_dct(13, 40, "orth"), Error);
+  EXPECT_THROW(AF::create_dct(0, 40, std::nullopt), Error);
+}
+
 TEST(AudioFunctional, Gradcheck) {
   const Tensor spec = (fixture("spec") + 0.1).requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(

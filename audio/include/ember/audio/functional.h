@@ -2,6 +2,7 @@
 // ember::audio::functional: torchaudio.functional (0.13) on Ember tensors.
 // Built from core tensor ops, so autograd and devices come with them.
 #include <optional>
+#include <string>
 
 #include <ember/ember.h>
 
@@ -18,5 +19,8 @@ Tensor DB_to_amplitude(const Tensor& x, double ref, double power);
 Tensor mu_law_encoding(const Tensor& x, int64_t quantization_channels);
 // The inverse of mu_law_encoding: codes to floats in [-1, 1].
 Tensor mu_law_decoding(const Tensor& x_mu, int64_t quantization_channels);
+
+// DCT-II matrix [n_mels, n_mfcc] (float32), norm "ortho" or none (then scaled by 2).
+Tensor create_dct(int64_t n_mfcc, int64_t n_mels, std::optional<std::string> norm);
 
 }  // namespace ember::audio::functional
