@@ -51,6 +51,14 @@ TEST(AudioFunctional, CreateDctMatchesTorchaudio) {
   EXPECT_THROW(AF::create_dct(0, 40, std::nullopt), Error);
 }
 
+TEST(AudioFunctional, MelscaleFbanksMatchesTorchaudio) {
+  expect_close(AF::melscale_fbanks(201, 0.0, 8000.0, 40, 16000), fixture("melscale_fbanks__htk"), 1e-5);
+  expect_close(AF::melscale_fbanks(257, 20.0, 7600.0, 64, 16000, "slaney", "slaney"),
+               fixture("melscale_fbanks__slaney"), 1e-5);
+  EXPECT_THROW(AF::melscale_fbanks(201, 0.0, 8000.0, 40, 16000, "area"), Error);
+  EXPECT_THROW(AF::melscale_fbanks(201, 0.0, 8000.0, 40, 16000, std::nullopt, "mel"), Error);
+}
+
 TEST(AudioFunctional, Gradcheck) {
   const Tensor spec = (fixture("spec") + 0.1).requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(

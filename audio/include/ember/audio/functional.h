@@ -22,5 +22,9 @@ Tensor mu_law_decoding(const Tensor& x_mu, int64_t quantization_channels);
 
 // DCT-II matrix [n_mels, n_mfcc] (float32), norm "ortho" or none (then scaled by 2).
 Tensor create_dct(int64_t n_mfcc, int64_t n_mels, std::optional<std::string> norm);
+// Triangular mel filter banks [n_freqs, n_mels] (float32); norm "slaney" or
+// none; mel_scale "htk" or "slaney".
+Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_mels, int64_t sample_rate,
+                       std::optional<std::string> norm = std::nullopt, const std::string& mel_scale = "htk");
 
 }  // namespace ember::audio::functional

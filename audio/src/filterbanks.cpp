@@ -1,0 +1,53 @@
+// melscale_fbanks, as torchaudio 0.13's functional.py (float32, as torchaudio builds it).
+#include <cmath>
+
+#include <ember/audio/functional.h>
+
+namespace ember::audio::functional {
+namespace {
+
+constexpr double kSlaneyFSp = 200.0 / 3;     // Hz per mel below 1 kHz
+constexpr double kSlaneyMinLogHz = 1000.0;   // where the log part starts
+const double kSlaneyLogStep = std::log(6.4) / 27.0;
+
+double hz_to_mel(double freq, const std::string& scale) {
+  if (scale == "htk") return 2595.0 * std::log10(1.0 + freq / 700.0);
+  const double min_log_mel = kSlaneyMinLogHz / kSlaneyFSp;
+  if (freq >= kSlaneyMinLogHz) return min_log_mel + std::log(freq / kSlaneyMinLogHz) / kSlaneyLogStep;
+  return freq / kSlaneyFSp;
+}
+
+Tensor mel_to_hz(const Tensor& mels, const std::string& scale) {
+  if (scale == "htk") return (ember::pow(10.0, mels / 2595.0) - 1.0) * 700.0;
+  const double min_log_mel = kSlaneyMinLogHz / kSlaneyFSp;
+  const Tensor linear = mels * kSlaneyFSp;
+  const Tensor logarithmic = ((mels - min_log_mel) * kSlaneyLogStep).exp() * kSlaneyMinLogHz;
+  return where(mels >= min_log_mel, logarithmic, linear);
+}
+
+}  // namespace
+
+Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_mels, int64_t sample_rate,
+                       std::optional<std::string> norm, const std::string& mel_scale) {
+  EMBER_CHECK(!norm || *norm == "slaney", "melscale_fbanks: norm must be \"slaney\" or none, got \"",
+              norm.value_or(""), "\"");
+  EMBER_CHECK(mel_scale == "htk" || mel_scale == "slaney",
+              "melscale_fbanks: mel_scale must be \"htk\" or \"slaney\", got \"", mel_scale, "\"");
+  EMBER_CHECK(n_freqs > 0 && n_mels > 0 && sample_rate > 0,
+              "melscale_fbanks: n_freqs, n_mels and sample_rate must be positive, got ", n_freqs, ", ", n_mels,
+              ", ", sample_rate);
+  const auto f32 = TensorOptions().dtype(kFloat32);
+  const Tensor all_freqs = linspace(0, sample_rate / 2, n_freqs, f32);
+  const Tensor m_pts = linspace(hz_to_mel(f_min, mel_scale), hz_to_mel(f_max, mel_scale), n_mels + 2, f32);
+  const Tensor f_pts = mel_to_hz(m_pts, mel_scale);
+  // Triangular filters (librosa's construction, as torchaudio adopts it).
+  const Tensor f_diff = f_pts.narrow(0, 1, n_mels + 1) - f_pts.narrow(0, 0, n_mels + 1);
+  const Tensor slopes = f_pts.unsqueeze(0) - all_freqs.unsqueeze(1);  // [n_freqs, n_mels + 2]
+  const Tensor down = (slopes.narrow(1, 0, n_mels) * -1.0) / f_diff.narrow(0, 0, n_mels);
+  const Tensor up = slopes.narrow(1, 2, n_mels) / f_diff.narrow(0, 1, n_mels);
+  Tensor fb = down.minimum(up).clamp_min(0.0);
+  if (norm) fb = fb * (2.0 / (f_pts.narrow(0, 2, n_mels) - f_pts.narrow(0, 0, n_mels))).unsqueeze(0);
+  return fb;
+}
+
+}  // namespace ember::audio::functional
