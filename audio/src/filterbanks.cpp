@@ -1,4 +1,4 @@
-// melscale_fbanks, as torchaudio 0.13's functional.py (float32, as torchaudio builds it).
+// melscale_fbanks and linear_fbanks, as torchaudio 0.13's functional.py (float32, as torchaudio builds it).
 #include <cmath>
 
 #include <ember/audio/functional.h>
@@ -25,6 +25,17 @@ Tensor mel_to_hz(const Tensor& mels, const std::string& scale) {
   return where(mels >= min_log_mel, logarithmic, linear);
 }
 
+// Triangular filters between consecutive f_pts, sampled at all_freqs
+// (librosa's construction, as torchaudio adopts it): [n_freqs, n_filter].
+Tensor triangular_filterbank(const Tensor& all_freqs, const Tensor& f_pts) {
+  const int64_t n_filter = f_pts.size(0) - 2;
+  const Tensor f_diff = f_pts.narrow(0, 1, n_filter + 1) - f_pts.narrow(0, 0, n_filter + 1);
+  const Tensor slopes = f_pts.unsqueeze(0) - all_freqs.unsqueeze(1);  // [n_freqs, n_filter + 2]
+  const Tensor down = (slopes.narrow(1, 0, n_filter) * -1.0) / f_diff.narrow(0, 0, n_filter);
+  const Tensor up = slopes.narrow(1, 2, n_filter) / f_diff.narrow(0, 1, n_filter);
+  return down.minimum(up).clamp_min(0.0);
+}
+
 }  // namespace
 
 Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_mels, int64_t sample_rate,
@@ -40,14 +51,17 @@ Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_me
   const Tensor all_freqs = linspace(0, sample_rate / 2, n_freqs, f32);
   const Tensor m_pts = linspace(hz_to_mel(f_min, mel_scale), hz_to_mel(f_max, mel_scale), n_mels + 2, f32);
   const Tensor f_pts = mel_to_hz(m_pts, mel_scale);
-  // Triangular filters (librosa's construction, as torchaudio adopts it).
-  const Tensor f_diff = f_pts.narrow(0, 1, n_mels + 1) - f_pts.narrow(0, 0, n_mels + 1);
-  const Tensor slopes = f_pts.unsqueeze(0) - all_freqs.unsqueeze(1);  // [n_freqs, n_mels + 2]
-  const Tensor down = (slopes.narrow(1, 0, n_mels) * -1.0) / f_diff.narrow(0, 0, n_mels);
-  const Tensor up = slopes.narrow(1, 2, n_mels) / f_diff.narrow(0, 1, n_mels);
-  Tensor fb = down.minimum(up).clamp_min(0.0);
+  Tensor fb = triangular_filterbank(all_freqs, f_pts);
   if (norm) fb = fb * (2.0 / (f_pts.narrow(0, 2, n_mels) - f_pts.narrow(0, 0, n_mels))).unsqueeze(0);
   return fb;
+}
+
+Tensor linear_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_filter, int64_t sample_rate) {
+  EMBER_CHECK(n_freqs > 0 && n_filter > 0 && sample_rate > 0,
+              "linear_fbanks: n_freqs, n_filter and sample_rate must be positive, got ", n_freqs, ", ", n_filter,
+              ", ", sample_rate);
+  const auto f32 = TensorOptions().dtype(kFloat32);
+  return triangular_filterbank(linspace(0, sample_rate / 2, n_freqs, f32), linspace(f_min, f_max, n_filter + 2, f32));
 }
 
 }  // namespace ember::audio::functional

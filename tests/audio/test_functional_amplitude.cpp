@@ -59,6 +59,11 @@ TEST(AudioFunctional, MelscaleFbanksMatchesTorchaudio) {
   EXPECT_THROW(AF::melscale_fbanks(201, 0.0, 8000.0, 40, 16000, std::nullopt, "mel"), Error);
 }
 
+TEST(AudioFunctional, LinearFbanksMatchesTorchaudio) {
+  expect_close(AF::linear_fbanks(129, 100.0, 7000.0, 24, 16000), fixture("linear_fbanks"), 1e-5);
+  EXPECT_THROW(AF::linear_fbanks(129, 100.0, 7000.0, 0, 16000), Error);
+}
+
 TEST(AudioFunctional, Gradcheck) {
   const Tensor spec = (fixture("spec") + 0.1).requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(

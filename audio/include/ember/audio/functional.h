@@ -26,5 +26,7 @@ Tensor create_dct(int64_t n_mfcc, int64_t n_mels, std::optional<std::string> nor
 // none; mel_scale "htk" or "slaney".
 Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_mels, int64_t sample_rate,
                        std::optional<std::string> norm = std::nullopt, const std::string& mel_scale = "htk");
+// Triangular filter banks [n_freqs, n_filter] (float32) evenly spaced in Hz.
+Tensor linear_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_filter, int64_t sample_rate);
 
 }  // namespace ember::audio::functional
