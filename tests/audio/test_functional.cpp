@@ -1,4 +1,4 @@
-// ember::audio::functional amplitude / mu-law functions against torchaudio 0.13
+// ember::audio::functional against torchaudio 0.13
 // (fixtures: scripts/fixtures/audio_functional.py).
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "npy.h"
 
-namespace test_functional_amplitude_test {
+namespace functional_test {
 
 using namespace ember;
 namespace AF = ember::audio::functional;
@@ -82,4 +82,4 @@ TEST(AudioFunctional, BadArgumentsRaise) {
   EXPECT_THROW(AF::mu_law_decoding(x, 0), Error);
 }
 
-}  // namespace test_functional_amplitude_test
+}  // namespace functional_test
