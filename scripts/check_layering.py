@@ -126,6 +126,15 @@ def sources(root, prefix):
                 yield full, prefix + os.path.relpath(full, root)
 
 
+def quoted_includes(path):
+    """(line number, header) of each #include "..." of a file."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield number, m.group(1)
+
+
 def check(repo):
     src = os.path.join(repo, "core", "src")
     inc = os.path.join(repo, "core", "include")
@@ -136,16 +145,11 @@ def check(repo):
         if layer is None:
             problems.append(f"{rel}: in no layer (add its folder to LAYERS or PUBLIC_LAYERS)")
             continue
-        with open(full, encoding="utf-8", errors="replace") as f:
-            lines = f.readlines()
-        for number, line in enumerate(lines, 1):
-            m = INCLUDE.match(line)
-            if not m:
-                continue
-            target = resolve(m.group(1), os.path.dirname(full), src, inc)
+        for number, include in quoted_includes(full):
+            target = resolve(include, os.path.dirname(full), src, inc)
             where = f"{rel}:{number}"
             if target is None:
-                problems.append(f'{where}: #include "{m.group(1)}" names no file of core')
+                problems.append(f'{where}: #include "{include}" names no file of core')
                 continue
             target_layer = layer_of(target)
             if target_layer is None:
@@ -190,13 +194,8 @@ def check_library(repo, library, layers):
         if layer not in rank:
             problems.append(f"{prefix}{rel}: in no layer (add its folder to LIBRARY_LAYERS[{library!r}])")
             continue
-        with open(full, encoding="utf-8", errors="replace") as f:
-            lines = f.readlines()
-        for number, line in enumerate(lines, 1):
-            m = INCLUDE.match(line)
-            if not m:
-                continue
-            include, where = m.group(1), f"{prefix}{rel}:{number}"
+        for number, include in quoted_includes(full):
+            where = f"{prefix}{rel}:{number}"
             local = os.path.normpath(os.path.join(os.path.dirname(full), include))
             own = None
             if os.path.isfile(local) and not os.path.relpath(local, src).startswith(".."):
