@@ -56,6 +56,10 @@ ConvertImageDtypeImpl::ConvertImageDtypeImpl(Options options)
 
 Tensor ConvertImageDtypeImpl::forward(const Tensor& image) { return F::convert_image_dtype(image, options_.dtype); }
 
+std::optional<Tensor> ConvertImageDtypeImpl::forward_fused(const TransformImpl& next, const Tensor& image) {
+  return fused_convert_normalize(*this, next, image);
+}
+
 Params ConvertImageDtypeImpl::params() const { return {{"dtype", std::string(dtype_name(options_.dtype))}}; }
 
 std::optional<Tensor> fused_convert_normalize(const TransformImpl& first, const TransformImpl& second,

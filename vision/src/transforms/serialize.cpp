@@ -1,188 +1,47 @@
-// Transform (de)serialization and the registry of factories.
+// Vision's entry points to the transform registry: each registers the
+// built-in vision families first.
 #include "ember/vision/transforms/serialize.h"
-
-#include <algorithm>
-#include <cmath>
-#include <fstream>
-#include <map>
-#include <mutex>
-#include <sstream>
-
-#include <ember/serialize/json.h>
 
 #include "transforms/registry.h"
 
 namespace ember::vision::transforms {
-namespace {
 
-namespace json = ember::serialize::json;
-
-constexpr const char* kFormat = "ember.transform";
-constexpr int64_t kVersion = 1;
-
-struct Registry {
-  Registry() = default;
-  Registry(Registry&& other) noexcept : factories(std::move(other.factories)) {}
-  std::mutex mutex;
-  std::map<std::string, TransformFactory> factories;
-};
-
-// Filled with the built-in families on first use (a function-local static:
-// initialised once, thread-safely).
-Registry& registry() {
-  static Registry r = [] {
-    Registry built;
-    const detail::AddTransform add = [&built](const std::string& type, TransformFactory factory) {
-      EMBER_CHECK(built.factories.emplace(type, std::move(factory)).second, "transforms: built-in type '", type,
-                  "' registered twice");
-    };
-    detail::register_container_transforms(add);
+void register_vision_transforms() {
+  ::ember::transforms::register_transform_family("vision", [](const detail::AddTransform& add) {
     detail::register_color_transforms(add);
     detail::register_geometry_transforms(add);
     detail::register_augment_transforms(add);
-    return built;
-  }();
-  return r;
-}
-
-void write_node(const TransformImpl& t, std::string& out) {
-  out += R"({"type": )" + json::quote(t.name()) + R"(, "params": )" + json::plain_map_to_json(t.params(), "transforms::to_json") +
-         R"(, "children": [)";
-  bool first = true;
-  for (const auto& child : t.children()) {
-    const auto* transform = dynamic_cast<const TransformImpl*>(child.get());
-    EMBER_CHECK(transform != nullptr, "transforms::to_json: ", t.name(), " has a child module ", child->name(),
-                " that is not a transform");
-    out += first ? "" : ", ";
-    write_node(*transform, out);
-    first = false;
-  }
-  out += "]}";
-}
-
-// node[key], which must hold a value of the kind `is` checks.
-const IValue& member(const IValue& node, const char* key, bool (IValue::*is)() const, const std::string& where) {
-  const IValue* v = node.is_dict() ? node.find(key) : nullptr;
-  EMBER_CHECK(v != nullptr && (v->*is)(), "transforms::load: ", where, " lacks a valid '", key, "' member");
-  return *v;
-}
-
-// The saved params object, back as Params (the inverse of json::plain_map_to_json).
-Params read_params(const IValue& object, const std::string& where) {
-  Params params = json::plain_map_from_json(object, "transforms::load", where);
-  for (const auto& [key, value] : params)
-    if (value.is_list())
-      for (const IValue& item : value.to_list())
-        EMBER_CHECK(item.is_number(), "transforms::load: ", where, ": parameter '", key,
-                    "' must be a list of numbers");
-  return params;
-}
-
-TransformPtr read_node(const IValue& node, const std::string& where) {
-  const std::string& type = member(node, "type", &IValue::is_string, where).to_string();
-  const Params params = read_params(member(node, "params", &IValue::is_dict, where), where + " (" + type + ")");
-  std::vector<TransformPtr> children;
-  const auto& list = member(node, "children", &IValue::is_list, where).to_list();
-  for (size_t i = 0; i < list.size(); ++i)
-    children.push_back(read_node(list[i], where + "." + type + "[" + std::to_string(i) + "]"));
-  TransformFactory factory;
-  {
-    Registry& r = registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    const auto it = r.factories.find(type);
-    EMBER_CHECK(it != r.factories.end(), "transforms::load: unknown transform type '", type, "' at ", where,
-                " (register it with transforms::register_transform)");
-    factory = it->second;
-  }
-  TransformPtr t = factory(params, std::move(children));
-  EMBER_CHECK(t != nullptr, "transforms::load: the factory of '", type, "' returned no transform");
-  return t;
-}
-
-}  // namespace
-
-namespace detail {
-void missing_param(const std::string& key, const std::string& type) {
-  EMBER_FAIL(type, ": the saved parameters lack '", key, "'");
-}
-std::vector<int64_t> to_int_list(const IValue& value, const std::string& key, const std::string& type) {
-  std::vector<int64_t> out;
-  if (value.is_int()) return {value.to_int()};
-  for (double d : value.to_double_list()) {
-    EMBER_CHECK(std::isfinite(d) && d == std::trunc(d), type, ": saved parameter '", key,
-                "' must hold integers, got ", d);
-    out.push_back(static_cast<int64_t>(d));
-  }
-  return out;
-}
-}  // namespace detail
-
-std::string to_json(const TransformImpl& transform) {
-  std::string out = R"({"format": ")" + std::string(kFormat) + R"(", "version": )" + std::to_string(kVersion) +
-                    R"(, "transform": )";
-  write_node(transform, out);
-  return out + "}";
+  });
 }
 
 TransformPtr from_json(const std::string& text) {
-  const IValue root = json::parse(text, "transforms::load");
-  const IValue* format = root.is_dict() ? root.find("format") : nullptr;
-  EMBER_CHECK(format && format->is_string() && format->to_string() == kFormat,
-              "transforms::load: not a saved transform (expected \"format\": \"", kFormat, "\")");
-  const IValue& version = member(root, "version", &IValue::is_number, "the document");
-  EMBER_CHECK(version.is_int() && version.to_int() == kVersion, "transforms::load: unsupported version ",
-              version, " (this build reads version ", kVersion, ")");
-  return read_node(member(root, "transform", &IValue::is_dict, "the document"), "transform");
-}
-
-void save(const std::string& path, const TransformImpl& transform) {
-  const std::string text = to_json(transform);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  EMBER_CHECK(file.good(), "transforms::save: cannot open '", path, "' for writing");
-  file << text;
-  file.close();
-  EMBER_CHECK(!file.fail(), "transforms::save: writing '", path, "' failed");
+  register_vision_transforms();
+  return ::ember::transforms::from_json(text);
 }
 
 TransformPtr load(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  EMBER_CHECK(file.good(), "transforms::load: cannot open '", path, "'");
-  std::stringstream text;
-  text << file.rdbuf();
-  EMBER_CHECK(!file.bad(), "transforms::load: reading '", path, "' failed");
-  return from_json(text.str());
-}
-
-void write_transform(const TransformImpl& transform, Metadata& metadata, const std::string& key) {
-  metadata[key] = to_json(transform);
+  register_vision_transforms();
+  return ::ember::transforms::load(path);
 }
 
 TransformPtr read_transform(const Metadata& metadata, const std::string& key) {
-  const std::string* text = metadata.find(key);
-  EMBER_CHECK(text != nullptr, "transforms::read_transform: the metadata has no entry '", key, "'");
-  return from_json(*text);
+  register_vision_transforms();
+  return ::ember::transforms::read_transform(metadata, key);
 }
 
 void register_transform(const std::string& type, TransformFactory factory) {
-  EMBER_CHECK(!type.empty() && factory != nullptr, "transforms::register_transform: needs a name and a factory");
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  EMBER_CHECK(r.factories.emplace(type, std::move(factory)).second, "transforms::register_transform: '", type,
-              "' is registered already");
+  register_vision_transforms();  // so a user type cannot take a built-in name first
+  ::ember::transforms::register_transform(type, std::move(factory));
 }
 
 bool is_registered_transform(const std::string& type) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  return r.factories.contains(type);
+  register_vision_transforms();
+  return ::ember::transforms::is_registered_transform(type);
 }
 
 std::vector<std::string> registered_transforms() {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, factory] : r.factories) names.push_back(name);
-  return names;
+  register_vision_transforms();
+  return ::ember::transforms::registered_transforms();
 }
 
 }  // namespace ember::vision::transforms

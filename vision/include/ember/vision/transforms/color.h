@@ -73,6 +73,8 @@ class ConvertImageDtypeImpl : public TransformImpl {
   explicit ConvertImageDtypeImpl(Options options);
   explicit ConvertImageDtypeImpl(DType dtype) : ConvertImageDtypeImpl(Options{dtype}) {}
   Tensor forward(const Tensor& image) override;
+  // Followed by Normalize: fused_convert_normalize below.
+  std::optional<Tensor> forward_fused(const TransformImpl& next, const Tensor& image) override;
   Params params() const override;
   const Options& options() const { return options_; }
 

@@ -1,6 +1,5 @@
 // Compose, RandomApply, RandomChoice, RandomOrder, Lambda.
-#include "ember/vision/transforms/containers.h"
-#include "ember/vision/transforms/color.h"
+#include "ember/transforms/containers.h"
 
 #include <cmath>
 #include <map>
@@ -10,9 +9,9 @@
 
 #include <ember/ops/random.h>
 
-#include "transforms/registry.h"
+#include "transforms/containers_registry.h"
 
-namespace ember::vision::transforms {
+namespace ember::transforms {
 namespace {
 
 std::vector<TransformPtr> checked(std::vector<TransformPtr> transforms, const char* type) {
@@ -39,12 +38,13 @@ ComposeImpl::ComposeImpl(std::string type_name, std::vector<TransformPtr> transf
   for (size_t i = 0; i < transforms_.size(); ++i) register_module(std::to_string(i), transforms_[i]);
 }
 
-Tensor ComposeImpl::forward(const Tensor& image) {
-  Tensor x = image;
+Tensor ComposeImpl::forward(const Tensor& input) {
+  Tensor x = input;
   for (size_t i = 0; i < transforms_.size(); ++i) {
-    // ConvertImageDtype(float) + Normalize on uint8 runs as one pass (same values).
+    // A pair with a fused form (vision's ConvertImageDtype(float) + Normalize
+    // on uint8) runs as one pass (same values).
     if (i + 1 < transforms_.size()) {
-      if (auto fused = fused_convert_normalize(*transforms_[i], *transforms_[i + 1], x)) {
+      if (auto fused = transforms_[i]->forward_fused(*transforms_[i + 1], x)) {
         x = std::move(*fused);
         ++i;
         continue;
@@ -60,10 +60,10 @@ RandomApplyImpl::RandomApplyImpl(std::vector<TransformPtr> transforms, double p)
   EMBER_CHECK(p >= 0 && p <= 1, "RandomApply: p must be in [0, 1], got ", p);
 }
 
-Tensor RandomApplyImpl::forward(const Tensor& image) {
+Tensor RandomApplyImpl::forward(const Tensor& input) {
   // torchvision: `if self.p < torch.rand(1): return img`.
-  if (p_ < uniform_scalar(0, 1)) return image;
-  return ComposeImpl::forward(image);
+  if (p_ < uniform_scalar(0, 1)) return input;
+  return ComposeImpl::forward(input);
 }
 
 RandomChoiceImpl::RandomChoiceImpl(std::vector<TransformPtr> transforms, std::vector<double> p)
@@ -79,7 +79,7 @@ RandomChoiceImpl::RandomChoiceImpl(std::vector<TransformPtr> transforms, std::ve
   EMBER_CHECK(p_.empty() || total > 0, "RandomChoice: the probabilities sum to 0");
 }
 
-Tensor RandomChoiceImpl::forward(const Tensor& image) {
+Tensor RandomChoiceImpl::forward(const Tensor& input) {
   size_t pick = 0;
   if (p_.empty()) {
     pick = static_cast<size_t>(randint_scalar(0, static_cast<int64_t>(transforms_.size())));
@@ -89,7 +89,7 @@ Tensor RandomChoiceImpl::forward(const Tensor& image) {
     for (; pick + 1 < p_.size() && u >= p_[pick]; ++pick) u -= p_[pick];
     while (p_[pick] == 0) --pick;  // rounding can run past the last non-zero weight
   }
-  return transforms_[pick]->forward(image);
+  return transforms_[pick]->forward(input);
 }
 
 Params RandomChoiceImpl::params() const {
@@ -100,13 +100,13 @@ Params RandomChoiceImpl::params() const {
 RandomOrderImpl::RandomOrderImpl(std::vector<TransformPtr> transforms)
     : ComposeImpl("RandomOrder", std::move(transforms)) {}
 
-Tensor RandomOrderImpl::forward(const Tensor& image) {
+Tensor RandomOrderImpl::forward(const Tensor& input) {
   // A Fisher-Yates shuffle of the indices, one draw per position.
   std::vector<size_t> order(transforms_.size());
   std::iota(order.begin(), order.end(), size_t{0});
   for (size_t i = order.size(); i > 1; --i)
     std::swap(order[i - 1], order[static_cast<size_t>(randint_scalar(0, static_cast<int64_t>(i)))]);
-  Tensor x = image;
+  Tensor x = input;
   for (size_t i : order) x = transforms_[i]->forward(x);
   return x;
 }
@@ -156,4 +156,4 @@ void register_container_transforms(const AddTransform& add) {
 }
 
 }  // namespace detail
-}  // namespace ember::vision::transforms
+}  // namespace ember::transforms

@@ -1,7 +1,7 @@
 // TransformImpl's printing.
-#include "ember/vision/transforms/transform.h"
+#include "ember/transforms/transform.h"
 
-namespace ember::vision::transforms {
+namespace ember::transforms {
 
 void TransformImpl::pretty_print(std::ostream& os) const {
   os << name() << "(";
@@ -13,4 +13,4 @@ void TransformImpl::pretty_print(std::ostream& os) const {
   os << ")";
 }
 
-}  // namespace ember::vision::transforms
+}  // namespace ember::transforms
