@@ -11,6 +11,7 @@ struct ExternalMeasurement {
   double min_s = 0;
   int reps = 0;
   std::string mismatch;  // its result vs Ember's; "" when they agree
+  std::string unchecked; // the peer's reason for not writing a comparable result (another algorithm)
   std::string skipped;   // the peer's reason for not running here
   std::string error;     // it failed: exit status, unreadable output, ...
 };

@@ -130,6 +130,7 @@ Timed time_workload(const std::string& name, const ember_bench::Case& c, const e
       ember_bench::Row ext =
           ember_bench::timed_row(name, peer.name, m.ember_s, m.ember_min_s, x.median_s, x.min_s, x.reps);
       ext.mismatch = x.mismatch;
+      ext.unchecked = x.unchecked;
       with_quiet(ext);
       report.row(ext);
       t.peer_s[peer.name] = x.median_s;

@@ -102,10 +102,11 @@ void Report::row(const Row& r) {
          << ", \"ember_slowdown\": " << num(ours) << ", \"peer_slowdown\": " << num(theirs);
   }
   if (!r.mismatch.empty()) line << ", \"mismatch\": " << json_string(r.mismatch);
+  if (!r.unchecked.empty()) line << ", \"unchecked\": " << json_string(r.unchecked);
   if (!commit_.empty()) line << ", \"commit\": " << json_string(commit_);
   jsonl_ << line.str() << "}\n" << std::flush;
 
-  std::string check = r.mismatch.empty() ? "ok" : "MISMATCH " + r.mismatch;
+  std::string check = !r.mismatch.empty() ? "MISMATCH " + r.mismatch : !r.unchecked.empty() ? "unchecked" : "ok";
   if (!r.ceiling_mismatch.empty()) check += ", ceiling MISMATCH " + r.ceiling_mismatch;
   std::printf("%-28s %-13s %10.3f %10.3f %7.2fx %6.2fx %15s %22s  %s\n", r.workload.c_str(), r.peer.c_str(),
               r.ember_s * 1e3, r.peer_s * 1e3, speedup, r.peer_min_s / r.ember_min_s, extra_col.c_str(),

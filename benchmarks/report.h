@@ -23,6 +23,7 @@ struct Row {
   double ceiling_s = 0, ceiling_min_s = 0;
   std::string ceiling_mismatch;
   std::string mismatch;                 // the peer's result differs from Ember's
+  std::string unchecked;                // why the peer's result is not compared (another algorithm)
   // For a row timed under load: each side's quiet median, for the slowdowns.
   double quiet_ember_s = 0, quiet_peer_s = 0;
 };
