@@ -53,6 +53,10 @@ Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_me
   const Tensor f_pts = mel_to_hz(m_pts, mel_scale);
   Tensor fb = triangular_filterbank(all_freqs, f_pts);
   if (norm) fb = fb * (2.0 / (f_pts.narrow(0, 2, n_mels) - f_pts.narrow(0, 0, n_mels))).unsqueeze(0);
+  if ((fb.amax({0}) == 0.0).any().item<bool>()) {
+    EMBER_WARN("melscale_fbanks: At least one mel filterbank has all zero values. The value for `n_mels` (", n_mels,
+               ") may be set too high. Or, the value for `n_freqs` (", n_freqs, ") may be set too low.");
+  }
   return fb;
 }
 
