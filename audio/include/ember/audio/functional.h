@@ -32,3 +32,4 @@ Tensor linear_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_filt
 }  // namespace ember::audio::functional
 #include "ember/audio/functional/spectral.h"
 #include "ember/audio/functional/filtering.h"
+#include <ember/audio/functional/effects.h>
