@@ -30,3 +30,4 @@ Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_me
 Tensor linear_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_filter, int64_t sample_rate);
 
 }  // namespace ember::audio::functional
+#include "ember/audio/functional/resample.h"
