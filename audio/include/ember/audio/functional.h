@@ -30,6 +30,10 @@ Tensor melscale_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_me
 Tensor linear_fbanks(int64_t n_freqs, double f_min, double f_max, int64_t n_filter, int64_t sample_rate);
 
 }  // namespace ember::audio::functional
-#include "ember/audio/functional/spectral.h"
+
+// The rest of torchaudio.functional, one header per area.
+#include "ember/audio/functional/effects.h"
 #include "ember/audio/functional/filtering.h"
-#include <ember/audio/functional/effects.h>
+#include "ember/audio/functional/pitch_shift.h"
+#include "ember/audio/functional/resample.h"
+#include "ember/audio/functional/spectral.h"
