@@ -94,7 +94,7 @@ Tensor InverseMelScaleImpl::forward(const Tensor& melspec) {
     if (momentum_buffer.defined()) momentum_buffer.mul_(options_.momentum).add_(grad);
     else momentum_buffer = grad.clone();
     specgram.sub_(momentum_buffer * options_.lr);
-    specgram.clamp_min_(0);
+    specgram.clamp_(0);
     if (new_loss < options_.tolerance_loss || std::abs(loss - new_loss) < options_.tolerance_change) break;
     loss = new_loss;
   }
