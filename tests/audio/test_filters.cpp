@@ -3,7 +3,11 @@
 // and their errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ember/audio/functional.h>
@@ -122,6 +126,65 @@ TEST(AudioLfilter, RowsAreIndependentOfTheirNeighbours) {
     // A transposed (non-contiguous) waveform gives the same values.
     const Tensor xt = x.t().contiguous().t();
     EXPECT_TRUE(AF::lfilter(xt, a, b).equal(y));
+  }
+}
+
+// torchaudio's arithmetic one sample at a time (Note [lfilter arithmetic]):
+// the FIR taps fused, oldest first, from zero; the recursion a rounded product
+// and a rounded subtraction per tap, oldest first (volatile keeps the compiler
+// from fusing them). x [R, T], a and b [C, K] already divided by a[:, 0].
+template <class T>
+Tensor scalar_lfilter(const Tensor& x, const Tensor& a, const Tensor& b) {
+  const int64_t rows = x.size(0), length = x.size(1), sets = a.size(0), taps = a.size(1);
+  const Tensor xc = x.contiguous(), ac = a.contiguous(), bc = b.contiguous();
+  Tensor out = zeros({rows, length}, x.dtype());
+  const T* xv = xc.data_ptr<T>();
+  const T* av = ac.data_ptr<T>();
+  const T* bv = bc.data_ptr<T>();
+  T* yv = out.data_ptr<T>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* ar = av + (r % sets) * taps;
+    const T* br = bv + (r % sets) * taps;
+    for (int64_t t = 0; t < length; ++t) {
+      T acc = 0;
+      for (int64_t k = taps - 1; k >= 0; --k) acc = std::fma(br[k], t - k >= 0 ? xv[r * length + t - k] : T(0), acc);
+      for (int64_t k = taps - 1; k >= 1; --k) {
+        volatile T product = (t - k >= 0 ? yv[r * length + t - k] : T(0)) * ar[k];
+        acc = acc - product;
+      }
+      yv[r * length + t] = acc;
+    }
+  }
+  return out;
+}
+
+TEST(AudioLfilter, MatchesAScalarLoopOfTorchaudiosArithmetic) {
+  // Random shapes across the kernel's paths: row counts around the SIMD lane
+  // count, lengths around the time tile, orders with their state in registers
+  // and past them, shared and per-row coefficient sets; the fused pass and
+  // the two recorded halves.
+  Generator gen(20);
+  for (const DType dtype : {kFloat32, kFloat64}) {
+    for (const int64_t taps : {1, 2, 3, 5, 9, 10, 13}) {
+      for (const auto& [rows, length] : std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 128}, {8, 129}, {9, 300}, {19, 261}}) {
+        SCOPED_TRACE(::testing::Message() << dtype << " taps " << taps << " rows " << rows << " length " << length);
+        const int64_t sets = rows % 2 == 1 ? rows : 1;
+        const Tensor x = (rand({rows, length}, kFloat64, &gen) - 0.5).to(dtype);
+        // Stable poles: small a_k; a_0 in [1, 2).
+        Tensor a = (rand({sets, taps}, kFloat64, &gen) - 0.5) * (0.6 / taps);
+        a.select(1, 0).copy_(rand({sets}, kFloat64, &gen) + 1.0);
+        const Tensor b = rand({sets, taps}, kFloat64, &gen) - 0.5;
+        const Tensor ad = a.to(dtype), bd = b.to(dtype);
+        const Tensor a_norm = ad / ad.narrow(1, 0, 1), b_norm = bd / ad.narrow(1, 0, 1);
+        const Tensor expected = dtype == kFloat32 ? scalar_lfilter<float>(x, a_norm, b_norm)
+                                                  : scalar_lfilter<double>(x, a_norm, b_norm);
+        const Tensor xs = sets == 1 ? x : x.unsqueeze(0);  // [1, rows, length] with rows sets
+        const Tensor a_arg = sets == 1 ? ad[0] : ad, b_arg = sets == 1 ? bd[0] : bd;
+        expect_identical(AF::lfilter(xs, a_arg, b_arg, false).reshape({rows, length}), expected);
+        expect_identical(AF::lfilter(xs.clone().requires_grad_(), a_arg, b_arg, false).detach().reshape({rows, length}),
+                         expected);
+      }
+    }
   }
 }
 
