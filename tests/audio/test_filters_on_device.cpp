@@ -15,11 +15,11 @@
 #include "kernels/slots/kernel_slot.h"
 #include "npy.h"
 
+namespace filters_on_device_test {
+
 using namespace ember;
 using namespace ember::testing;
 namespace AF = ember::audio::functional;
-
-namespace filters_on_device_test {
 
 Tensor fixture(const std::string& name) { return load_npy(fixture_path("audio/filters/" + name + ".npy")); }
 
