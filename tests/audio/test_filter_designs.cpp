@@ -68,7 +68,8 @@ TEST(AudioBiquadDesigns, Float64IsTorchaudiosBitForBit) {
 TEST(AudioBiquadDesigns, MatchTorchaudioFloat32) {
   // The coefficients are computed in float32 as torchaudio computes them; the
   // filter is torchaudio's bit for bit (Note [lfilter arithmetic]), so only
-  // float32 sin/cos/exp of the design may differ in the last bit.
+  // float32 sin/cos/exp of the design may differ in the last bit (bandpass:
+  // torch's sin(w0) is one ulp off the correctly rounded value, Ember's).
   const Tensor x = fixture("design_wave").to(kFloat32);
   for (const Design& d : designs()) {
     const Tensor y = d.fn(x);
