@@ -15,8 +15,8 @@ Tensor FilterParam::as_tensor(DType dtype, Device device, const char* fn, const 
   return tensor_.reshape({}).to(device, dtype);
 }
 
-double FilterParam::value() const {
-  return tensor_.defined() ? tensor_.detach().to(kCPU, kFloat64).reshape({}).item<double>() : value_;
+double FilterParam::value(const char* fn, const char* name) const {
+  return tensor_.defined() ? as_tensor(kFloat64, kCPU, fn, name).detach().item<double>() : value_;
 }
 
 Tensor biquad(const Tensor& waveform, const FilterParam& b0, const FilterParam& b1, const FilterParam& b2,

@@ -20,13 +20,13 @@ inline void check_sample_rate(const char* fn, int64_t sample_rate) {
 
 // A frequency or Q: positive and finite.
 inline void check_positive(const char* fn, const char* name, const functional::FilterParam& p) {
-  const double v = p.value();
+  const double v = p.value(fn, name);
   EMBER_CHECK(std::isfinite(v) && v > 0, fn, ": ", name, " must be positive and finite, got ", v);
 }
 
 // A gain in dB: finite.
 inline void check_finite(const char* fn, const char* name, const functional::FilterParam& p) {
-  const double v = p.value();
+  const double v = p.value(fn, name);
   EMBER_CHECK(std::isfinite(v), fn, ": ", name, " must be finite, got ", v);
 }
 

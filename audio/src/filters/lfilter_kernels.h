@@ -15,11 +15,11 @@
 // compiled without FMA (a rounded product, then a rounded subtraction). Both
 // with b and a already divided by a[0]. The CPU kernel performs exactly these
 // roundings (its file is compiled with -ffp-contract=off; the FIR taps call
-// an explicit FMA), so float32 outputs equal torchaudio's bit for bit; the
-// recursion amplifies any other rounding by the filter's condition (an
-// order-8 Butterworth computed with FMAs in the recursion differs from
-// torchaudio by 7e-3). float64 matches to rounding: torch's float64 conv1d
-// is a BLAS product, summing in another order.
+// an explicit FMA), so its outputs equal torchaudio's bit for bit, in float32
+// and (torch's float64 conv1d accumulates the taps the same way) in float64:
+// tests/audio/test_filters.cpp checks both. The recursion amplifies any other
+// rounding by the filter's condition: an order-8 Butterworth run in float32
+// with FMAs in the recursion differs from torchaudio by 7e-3.
 #include <ember/core/tensor.h>
 
 #include "kernels/slots/kernel_slot.h"

@@ -33,7 +33,10 @@ namespace {
 // the clamp applied on the way out. Blocks run in parallel (core's
 // parallel_for); the per-sample critical path is one multiply and one
 // subtraction (y[n-1] a_1), and at order 8 the 25 vector operations per
-// sample keep both FP ports busy.
+// sample keep both FP ports busy. With fewer rows than lanes (mono or stereo
+// audio) most lanes would be empty, so the FIR part runs first, vectorized
+// along time (it is not recursive), and the block pass runs the recursion
+// alone; the roundings are the same either way.
 
 typedef float VecF __attribute__((vector_size(32)));
 typedef double VecD __attribute__((vector_size(32)));
@@ -269,11 +272,33 @@ void filter_block_dispatch(const Block<T>& blk, bool fir, bool iir) {
   }
 }
 
+// v = FIR_b(x) for one row, vectorized along time: each v[t] is the same
+// chain of fused multiply-adds, oldest tap first from zero, as in the fused
+// pass (Note [lfilter across rows], few rows).
+template <class T>
+void fir_row_along_time(const T* x, T* v, int64_t length, const T* b, int taps) {
+  constexpr int L = kLanes<T>;
+  auto one = [&](int64_t t) {
+    T acc = 0;
+    for (int k = taps - 1; k >= 0; --k) acc = std::fma(b[k], t - k >= 0 ? x[t - k] : T(0), acc);
+    v[t] = acc;
+  };
+  int64_t t = 0;
+  for (; t < std::min<int64_t>(taps - 1, length); ++t) one(t);
+  for (; t + L <= length; t += L) {
+    Vec<T> acc = Vec<T>{};
+    for (int k = taps - 1; k >= 0; --k) acc = fused_multiply_add(Vec<T>{} + b[k], load(x + t - k), acc);
+    store(v + t, acc);
+  }
+  for (; t < length; ++t) one(t);
+}
+
 template <class T>
 void lfilter_typed(Tensor& out, const Tensor& x, const Tensor& a, const Tensor& b, bool clamp) {
   constexpr int L = kLanes<T>;
   const int64_t rows = x.size(0), length = x.size(1);
-  const bool fir = b.defined(), iir = a.defined();
+  bool fir = b.defined();
+  const bool iir = a.defined();
   const Tensor& coeffs = fir ? b : a;
   const int64_t sets = coeffs.size(0);
   const int taps = static_cast<int>(coeffs.size(1));
@@ -288,6 +313,18 @@ void lfilter_typed(Tensor& out, const Tensor& x, const Tensor& a, const Tensor& 
       out_data[i] = clamp ? (v < T(-1) ? T(-1) : (v > T(1) ? T(1) : v)) : v;
     }
     return;
+  }
+  // Fewer rows than lanes: the fused pass would spend most of its FIR
+  // multiply-adds on empty lanes, and at high orders they, not the
+  // recursion's latency, would bound it. The FIR part then runs first along
+  // time (the same roundings), the recursion after it.
+  std::vector<T> fir_out;
+  if (fir && iir && rows < L && taps > 1) {
+    fir_out.resize(static_cast<size_t>(rows * length));
+    for (int64_t r = 0; r < rows; ++r)
+      fir_row_along_time(x_data + r * length, fir_out.data() + r * length, length, b_data + (r % sets) * taps, taps);
+    x_data = fir_out.data();
+    fir = false;
   }
   const int64_t blocks = (rows + L - 1) / L;
   // About 64k multiply-adds per chunk, so short signals do not wake threads for nothing.

@@ -23,7 +23,7 @@ class FilterParam {
   // (a tensor of more than one element or of an integral dtype).
   Tensor as_tensor(DType dtype, Device device, const char* fn, const char* name) const;
   // The value on the host (the tensor's single element), for argument checks.
-  double value() const;
+  double value(const char* fn, const char* name) const;
 
  private:
   double value_ = 0.0;
