@@ -22,9 +22,10 @@ namespace {
 struct FlangerLine {
   using Plan = FlangerPlan;
   static Tensor run(const Tensor& x, const Plan& plan, bool adjoint) {
+    if (x.numel() == 0) return x.clone();
     const Tensor items = x.reshape({-1, x.size(-2), x.size(-1)}).contiguous();
     Tensor out = empty(items.sizes(), items.options());
-    if (items.numel() > 0) flanger_slot(items.device())(out, items, plan, adjoint);
+    flanger_slot(items.device())(out, items, plan, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext* ctx, const Plan& plan) {

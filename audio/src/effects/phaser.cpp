@@ -25,9 +25,10 @@ struct PhaserDelay {
     double decay = 0;
   };
   static Tensor run(const Tensor& x, const Plan& plan, bool adjoint) {
+    if (x.numel() == 0) return x.clone();
     const Tensor rows = x.reshape({-1, x.size(-1)}).contiguous();
     Tensor out = empty(rows.sizes(), rows.options());
-    if (rows.numel() > 0) phaser_delay_slot(rows.device())(out, rows, plan.delays, plan.decay, adjoint);
+    phaser_delay_slot(rows.device())(out, rows, plan.delays, plan.decay, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext* ctx, const Plan& plan) {
