@@ -11,6 +11,7 @@
 #include <ember/ops/factories.h>
 
 #include "effects/convolve_mode.h"
+#include "effects/effect_checks.h"
 #include "effects/effect_kernels.h"
 
 namespace ember::audio {
@@ -23,7 +24,7 @@ namespace {
 Tensor full_convolution(const Tensor& x, const Tensor& y) {
   const Tensor xc = x.contiguous(), yc = y.contiguous();
   Tensor out = empty({x.size(0), x.size(1) + y.size(1) - 1}, x.options());
-  if (out.numel() > 0) convolve_slot(x.device())(out, xc, yc);
+  if (out.numel() > 0) audio::detail::kernel_for(convolve_slot, xc, "convolve")(out, xc, yc);
   return out;
 }
 

@@ -25,7 +25,7 @@ struct FlangerLine {
     if (x.numel() == 0) return x.clone();
     const Tensor items = x.reshape({-1, x.size(-2), x.size(-1)}).contiguous();
     Tensor out = empty(items.sizes(), items.options());
-    flanger_slot(items.device())(out, items, plan, adjoint);
+    audio::detail::kernel_for(flanger_slot, items, "flanger")(out, items, plan, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext* ctx, const Plan& plan) {

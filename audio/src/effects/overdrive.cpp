@@ -23,7 +23,7 @@ struct DcBlocker {
     if (x.numel() == 0) return x.clone();
     const Tensor rows = x.reshape({-1, x.size(-1)}).contiguous();
     Tensor out = empty(rows.sizes(), rows.options());
-    overdrive_dc_blocker_slot(rows.device())(out, rows, adjoint);
+    audio::detail::kernel_for(overdrive_dc_blocker_slot, rows, "overdrive")(out, rows, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext*, const Plan&) {}

@@ -28,7 +28,7 @@ struct PhaserDelay {
     if (x.numel() == 0) return x.clone();
     const Tensor rows = x.reshape({-1, x.size(-1)}).contiguous();
     Tensor out = empty(rows.sizes(), rows.options());
-    phaser_delay_slot(rows.device())(out, rows, plan.delays, plan.decay, adjoint);
+    audio::detail::kernel_for(phaser_delay_slot, rows, "phaser")(out, rows, plan.delays, plan.decay, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext* ctx, const Plan& plan) {

@@ -121,7 +121,10 @@ Tensor vad(const Tensor& waveform, int64_t sample_rate, double trigger_level, do
   const int64_t time = waveform.size(-1);
   // With no samples the detector never measures: it stops at the end.
   int64_t start = time - p.samples_len_ns;
-  if (waveform.numel() > 0) start = vad_slot(waveform.device())(waveform.reshape({-1, time}).contiguous(), p);
+  if (waveform.numel() > 0) {
+    const Tensor channels = waveform.reshape({-1, time}).contiguous();
+    start = audio::detail::kernel_for(vad_slot, channels, op)(channels, p);
+  }
   if (start < 0) start = std::max<int64_t>(start + time, 0);  // Note [vad slicing]
   return waveform.narrow(-1, start, time - start);
 }
