@@ -59,7 +59,9 @@ Tensor phaser(const Tensor& waveform, int64_t sample_rate, double gain_in, doubl
   audio::detail::check_finite(decay, op, "decay");
   audio::detail::check_positive(delay_ms, op, "delay_ms");
   audio::detail::check_positive(mod_speed, op, "mod_speed");
-  const auto delay_buf_len = static_cast<int64_t>(delay_ms * 0.001 * static_cast<double>(sample_rate) + 0.5);
+  const double delay_len = delay_ms * 0.001 * static_cast<double>(sample_rate) + 0.5;
+  EMBER_CHECK(delay_len < 1e9, op, ": delay_ms = ", delay_ms, " is too long a delay line at ", sample_rate, " Hz");
+  const auto delay_buf_len = static_cast<int64_t>(delay_len);
   EMBER_CHECK(delay_buf_len >= 1, op, ": delay_ms = ", delay_ms, " is shorter than half a sample at ", sample_rate,
               " Hz");
   const double mod_len = static_cast<double>(sample_rate) / mod_speed + 0.5;
