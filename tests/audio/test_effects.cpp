@@ -2,7 +2,8 @@
 // (fixtures: scripts/fixtures/audio_effects.py).
 #include <gtest/gtest.h>
 
-#include <set>
+#include <cmath>
+#include <map>
 #include <string>
 
 #include <ember/audio/functional.h>
@@ -120,7 +121,7 @@ TEST(AudioEffects, DitherDrawsCoverTorchaudiosRange) {
   // Samples a whole number apart: each RPDF result reveals which one was drawn.
   const Tensor wave = arange(0, 15, kFloat64).reshape({3, 5}) + 0.25;
   const Tensor scaled = wave * 32766;
-  std::set<std::pair<int64_t, int64_t>> drawn;
+  std::map<std::pair<int64_t, int64_t>, int> drawn;
   manual_seed(11);
   for (int trial = 0; trial < 200; ++trial) {
     const Tensor out = AF::dither(wave, "RPDF");
@@ -129,23 +130,46 @@ TEST(AudioEffects, DitherDrawsCoverTorchaudiosRange) {
       for (int64_t t = 0; t < 5 && !found; ++t) {
         const Tensor expected = (scaled + (wave[c][t] - 0.5)).round() / 32768;
         if (out.equal(expected)) {
-          drawn.insert({c, t});
+          ++drawn[{c, t}];
           found = true;
         }
       }
     ASSERT_TRUE(found) << "trial " << trial << ": the result is not wave * 32766 + (sample - 0.5), rounded";
   }
-  // torch.randint(R - 1) and torch.randint(T - 1): rows 0..1, times 0..3.
+  // torch.randint(R - 1) and torch.randint(T - 1): rows 0..1, times 0..3,
+  // each about 25 times in 200.
   EXPECT_EQ(drawn.size(), 8u);
-  for (const auto& [c, t] : drawn) {
-    EXPECT_LT(c, 2);
-    EXPECT_LT(t, 4);
+  for (const auto& [pair, count] : drawn) {
+    EXPECT_LT(pair.first, 2);
+    EXPECT_LT(pair.second, 4);
+    EXPECT_GT(count, 8) << "(" << pair.first << ", " << pair.second << ")";
+    EXPECT_LT(count, 45) << "(" << pair.first << ", " << pair.second << ")";
   }
   // Reproducible under a seed.
   manual_seed(5);
   const Tensor a = AF::dither(wave, "GPDF");
   manual_seed(5);
   EXPECT_TRUE(AF::dither(wave, "GPDF").equal(a));
+}
+
+TEST(AudioEffects, DitherGpdfOffsetsAreSumsOfSevenDrawableSamples) {
+  // Whole-number samples k: wave * 32766 is whole, so the rounded result
+  // minus it is the GPDF offset itself, a sum of 7 drawn samples.
+  const Tensor wave = arange(0, 15, kFloat64).reshape({3, 5});  // drawable: 0-3, 5-8 (mean 4, variance 7.5)
+  manual_seed(21);
+  double sum = 0;
+  const int trials = 400;
+  for (int trial = 0; trial < trials; ++trial) {
+    const Tensor offset = AF::dither(wave, "GPDF") * 32768 - wave * 32766;
+    const double s = offset[0][0].item<double>();
+    ASSERT_TRUE(offset.eq(s).all().item<bool>()) << "one offset for every sample";
+    ASSERT_EQ(s, std::round(s));
+    ASSERT_GE(s, 0.0);
+    ASSERT_LE(s, 56.0);
+    sum += s;
+  }
+  // Mean 7 * 4 = 28; the mean of 400 has a standard deviation of sqrt(7 * 7.5 / 400) = 0.36.
+  EXPECT_NEAR(sum / trials, 28.0, 1.8);
 }
 
 TEST(AudioEffects, DitherGpdfSumsSevenSamples) {
