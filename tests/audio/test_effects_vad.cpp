@@ -55,6 +55,9 @@ TEST(AudioEffectsVad, MatchesTorchaudio) {
   // (Note [vad slicing]), and a clip this short comes back whole.
   const Tensor silence = zeros({2, 3000}, kFloat64);
   expect_trimmed(AF::vad(silence, 8000), silence, expected_length(5));
+  // 16 kHz, the defaults (a 2048-point measurement): each sample twice.
+  const Tensor held = x.repeat_interleave(2, -1);
+  expect_trimmed(AF::vad(held, 16000), held, expected_length(6));
 }
 
 TEST(AudioEffectsVad, Float32AndViews) {
