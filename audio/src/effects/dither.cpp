@@ -30,7 +30,7 @@ namespace ember::audio::functional {
 //   Ember draws 0 there, as torchaudio itself does for the first pair.
 Tensor dither(const Tensor& waveform, const std::string& density_function, bool noise_shaping) {
   const char* op = "dither";
-  audio::detail::check_waveform(waveform, op);
+  audio::effects::check_waveform(waveform, op);
   EMBER_CHECK(density_function == "TPDF" || density_function == "RPDF" || density_function == "GPDF", op,
               ": density_function must be \"TPDF\", \"RPDF\" or \"GPDF\", got \"", density_function, "\"");
   if (waveform.numel() == 0) return waveform.clone();

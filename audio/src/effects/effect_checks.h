@@ -7,7 +7,7 @@
 #include <ember/core/error.h>
 #include <ember/core/tensor.h>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 // A float32 or float64 waveform with at least min_dim dims ([..., time]).
 inline void check_waveform(const Tensor& waveform, const char* op, int64_t min_dim = 1) {
@@ -39,4 +39,4 @@ auto kernel_for(const Slot& slot, const Tensor& t, const char* op) {
   return slot(t.device());
 }
 
-}  // namespace ember::audio::detail
+}  // namespace ember::audio::effects

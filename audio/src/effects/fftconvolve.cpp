@@ -32,14 +32,14 @@ int64_t fast_fft_length(int64_t n) {
 // result is cut back to n.
 Tensor fftconvolve(const Tensor& x, const Tensor& y, const std::string& mode) {
   const char* op = "fftconvolve";
-  audio::detail::check_convolve_operands(x, y, op);
-  const auto cut = audio::detail::parse_convolve_mode(mode, op);
+  audio::effects::check_convolve_operands(x, y, op);
+  const auto cut = audio::effects::parse_convolve_mode(mode, op);
   const int64_t n = x.size(-1) + y.size(-1) - 1;
   const int64_t fft_length = fast_fft_length(n);
   const Tensor product = fft::rfft(x, fft_length) * fft::rfft(y, fft_length);
   Tensor full = fft::irfft(product, fft_length);
   if (fft_length != n) full = full.narrow(-1, 0, n);
-  return audio::detail::apply_convolve_mode(full, x.size(-1), y.size(-1), cut);
+  return audio::effects::apply_convolve_mode(full, x.size(-1), y.size(-1), cut);
 }
 
 }  // namespace ember::audio::functional

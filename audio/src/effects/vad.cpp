@@ -46,7 +46,7 @@ Tensor vad(const Tensor& waveform, int64_t sample_rate, double trigger_level, do
            std::optional<double> measure_duration, double measure_smooth_time, double hp_filter_freq,
            double lp_filter_freq, double hp_lifter_freq, double lp_lifter_freq) {
   const char* op = "vad";
-  namespace d = audio::detail;
+  namespace d = audio::effects;
   d::check_waveform(waveform, op);
   if (waveform.dim() > 2)
     EMBER_WARN("vad: expected a waveform of 1 dim (time) or 2 (channel, time), got ", waveform.dim(),
@@ -126,7 +126,7 @@ Tensor vad(const Tensor& waveform, int64_t sample_rate, double trigger_level, do
   int64_t start = time - p.samples_len_ns;
   if (waveform.numel() > 0) {
     const Tensor channels = waveform.reshape({-1, time}).contiguous();
-    start = audio::detail::kernel_for(vad_slot, channels, op)(channels, p);
+    start = audio::effects::kernel_for(vad_slot, channels, op)(channels, p);
   }
   if (start < 0) start = std::max<int64_t>(start + time, 0);  // Note [vad slicing]
   return waveform.narrow(-1, start, time - start);

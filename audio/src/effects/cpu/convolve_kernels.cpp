@@ -61,7 +61,7 @@ void convolve_kernel(Tensor& out, const Tensor& x, const Tensor& y) {
   int64_t nx = x.size(1), ny = y.size(1);
   const int64_t n_out = nx + ny - 1;
   const int64_t blocks = (n_out + kBlock - 1) / kBlock;
-  cpu::dispatch_float(x.dtype(), "convolve", [&](auto tag) {
+  effects::cpu::dispatch_float(x.dtype(), "convolve", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = x.data_ptr<T>();
     const T* yp = y.data_ptr<T>();
@@ -70,7 +70,7 @@ void convolve_kernel(Tensor& out, const Tensor& x, const Tensor& y) {
     const bool swap = nx < ny;
     if (swap) std::swap(nx, ny);
     T* o = out.data_ptr<T>();
-    cpu::for_each_row(rows * blocks, kBlock * ny, [&](int64_t item) {
+    effects::cpu::for_each_row(rows * blocks, kBlock * ny, [&](int64_t item) {
       const int64_t r = item / blocks, b = item % blocks;
       const T* xr = xp + r * x_stride;
       const T* yr = yp + r * y_stride;
