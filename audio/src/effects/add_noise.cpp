@@ -10,8 +10,8 @@ namespace ember::audio::functional {
 
 Tensor add_noise(const Tensor& waveform, const Tensor& noise, const Tensor& snr, const std::optional<Tensor>& lengths) {
   const char* op = "add_noise";
-  audio::detail::check_waveform(waveform, op);
-  audio::detail::check_waveform(noise, op);
+  audio::effects::check_waveform(waveform, op);
+  audio::effects::check_waveform(noise, op);
   EMBER_CHECK(snr.defined() && snr.is_floating_point(), op, ": snr must be a floating-point tensor");
   const bool has_lengths = lengths && lengths->defined();
   EMBER_CHECK(waveform.dim() == noise.dim() && snr.dim() == waveform.dim() - 1 &&

@@ -11,6 +11,7 @@
 #include <ember/ops/factories.h>
 
 #include "effects/convolve_mode.h"
+#include "effects/effect_checks.h"
 #include "effects/effect_kernels.h"
 
 namespace ember::audio {
@@ -23,7 +24,7 @@ namespace {
 Tensor full_convolution(const Tensor& x, const Tensor& y) {
   const Tensor xc = x.contiguous(), yc = y.contiguous();
   Tensor out = empty({x.size(0), x.size(1) + y.size(1) - 1}, x.options());
-  if (out.numel() > 0) convolve_slot(x.device())(out, xc, yc);
+  if (out.numel() > 0) audio::effects::kernel_for(convolve_slot, xc, "convolve")(out, xc, yc);
   return out;
 }
 
@@ -59,8 +60,8 @@ namespace functional {
 
 Tensor convolve(const Tensor& x, const Tensor& y, const std::string& mode) {
   const char* op = "convolve";
-  std::vector<int64_t> shape = audio::detail::check_convolve_operands(x, y, op);
-  const auto cut = audio::detail::parse_convolve_mode(mode, op);
+  std::vector<int64_t> shape = audio::effects::check_convolve_operands(x, y, op);
+  const auto cut = audio::effects::parse_convolve_mode(mode, op);
   const DType dtype = promote_types(x.dtype(), y.dtype());
   // torchaudio convolves the longer operand with the shorter one (the same
   // sums; the kernel's inner loop runs over the longer one).
@@ -74,7 +75,7 @@ Tensor convolve(const Tensor& x, const Tensor& y, const std::string& mode) {
   };
   Tensor full = convolve_rows(rows(a), rows(b));
   shape.push_back(full.size(-1));
-  return audio::detail::apply_convolve_mode(full.view(shape), x.size(-1), y.size(-1), cut);
+  return audio::effects::apply_convolve_mode(full.view(shape), x.size(-1), y.size(-1), cut);
 }
 
 }  // namespace functional

@@ -6,7 +6,7 @@
 
 #include <ember/core/error.h>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 ConvolveMode parse_convolve_mode(const std::string& mode, const char* op) {
   if (mode == "full") return ConvolveMode::Full;
@@ -42,4 +42,4 @@ Tensor apply_convolve_mode(const Tensor& full, int64_t x_length, int64_t y_lengt
   return full.narrow(-1, start, target);
 }
 
-}  // namespace ember::audio::detail
+}  // namespace ember::audio::effects

@@ -7,7 +7,7 @@
 
 #include <ember/core/tensor.h>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 enum class ConvolveMode { Full, Valid, Same };
 
@@ -20,4 +20,4 @@ std::vector<int64_t> check_convolve_operands(const Tensor& x, const Tensor& y, c
 // `mode` keeps: all, max - min + 1 samples, or x_length samples.
 Tensor apply_convolve_mode(const Tensor& full, int64_t x_length, int64_t y_length, ConvolveMode mode);
 
-}  // namespace ember::audio::detail
+}  // namespace ember::audio::effects

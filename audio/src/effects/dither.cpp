@@ -21,21 +21,22 @@ namespace ember::audio::functional {
 // Ember draws the same ranges in the same order from its default generator
 // (ember::randint_scalar; Philox, so the draws are not torch's). Two
 // deliberate differences, both where torchaudio misbehaves:
-// - GPDF accumulates into the first drawn sample in place, which modifies
-//   the caller's waveform (and, with noise shaping, its error term at that
-//   sample). Ember sums into its own value; a later draw of that same sample
-//   still reads the running sum, as torchaudio's does.
+// - GPDF accumulates into the first drawn sample in place: it modifies the
+//   caller's waveform (and, with noise shaping, the error term at that
+//   sample), and a later draw of that same sample reads the running sum, so
+//   that even a constant waveform's GPDF offset depends on the draws. Ember
+//   adds the seven samples as they are and leaves its input alone.
 // - torchaudio's GPDF fails on a single row or a single time (randint(0));
 //   Ember draws 0 there, as torchaudio itself does for the first pair.
 Tensor dither(const Tensor& waveform, const std::string& density_function, bool noise_shaping) {
   const char* op = "dither";
-  audio::detail::check_waveform(waveform, op);
+  audio::effects::check_waveform(waveform, op);
   EMBER_CHECK(density_function == "TPDF" || density_function == "RPDF" || density_function == "GPDF", op,
               ": density_function must be \"TPDF\", \"RPDF\" or \"GPDF\", got \"", density_function, "\"");
+  if (waveform.numel() == 0) return waveform.clone();
   const auto shape = waveform.sizes().vec();
   const int64_t time = waveform.size(-1);
   const Tensor rows = waveform.reshape({-1, time});
-  if (rows.numel() == 0) return waveform.clone();
   const int64_t channel_size = rows.size(0) - 1;
   const int64_t time_size = time - 1;
   auto draw = [](int64_t n) { return n > 0 ? randint_scalar(0, n) : int64_t{0}; };
@@ -53,8 +54,7 @@ Tensor dither(const Tensor& waveform, const std::string& density_function, bool 
     for (int i = 0; i < 6; ++i) {
       const int64_t channel = draw(channel_size);
       const int64_t t = draw(time_size);
-      const bool first = channel == random_channel && t == random_time;
-      gaussian = gaussian + (first ? gaussian : rows.select(0, channel).select(0, t));
+      gaussian = gaussian + rows.select(0, channel).select(0, t);
     }
     dithered = signal_scaled + gaussian;
   } else {

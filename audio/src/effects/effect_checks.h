@@ -7,7 +7,7 @@
 #include <ember/core/error.h>
 #include <ember/core/tensor.h>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 // A float32 or float64 waveform with at least min_dim dims ([..., time]).
 inline void check_waveform(const Tensor& waveform, const char* op, int64_t min_dim = 1) {
@@ -30,4 +30,13 @@ inline void check_range(double value, double lo, double hi, const char* op, cons
   EMBER_CHECK(value >= lo && value <= hi, op, ": ", name, " must be in [", lo, ", ", hi, "], got ", value);
 }
 
-}  // namespace ember::audio::detail
+// The kernel of an effect slot (effect_kernels.h) for t's device and dtype,
+// or an error naming the function, the dtype and the device.
+template <class Slot>
+auto kernel_for(const Slot& slot, const Tensor& t, const char* op) {
+  EMBER_CHECK(slot.supports(t.device(), t.dtype()), op, ": no ", slot.name(), " kernel for ", t.dtype(), " on ",
+              t.device());
+  return slot(t.device());
+}
+
+}  // namespace ember::audio::effects

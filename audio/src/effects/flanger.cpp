@@ -22,9 +22,10 @@ namespace {
 struct FlangerLine {
   using Plan = FlangerPlan;
   static Tensor run(const Tensor& x, const Plan& plan, bool adjoint) {
+    if (x.numel() == 0) return x.clone();
     const Tensor items = x.reshape({-1, x.size(-2), x.size(-1)}).contiguous();
     Tensor out = empty(items.sizes(), items.options());
-    if (items.numel() > 0) flanger_slot(items.device())(out, items, plan, adjoint);
+    audio::effects::kernel_for(flanger_slot, items, "flanger")(out, items, plan, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext* ctx, const Plan& plan) {
@@ -61,16 +62,16 @@ Tensor flanger(const Tensor& waveform, int64_t sample_rate, double delay, double
               ": modulation must be \"sinusoidal\" or \"triangular\", got \"", modulation, "\"");
   EMBER_CHECK(interpolation == "linear" || interpolation == "quadratic", op,
               ": interpolation must be \"linear\" or \"quadratic\", got \"", interpolation, "\"");
-  audio::detail::check_waveform(waveform, op, 2);
+  audio::effects::check_waveform(waveform, op, 2);
   const int64_t n_channels = waveform.size(-2);
   EMBER_CHECK(n_channels >= 1 && n_channels <= 4, op, ": expected 1 to 4 channels (dim -2), got ", n_channels);
   EMBER_CHECK(sample_rate > 0, op, ": sample_rate must be positive, got ", sample_rate);
   EMBER_CHECK(std::isfinite(delay) && delay >= 0, op, ": delay must be non-negative, got ", delay);
   EMBER_CHECK(std::isfinite(depth) && depth >= 0, op, ": depth must be non-negative, got ", depth);
-  audio::detail::check_finite(regen, op, "regen");
-  audio::detail::check_finite(phase, op, "phase");
+  audio::effects::check_finite(regen, op, "regen");
+  audio::effects::check_finite(phase, op, "phase");
   EMBER_CHECK(std::isfinite(width) && width != -100, op, ": width must be finite and not -100, got ", width);
-  audio::detail::check_positive(speed, op, "speed");
+  audio::effects::check_positive(speed, op, "speed");
   const double sr = static_cast<double>(sample_rate);
   EMBER_CHECK(sr / speed >= 1 && sr / speed < 1e9, op, ": speed = ", speed, " gives an LFO of ", sr / speed,
               " samples at ", sample_rate, " Hz");
@@ -92,8 +93,8 @@ Tensor flanger(const Tensor& waveform, int64_t sample_rate, double delay, double
   const auto lfo_length = static_cast<int64_t>(sr / speed);
   const double table_min = std::floor(delay_min * sr + 0.5);
   const double table_max = static_cast<double>(plan.buffer_length) - 2.0;
-  plan.lfo = audio::detail::wave_table_float(
-      modulation == "sinusoidal" ? audio::detail::WaveType::Sine : audio::detail::WaveType::Triangle, lfo_length,
+  plan.lfo = audio::effects::wave_table_float(
+      modulation == "sinusoidal" ? audio::effects::WaveType::Sine : audio::effects::WaveType::Triangle, lfo_length,
       table_min, table_max, 3 * std::numbers::pi / 2);
   // (channel_idxs * lfo_length * channel_phase + 0.5).to(int64): an int64
   // tensor times a Python float is float32 in torch.
@@ -106,7 +107,7 @@ Tensor flanger(const Tensor& waveform, int64_t sample_rate, double delay, double
   plan.delay_gain = delay_gain;
   plan.quadratic = interpolation == "quadratic";
 
-  return audio::detail::apply_linear_effect<FlangerLine>(waveform, plan).clamp(-1.0, 1.0);
+  return audio::effects::apply_linear_effect<FlangerLine>(waveform, plan).clamp(-1.0, 1.0);
 }
 
 }  // namespace functional

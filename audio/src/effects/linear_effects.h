@@ -18,7 +18,7 @@
 #include <ember/autograd/grad_mode.h>
 #include <ember/core/tensor.h>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 // Effect: a struct with
 //   using Plan = ...;                                      // what the loop needs
@@ -49,4 +49,4 @@ Tensor apply_linear_effect(const Tensor& x, const typename Effect::Plan& plan, b
   return LinearEffect<Effect>::apply(x, plan, adjoint);
 }
 
-}  // namespace ember::audio::detail
+}  // namespace ember::audio::effects

@@ -20,9 +20,10 @@ namespace {
 struct DcBlocker {
   struct Plan {};
   static Tensor run(const Tensor& x, const Plan&, bool adjoint) {
+    if (x.numel() == 0) return x.clone();
     const Tensor rows = x.reshape({-1, x.size(-1)}).contiguous();
     Tensor out = empty(rows.sizes(), rows.options());
-    if (rows.numel() > 0) overdrive_dc_blocker_slot(rows.device())(out, rows, adjoint);
+    audio::effects::kernel_for(overdrive_dc_blocker_slot, rows, "overdrive")(out, rows, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext*, const Plan&) {}
@@ -34,16 +35,16 @@ struct DcBlocker {
 namespace functional {
 
 Tensor overdrive(const Tensor& waveform, double gain, double colour) {
-  audio::detail::check_waveform(waveform, "overdrive");
-  audio::detail::check_finite(gain, "overdrive", "gain");
-  audio::detail::check_finite(colour, "overdrive", "colour");
+  audio::effects::check_waveform(waveform, "overdrive");
+  audio::effects::check_finite(gain, "overdrive", "gain");
+  audio::effects::check_finite(colour, "overdrive", "colour");
   const double linear_gain = std::exp(gain * std::log(10.0) / 20.0);
   Tensor temp = waveform * linear_gain + colour / 200;
   // torchaudio assigns through masks: -2/3 below -1, 2/3 above 1, else
   // temp - temp^3 / 3 (torch's pow(3) is temp * temp * temp).
   const Tensor cubic = temp - temp * temp * temp * (1.0 / 3);
   temp = where(temp < -1, -2.0 / 3.0, where(temp > 1, 2.0 / 3.0, cubic));
-  const Tensor blocked = audio::detail::apply_linear_effect<DcBlocker>(temp, {});
+  const Tensor blocked = audio::effects::apply_linear_effect<DcBlocker>(temp, {});
   return (waveform * 0.5 + blocked * 0.75).clamp(-1.0, 1.0);
 }
 

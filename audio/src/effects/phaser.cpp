@@ -25,9 +25,10 @@ struct PhaserDelay {
     double decay = 0;
   };
   static Tensor run(const Tensor& x, const Plan& plan, bool adjoint) {
+    if (x.numel() == 0) return x.clone();
     const Tensor rows = x.reshape({-1, x.size(-1)}).contiguous();
     Tensor out = empty(rows.sizes(), rows.options());
-    if (rows.numel() > 0) phaser_delay_slot(rows.device())(out, rows, plan.delays, plan.decay, adjoint);
+    audio::effects::kernel_for(phaser_delay_slot, rows, "phaser")(out, rows, plan.delays, plan.decay, adjoint);
     return out.view(x.sizes());
   }
   static void save(autograd::AutogradContext* ctx, const Plan& plan) {
@@ -51,14 +52,16 @@ namespace functional {
 Tensor phaser(const Tensor& waveform, int64_t sample_rate, double gain_in, double gain_out, double delay_ms,
               double decay, double mod_speed, bool sinusoidal) {
   const char* op = "phaser";
-  audio::detail::check_waveform(waveform, op);
+  audio::effects::check_waveform(waveform, op);
   EMBER_CHECK(sample_rate > 0, op, ": sample_rate must be positive, got ", sample_rate);
-  audio::detail::check_finite(gain_in, op, "gain_in");
-  audio::detail::check_finite(gain_out, op, "gain_out");
-  audio::detail::check_finite(decay, op, "decay");
-  audio::detail::check_positive(delay_ms, op, "delay_ms");
-  audio::detail::check_positive(mod_speed, op, "mod_speed");
-  const auto delay_buf_len = static_cast<int64_t>(delay_ms * 0.001 * static_cast<double>(sample_rate) + 0.5);
+  audio::effects::check_finite(gain_in, op, "gain_in");
+  audio::effects::check_finite(gain_out, op, "gain_out");
+  audio::effects::check_finite(decay, op, "decay");
+  audio::effects::check_positive(delay_ms, op, "delay_ms");
+  audio::effects::check_positive(mod_speed, op, "mod_speed");
+  const double delay_len = delay_ms * 0.001 * static_cast<double>(sample_rate) + 0.5;
+  EMBER_CHECK(delay_len < 1e9, op, ": delay_ms = ", delay_ms, " is too long a delay line at ", sample_rate, " Hz");
+  const auto delay_buf_len = static_cast<int64_t>(delay_len);
   EMBER_CHECK(delay_buf_len >= 1, op, ": delay_ms = ", delay_ms, " is shorter than half a sample at ", sample_rate,
               " Hz");
   const double mod_len = static_cast<double>(sample_rate) / mod_speed + 0.5;
@@ -66,13 +69,13 @@ Tensor phaser(const Tensor& waveform, int64_t sample_rate, double gain_in, doubl
               mod_len, " samples at ", sample_rate, " Hz");
   const auto mod_buf_len = static_cast<int64_t>(mod_len);
 
-  const std::vector<int64_t> mod = audio::detail::wave_table_int(
-      sinusoidal ? audio::detail::WaveType::Sine : audio::detail::WaveType::Triangle, mod_buf_len, 1.0,
+  const std::vector<int64_t> mod = audio::effects::wave_table_int(
+      sinusoidal ? audio::effects::WaveType::Sine : audio::effects::WaveType::Triangle, mod_buf_len, 1.0,
       static_cast<double>(delay_buf_len), std::numbers::pi / 2);
   std::vector<int64_t> delays(mod.size());
   for (size_t i = 0; i < mod.size(); ++i) delays[i] = delay_buf_len + 1 - mod[i];
 
-  const Tensor looped = audio::detail::apply_linear_effect<PhaserDelay>(waveform * gain_in, {delays, decay});
+  const Tensor looped = audio::effects::apply_linear_effect<PhaserDelay>(waveform * gain_in, {delays, decay});
   return (looped * gain_out).clamp(-1.0, 1.0);
 }
 

@@ -1,6 +1,7 @@
 // vad (torchaudio 0.13's filtering.py, after SoX's vad effect): the op file
 // derives the detector's sizes, windows and time constants once (VadPlan) and
 // slices the waveform where vad_slot's detector says.
+#include <algorithm>
 #include <cmath>
 
 #include <ember/audio/functional/effects.h>
@@ -45,7 +46,7 @@ Tensor vad(const Tensor& waveform, int64_t sample_rate, double trigger_level, do
            std::optional<double> measure_duration, double measure_smooth_time, double hp_filter_freq,
            double lp_filter_freq, double hp_lifter_freq, double lp_lifter_freq) {
   const char* op = "vad";
-  namespace d = audio::detail;
+  namespace d = audio::effects;
   d::check_waveform(waveform, op);
   if (waveform.dim() > 2)
     EMBER_WARN("vad: expected a waveform of 1 dim (time) or 2 (channel, time), got ", waveform.dim(),
@@ -95,17 +96,19 @@ Tensor vad(const Tensor& waveform, int64_t sample_rate, double trigger_level, do
   p.samples_len_ns = fixed_pre_trigger_len_ns + search_pre_trigger_len_ns + p.measure_len_ns;
 
   const double dft = static_cast<double>(p.dft_len_ws);
-  p.spectrum_start = std::max<int64_t>(static_cast<int64_t>(hp_filter_freq / sr * dft + 0.5), 1);
-  p.spectrum_end = std::min<int64_t>(static_cast<int64_t>(lp_filter_freq / sr * dft + 0.5), p.dft_len_ws / 2);
+  // int(x) of Python, with x clamped first to where the result no longer
+  // changes (a bin past the DFT) so that no cast overflows.
+  const auto bin = [&](double x) { return static_cast<int64_t>(std::clamp(x, -1.0, dft + 1)); };
+  p.spectrum_start = std::max<int64_t>(bin(hp_filter_freq / sr * dft + 0.5), 1);
+  p.spectrum_end = std::min<int64_t>(bin(lp_filter_freq / sr * dft + 0.5), p.dft_len_ws / 2);
   EMBER_CHECK(p.spectrum_end > p.spectrum_start, op, ": hp_filter_freq = ", hp_filter_freq,
               " and lp_filter_freq = ", lp_filter_freq, " leave no frequency bin of the ", p.dft_len_ws,
               "-point measurement at ", sample_rate, " Hz");
   p.spectrum_window = scaled_hann(p.measure_len_ws, 2.0 / std::sqrt(static_cast<double>(p.measure_len_ws)));
   const int64_t bins = p.spectrum_end - p.spectrum_start;
   p.cepstrum_window = scaled_hann(bins, 2.0 / std::sqrt(static_cast<double>(p.spectrum_end) - p.spectrum_start));
-  p.cepstrum_start = static_cast<int64_t>(std::ceil(sr * 0.5 / lp_lifter_freq));
-  p.cepstrum_end = std::min<int64_t>(static_cast<int64_t>(std::floor(std::min(sr * 0.5 / hp_lifter_freq, 1e18))),
-                                     p.dft_len_ws / 4);
+  p.cepstrum_start = bin(std::ceil(sr * 0.5 / lp_lifter_freq));
+  p.cepstrum_end = std::min<int64_t>(bin(std::floor(sr * 0.5 / hp_lifter_freq)), p.dft_len_ws / 4);
   EMBER_CHECK(p.cepstrum_end > p.cepstrum_start, op, ": expected cepstrum_start < cepstrum_end, got ",
               p.cepstrum_start, " and ", p.cepstrum_end, " (hp_lifter_freq = ", hp_lifter_freq,
               ", lp_lifter_freq = ", lp_lifter_freq, ")");
@@ -121,7 +124,10 @@ Tensor vad(const Tensor& waveform, int64_t sample_rate, double trigger_level, do
   const int64_t time = waveform.size(-1);
   // With no samples the detector never measures: it stops at the end.
   int64_t start = time - p.samples_len_ns;
-  if (waveform.numel() > 0) start = vad_slot(waveform.device())(waveform.reshape({-1, time}).contiguous(), p);
+  if (waveform.numel() > 0) {
+    const Tensor channels = waveform.reshape({-1, time}).contiguous();
+    start = audio::effects::kernel_for(vad_slot, channels, op)(channels, p);
+  }
   if (start < 0) start = std::max<int64_t>(start + time, 0);  // Note [vad slicing]
   return waveform.narrow(-1, start, time - start);
 }

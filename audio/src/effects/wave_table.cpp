@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 std::vector<double> wave_table(WaveType type, int64_t table_size, double min, double max, double phase) {
   const double n = static_cast<double>(table_size);
@@ -45,4 +45,4 @@ std::vector<float> wave_table_float(WaveType type, int64_t table_size, double mi
   return std::vector<float>(d.begin(), d.end());
 }
 
-}  // namespace ember::audio::detail
+}  // namespace ember::audio::effects

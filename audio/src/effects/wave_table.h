@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ember::audio::detail {
+namespace ember::audio::effects {
 
 enum class WaveType { Sine, Triangle };
 
@@ -16,4 +16,4 @@ std::vector<int64_t> wave_table_int(WaveType type, int64_t table_size, double mi
 // data_type "FLOAT": each value rounded to float32.
 std::vector<float> wave_table_float(WaveType type, int64_t table_size, double min, double max, double phase);
 
-}  // namespace ember::audio::detail
+}  // namespace ember::audio::effects

@@ -104,11 +104,11 @@ void flanger_kernel(Tensor& out, const Tensor& in, const FlangerPlan& plan, bool
   const int64_t channels = in.size(1), n = in.size(2);
   const int64_t rows = in.size(0) * channels;
   const auto lfo_len = static_cast<int64_t>(plan.lfo.size());
-  cpu::dispatch_float(in.dtype(), "flanger", [&](auto tag) {
+  effects::cpu::dispatch_float(in.dtype(), "flanger", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data_ptr<T>();
     T* y = out.data_ptr<T>();
-    cpu::for_each_row(rows, n * 4, [&](int64_t r) {
+    effects::cpu::for_each_row(rows, n * 4, [&](int64_t r) {
       const int64_t shift = ((plan.channel_shift[static_cast<size_t>(r % channels)] % lfo_len) + lfo_len) % lfo_len;
       const LfoCursor lfo{plan, shift};
       if (adjoint) flanger_row_adjoint<T>(y + r * n, x + r * n, n, plan, lfo);

@@ -9,7 +9,7 @@
 #include <numbers>
 #include <vector>
 
-namespace ember::audio::cpu {
+namespace ember::audio::effects::cpu {
 
 class Radix2Fft {
  public:
@@ -48,4 +48,4 @@ class Radix2Fft {
   std::vector<std::complex<double>> twiddles_;
 };
 
-}  // namespace ember::audio::cpu
+}  // namespace ember::audio::effects::cpu

@@ -35,11 +35,11 @@ void dc_blocker_row(T* __restrict y, const T* __restrict x, int64_t n, bool adjo
 
 void dc_blocker_kernel(Tensor& out, const Tensor& in, bool adjoint) {
   const int64_t rows = in.size(0), n = in.size(1);
-  cpu::dispatch_float(in.dtype(), "overdrive", [&](auto tag) {
+  effects::cpu::dispatch_float(in.dtype(), "overdrive", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data_ptr<T>();
     T* y = out.data_ptr<T>();
-    cpu::for_each_row(rows, n, [&](int64_t r) { dc_blocker_row<T>(y + r * n, x + r * n, n, adjoint); });
+    effects::cpu::for_each_row(rows, n, [&](int64_t r) { dc_blocker_row<T>(y + r * n, x + r * n, n, adjoint); });
   });
 }
 
@@ -71,11 +71,11 @@ void delay_feedback_kernel(Tensor& out, const Tensor& in, const std::vector<int6
                            bool adjoint) {
   const int64_t rows = in.size(0), n = in.size(1);
   const auto period = static_cast<int64_t>(delays.size());
-  cpu::dispatch_float(in.dtype(), "phaser", [&](auto tag) {
+  effects::cpu::dispatch_float(in.dtype(), "phaser", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data_ptr<T>();
     T* y = out.data_ptr<T>();
-    cpu::for_each_row(rows, n, [&](int64_t r) {
+    effects::cpu::for_each_row(rows, n, [&](int64_t r) {
       delay_feedback_row<T>(y + r * n, x + r * n, n, delays.data(), period, static_cast<T>(decay), adjoint);
     });
   });

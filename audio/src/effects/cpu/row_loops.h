@@ -7,7 +7,7 @@
 #include <ember/core/dtype.h>
 #include <ember/core/parallel.h>
 
-namespace ember::audio::cpu {
+namespace ember::audio::effects::cpu {
 
 // Calls f(T{}) with T float or double; other dtypes raise naming op.
 template <class F>
@@ -25,4 +25,4 @@ void for_each_row(int64_t rows, int64_t work_per_row, const F& f) {
   });
 }
 
-}  // namespace ember::audio::cpu
+}  // namespace ember::audio::effects::cpu

@@ -69,7 +69,7 @@ class Measurer {
 
  private:
   const VadPlan& p_;
-  cpu::Radix2Fft dft_, half_dft_;
+  effects::cpu::Radix2Fft dft_, half_dft_;
   std::vector<std::complex<double>> buffer_, cepstrum_;
 };
 
@@ -137,7 +137,7 @@ int64_t vad_loop(const T* waveform, int64_t n_channels, int64_t ilen, const VadP
 }
 
 int64_t vad_kernel(const Tensor& waveform, const VadPlan& plan) {
-  return cpu::dispatch_float(waveform.dtype(), "vad", [&](auto tag) {
+  return effects::cpu::dispatch_float(waveform.dtype(), "vad", [&](auto tag) {
     using T = decltype(tag);
     return vad_loop<T>(waveform.data_ptr<T>(), waveform.size(0), waveform.size(1), plan);
   });
