@@ -135,6 +135,18 @@ TEST(AudioKaldi, Float32MatchesTorchaudio) {
   }
 }
 
+// With a gradient to record, framing runs as tensor ops instead of the fused
+// CPU pass: both give the same features.
+TEST(AudioKaldi, RecordedPathMatchesFusedPass) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = input(c.source);
+    const Tensor recorded = c.compute(x.clone().requires_grad_());
+    EXPECT_TRUE(recorded.requires_grad());
+    EXPECT_LE(relative_error(recorded.detach(), c.compute(x)), 1e-12);
+  }
+}
+
 // Note [Kaldi float32 mel banks]: equal up to a few last-bit differences of
 // float32 log/exp, which the slopes amplify to ~2e-6.
 TEST(AudioKaldi, MelBanksMatchTorchaudio) {

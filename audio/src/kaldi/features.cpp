@@ -19,6 +19,14 @@ detail::FrameSettings frame_settings(const Options& o) {
           o.snip_edges,              o.window_type};
 }
 
+// |rfft(frames)|^2 as Kaldi's ComputePowerSpectrum: re^2 + im^2 (torchaudio's
+// abs().pow(2) rounds its hypot once more; the two agree to a few ulps).
+Tensor power_spectrum(const Tensor& frames) {
+  const Tensor parts = view_as_real(fft::rfft(frames));
+  const Tensor re = parts.select(-1, 0), im = parts.select(-1, 1);
+  return re * re + im * im;
+}
+
 Tensor empty_feature(const Tensor& waveform) {
   return empty({0}, TensorOptions(waveform.dtype()).device(waveform.device()));
 }
@@ -27,8 +35,8 @@ Tensor empty_feature(const Tensor& waveform) {
 Tensor fbank_impl(const char* fn, const Tensor& waveform, const FbankOptions& o) {
   const detail::Frames f = detail::make_frames(fn, waveform, frame_settings(o));
   if (f.too_short) return empty_feature(waveform);
-  Tensor spectrum = fft::rfft(f.strided).abs();  // [m, padded / 2 + 1]
-  if (o.use_power) spectrum = spectrum.pow(2.0);
+  Tensor spectrum = power_spectrum(f.strided);  // [m, padded / 2 + 1]
+  if (!o.use_power) spectrum = spectrum.sqrt();
   // [num_mel_bins, padded / 2], float32 as torchaudio builds it; a zero column for Nyquist.
   Tensor banks = detail::mel_banks(fn, o.num_mel_bins, f.padded_window_size, o.sample_frequency, o.low_freq,
                                    o.high_freq, o.vtln_low, o.vtln_high, o.vtln_warp)
@@ -62,7 +70,7 @@ Tensor lifter_coeffs(int64_t num_ceps, double cepstral_lifter) {
 Tensor spectrogram(const Tensor& waveform, const SpectrogramOptions& options) {
   const detail::Frames f = detail::make_frames("spectrogram", waveform, frame_settings(options));
   if (f.too_short) return empty_feature(waveform);
-  const Tensor power = fft::rfft(f.strided).abs().pow(2.0).maximum(detail::epsilon_like(f.strided)).log();
+  const Tensor power = power_spectrum(f.strided).maximum(detail::epsilon_like(f.strided)).log();
   // Column 0 holds the log energy.
   const Tensor spec = cat({f.signal_log_energy.unsqueeze(1), power.narrow(1, 1, power.size(1) - 1)}, 1);
   return detail::subtract_column_mean(spec, options.subtract_mean);

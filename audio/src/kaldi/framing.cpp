@@ -1,6 +1,8 @@
 // Kaldi framing and windowing, as torchaudio 0.13's compliance/kaldi.py (framing.h).
 #include "framing.h"
 
+#include "frame_kernel.h"
+
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -14,23 +16,22 @@ int64_t next_power_of_2(int64_t x) {
   return p;
 }
 
-// [m, window_size] frames. snip_edges: the frames that fit; otherwise
-// (n + shift / 2) / shift frames over the waveform reflected at both ends
-// (sample order [2, 1, 0, 0, 1, 2] at the start, as Kaldi's).
-Tensor strided_frames(const Tensor& waveform, int64_t window_size, int64_t window_shift, bool snip_edges) {
+// The samples frames are cut from, and their count m: frame i is
+// source[i * window_shift, i * window_shift + window_size). snip_edges: the
+// frames that fit; otherwise (n + shift / 2) / shift frames over the waveform
+// reflected at both ends (sample order [2, 1, 0, 0, 1, 2] at the start, as Kaldi's).
+Tensor frame_source(const Tensor& waveform, int64_t window_size, int64_t window_shift, bool snip_edges,
+                    int64_t& m) {
   const int64_t n = waveform.size(0);
-  Tensor padded = waveform;
-  int64_t m = 0;
   if (snip_edges) {
     m = 1 + (n - window_size) / window_shift;
-  } else {
-    const Tensor reversed = waveform.flip({0});
-    m = (n + window_shift / 2) / window_shift;
-    const int64_t pad = window_size / 2 - window_shift / 2;
-    if (pad > 0) padded = cat({reversed.narrow(0, n - pad, pad), waveform, reversed});
-    else padded = cat({waveform.narrow(0, -pad, n + pad), reversed});
+    return waveform.contiguous();
   }
-  return padded.contiguous().unfold(0, window_size, window_shift).narrow(0, 0, m);
+  const Tensor reversed = waveform.flip({0});
+  m = (n + window_shift / 2) / window_shift;
+  const int64_t pad = window_size / 2 - window_shift / 2;
+  if (pad > 0) return cat({reversed.narrow(0, n - pad, pad), waveform, reversed});
+  return cat({waveform.narrow(0, -pad, n + pad), reversed});
 }
 
 Tensor feature_window(const std::string& type, int64_t size, double blackman_coeff, const TensorOptions& options) {
@@ -42,12 +43,6 @@ Tensor feature_window(const std::string& type, int64_t size, double blackman_coe
   const double a = 2 * std::numbers::pi / static_cast<double>(size - 1);
   const Tensor n = arange(size, options);
   return blackman_coeff - (n * a).cos() * 0.5 + (n * (2 * a)).cos() * (0.5 - blackman_coeff);
-}
-
-Tensor log_energy(const Tensor& frames, const Tensor& epsilon, double energy_floor) {
-  Tensor energy = frames.pow(2).sum({1}).maximum(epsilon).log();
-  if (energy_floor == 0.0) return energy;
-  return energy.maximum(scalar_tensor(std::log(energy_floor), TensorOptions(frames.dtype()).device(frames.device())));
 }
 
 }  // namespace
@@ -107,18 +102,46 @@ Frames make_frames(const char* fn, const Tensor& waveform, const FrameSettings& 
 
   const TensorOptions options = TensorOptions(waveform.dtype()).device(waveform.device());
   const Tensor epsilon = epsilon_like(waveform);
-  Tensor x = strided_frames(f.waveform, f.window_size, f.window_shift, s.snip_edges);
-  if (s.dither != 0.0) x = x + randn(x.sizes(), options) * s.dither;
+  int64_t m = 0;
+  const Tensor source = frame_source(f.waveform, f.window_size, f.window_shift, s.snip_edges, m);
+  const Tensor window = feature_window(s.window_type, f.window_size, s.blackman_coeff, options).contiguous();
+  const Tensor noise = s.dither != 0.0 ? randn({m, f.window_size}, options) : Tensor();
+  auto floor_energy = [&](const Tensor& sum_of_squares) {
+    Tensor energy = sum_of_squares.maximum(epsilon).log();
+    if (s.energy_floor == 0.0) return energy;
+    return energy.maximum(scalar_tensor(std::log(s.energy_floor), options));
+  };
+
+  if (waveform.device().is_cpu() && !(is_grad_enabled() && waveform.requires_grad())) {
+    Tensor sum_of_squares;
+    f.strided = process_frames(source, window, {.frames = m,
+                                                .window_size = f.window_size,
+                                                .window_shift = f.window_shift,
+                                                .padded_window_size = f.padded_window_size,
+                                                .noise = noise.defined() ? &noise : nullptr,
+                                                .dither = s.dither,
+                                                .remove_dc_offset = s.remove_dc_offset,
+                                                .preemphasis_coefficient = s.preemphasis_coefficient,
+                                                .raw_energy = s.raw_energy},
+                               sum_of_squares);
+    f.signal_log_energy = floor_energy(sum_of_squares);
+    return f;
+  }
+
+  // The same steps as tensor ops, which autograd records (and other devices run).
+  Tensor x = source.unfold(0, f.window_size, f.window_shift).narrow(0, 0, m);
+  if (noise.defined()) x = x + noise * s.dither;
   if (s.remove_dc_offset) x = x - x.mean({1}).unsqueeze(1);
-  if (s.raw_energy) f.signal_log_energy = log_energy(x, epsilon, s.energy_floor);
+  // x * x: the values of torchaudio's pow(x, 2), faster.
+  if (s.raw_energy) f.signal_log_energy = floor_energy((x * x).sum({1}));
   if (s.preemphasis_coefficient != 0.0) {
     // x[i, j] -= coeff * x[i, max(0, j - 1)]
     const Tensor previous = cat({x.narrow(1, 0, 1), x.narrow(1, 0, f.window_size - 1)}, 1);
     x = x - previous * s.preemphasis_coefficient;
   }
-  x = x * feature_window(s.window_type, f.window_size, s.blackman_coeff, options).unsqueeze(0);
+  x = x * window.unsqueeze(0);
   if (f.padded_window_size != f.window_size) x = pad(x, {0, f.padded_window_size - f.window_size});
-  if (!s.raw_energy) f.signal_log_energy = log_energy(x, epsilon, s.energy_floor);
+  if (!s.raw_energy) f.signal_log_energy = floor_energy((x * x).sum({1}));
   f.strided = x;
   return f;
 }
