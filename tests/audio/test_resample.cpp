@@ -12,6 +12,7 @@
 #include <ember/ember.h>
 
 #include "npy.h"
+#include "resample/kernel_cache.h"
 
 namespace resample_test {
 
@@ -167,6 +168,7 @@ TEST(AudioResample, CacheIsThreadSafeAndBounded) {
   }
   for (auto& th : threads) th.join();
   for (int f : failures) EXPECT_EQ(f, 0);
+  EXPECT_EQ(AF::detail::resample_kernel_cache_entries(), AF::detail::kResampleKernelCacheSize);
 }
 
 TEST(AudioResample, BadArgumentsRaise) {
