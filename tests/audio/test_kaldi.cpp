@@ -96,7 +96,9 @@ const std::vector<Case>& cases() {
       {"mfcc__energy_htk", "speech",
        [](const Tensor& x) { return kaldi::mfcc(x, {.htk_compat = true, .use_energy = true}); }},
       {"mfcc__htk_no_energy_reflect", "speech",
-       [](const Tensor& x) { return kaldi::mfcc(x, {.htk_compat = true, .snip_edges = false, .window_type = "hamming"}); }},
+       [](const Tensor& x) {
+         return kaldi::mfcc(x, {.htk_compat = true, .snip_edges = false, .window_type = "hamming"});
+       }},
       {"mfcc__wide_nolifter_cms", "speech",
        [](const Tensor& x) {
          return kaldi::mfcc(x, {.cepstral_lifter = 0.0, .num_ceps = 20, .num_mel_bins = 30, .subtract_mean = true,

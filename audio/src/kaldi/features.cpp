@@ -13,10 +13,20 @@ namespace {
 
 template <class Options>
 detail::FrameSettings frame_settings(const Options& o) {
-  return {o.blackman_coeff,          o.channel,    o.dither,           o.energy_floor,
-          o.frame_length,            o.frame_shift, o.min_duration,    o.preemphasis_coefficient,
-          o.raw_energy,              o.remove_dc_offset, o.round_to_power_of_two, o.sample_frequency,
-          o.snip_edges,              o.window_type};
+  return {.blackman_coeff = o.blackman_coeff,
+          .channel = o.channel,
+          .dither = o.dither,
+          .energy_floor = o.energy_floor,
+          .frame_length = o.frame_length,
+          .frame_shift = o.frame_shift,
+          .min_duration = o.min_duration,
+          .preemphasis_coefficient = o.preemphasis_coefficient,
+          .raw_energy = o.raw_energy,
+          .remove_dc_offset = o.remove_dc_offset,
+          .round_to_power_of_two = o.round_to_power_of_two,
+          .sample_frequency = o.sample_frequency,
+          .snip_edges = o.snip_edges,
+          .window_type = o.window_type};
 }
 
 // |rfft(frames)|^2 as Kaldi's ComputePowerSpectrum: re^2 + im^2 (torchaudio's
@@ -116,7 +126,8 @@ Tensor mfcc(const Tensor& waveform, const MfccOptions& o) {
     feature = feature.narrow(1, o.htk_compat ? 0 : 1, o.num_mel_bins);
   }
   feature = feature.matmul(kaldi_dct_matrix(o.num_ceps, o.num_mel_bins).to(feature.options()));
-  if (o.cepstral_lifter != 0.0) feature = feature * lifter_coeffs(o.num_ceps, o.cepstral_lifter).unsqueeze(0).to(feature.options());
+  if (o.cepstral_lifter != 0.0)
+    feature = feature * lifter_coeffs(o.num_ceps, o.cepstral_lifter).unsqueeze(0).to(feature.options());
   if (o.use_energy) feature = cat({signal_log_energy.unsqueeze(1), feature.narrow(1, 1, o.num_ceps - 1)}, 1);
   if (o.htk_compat) {
     Tensor energy = feature.narrow(1, 0, 1);
