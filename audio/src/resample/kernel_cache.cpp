@@ -54,4 +54,10 @@ std::shared_ptr<const CachedResampleKernel> cached_resample_kernel(const Resampl
   return built;
 }
 
+size_t resample_kernel_cache_entries() {
+  KernelCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  return c.entries.size();
+}
+
 }  // namespace ember::audio::functional::detail

@@ -35,5 +35,7 @@ inline constexpr size_t kResampleKernelCacheSize = 16;
 
 // The cached kernel for key, built (outside the lock) on a miss. Thread-safe.
 std::shared_ptr<const CachedResampleKernel> cached_resample_kernel(const ResampleKernelKey& key);
+// The number of kernels held now (at most kResampleKernelCacheSize).
+size_t resample_kernel_cache_entries();
 
 }  // namespace ember::audio::functional::detail
