@@ -232,6 +232,7 @@ TEST(AudioSpectral, BadArgumentsRaise) {
   const Tensor spec = complex_fixture("vocoder_spec");
   const Tensor advance = fixture("vocoder_advance");
   expect_error([&] { AF::phase_vocoder(spec.abs(), 1.3, advance); }, {"phase_vocoder", "complex"});
+  expect_error([&] { AF::phase_vocoder(spec.narrow(-1, 0, 0), 1.3, advance); }, {"phase_vocoder", "one frame"});
   expect_error([&] { AF::phase_vocoder(spec, 0.0, advance); }, {"phase_vocoder", "rate", "0"});
   expect_error([&] { AF::phase_vocoder(spec, std::nan(""), advance); }, {"phase_vocoder", "rate", "nan"});
   expect_error([&] { AF::phase_vocoder(spec, 1.3, advance.narrow(0, 0, 5)); }, {"phase_vocoder", "phase_advance"});

@@ -152,6 +152,9 @@ TEST(AudioMasking, SharedBandForEveryItem) {
       EXPECT_EQ(masked_band(masked[b][c], specs[b][c], true), std::make_pair(first, last));
     }
   }
+  // Empty input: nothing to mask.
+  EXPECT_EQ(AF::mask_along_axis(zeros({2, 0, 5}), 3, 0.0, 1).numel(), 0);
+  EXPECT_EQ(AF::mask_along_axis_iid(zeros({0, 2, 4, 5}), 3, 0.0, 3).numel(), 0);
   // A 2-D [freq, time] spectrogram, frequency masking, float32.
   manual_seed(2);
   const Tensor one = AF::mask_along_axis(specs[0][0].to(kFloat32), 7, 0.0, 1);

@@ -23,6 +23,8 @@ Tensor phase_vocoder(const Tensor& complex_specgrams, double rate, const Tensor&
                    phase_advance.size(0) == complex_specgrams.size(-2)),
               op, ": phase_advance must have shape [freq = ", complex_specgrams.size(-2), ", 1], got ",
               phase_advance.sizes());
+  EMBER_CHECK(complex_specgrams.size(-2) > 0 && complex_specgrams.size(-1) > 0, op,
+              ": expected at least one frequency and one frame, got shape ", complex_specgrams.sizes());
   if (rate == 1.0) return complex_specgrams;
 
   std::vector<int64_t> shape = complex_specgrams.sizes().vec();
