@@ -58,6 +58,10 @@ TEST(AudioSpectrogram, AnyLeadingShape) {
   expect_close(single, batched[1][0], 1e-12);
   const Tensor five_d = AF::spectrogram(wave.reshape({1, 2, 1, 2, 200}), 0, w, kNfft, kHop, kWin, 2.0, false);
   expect_close(five_d.reshape(batched.sizes()), batched, 1e-12);
+  // Strided (non-contiguous) input: time along dim 0.
+  const Tensor strided = wave.reshape({4, 200}).t().contiguous().t();
+  EXPECT_FALSE(strided.is_contiguous());
+  expect_close(AF::spectrogram(strided, 0, w, kNfft, kHop, kWin, 2.0, false), batched.reshape({4, 17, 26}), 1e-12);
   // An undefined window is rectangular, as in torch.stft.
   expect_close(AF::spectrogram(wave, 0, {}, kNfft, kHop, kWin, 1.0, true),
                AF::spectrogram(wave, 0, ones({kWin}, kFloat64), kNfft, kHop, kWin, 1.0, true), 1e-12);
@@ -228,6 +232,7 @@ TEST(AudioSpectral, BadArgumentsRaise) {
   const Tensor spec = complex_fixture("vocoder_spec");
   const Tensor advance = fixture("vocoder_advance");
   expect_error([&] { AF::phase_vocoder(spec.abs(), 1.3, advance); }, {"phase_vocoder", "complex"});
+  expect_error([&] { AF::phase_vocoder(spec.narrow(-1, 0, 0), 1.3, advance); }, {"phase_vocoder", "one frame"});
   expect_error([&] { AF::phase_vocoder(spec, 0.0, advance); }, {"phase_vocoder", "rate", "0"});
   expect_error([&] { AF::phase_vocoder(spec, std::nan(""), advance); }, {"phase_vocoder", "rate", "nan"});
   expect_error([&] { AF::phase_vocoder(spec, 1.3, advance.narrow(0, 0, 5)); }, {"phase_vocoder", "phase_advance"});

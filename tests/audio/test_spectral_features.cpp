@@ -50,6 +50,10 @@ TEST(AudioComputeDeltas, MatchesTorchaudio) {
   expect_close(AF::compute_deltas(spec), fixture("compute_deltas__default"), 1e-12);
   expect_close(AF::compute_deltas(spec, 4, "constant"), fixture("compute_deltas__win4_constant"), 1e-12);
   expect_close(AF::compute_deltas(spec, 9, "reflect"), fixture("compute_deltas__win9_reflect"), 1e-12);
+  // Non-contiguous input (time-major storage).
+  const Tensor strided = spec.transpose(-1, -2).contiguous().transpose(-1, -2);
+  EXPECT_FALSE(strided.is_contiguous());
+  expect_close(AF::compute_deltas(strided), fixture("compute_deltas__default"), 1e-12);
   const Tensor f32 = AF::compute_deltas(spec.to(kFloat32)[1][0]);
   EXPECT_EQ(f32.dtype(), kFloat32);
   expect_close(f32, fixture("compute_deltas__default").to(kFloat32)[1][0], 1e-5);
@@ -62,6 +66,8 @@ TEST(AudioSlidingWindowCmn, MatchesTorchaudio) {
   expect_close(AF::sliding_window_cmn(feats, 10, 1, false, true), fixture("sliding_window_cmn__left_vars"), 1e-10);
   expect_close(AF::sliding_window_cmn(feats, 9, 100, true, true), fixture("sliding_window_cmn__center_vars"), 1e-10);
   expect_close(AF::sliding_window_cmn(feats[0][0], 12, 50, false, true), fixture("sliding_window_cmn__2d"), 1e-10);
+  const Tensor strided = feats.transpose(-1, -2).contiguous().transpose(-1, -2);
+  expect_close(AF::sliding_window_cmn(strided, 10, 4), fixture("sliding_window_cmn__left"), 1e-10);
   const Tensor f32 = AF::sliding_window_cmn(feats.to(kFloat32), 10, 1, false, true);
   EXPECT_EQ(f32.dtype(), kFloat32);
   expect_close(f32, fixture("sliding_window_cmn__left_vars").to(kFloat32), 1e-5);
@@ -146,6 +152,9 @@ TEST(AudioMasking, SharedBandForEveryItem) {
       EXPECT_EQ(masked_band(masked[b][c], specs[b][c], true), std::make_pair(first, last));
     }
   }
+  // Empty input: nothing to mask.
+  EXPECT_EQ(AF::mask_along_axis(zeros({2, 0, 5}), 3, 0.0, 1).numel(), 0);
+  EXPECT_EQ(AF::mask_along_axis_iid(zeros({0, 2, 4, 5}), 3, 0.0, 3).numel(), 0);
   // A 2-D [freq, time] spectrogram, frequency masking, float32.
   manual_seed(2);
   const Tensor one = AF::mask_along_axis(specs[0][0].to(kFloat32), 7, 0.0, 1);

@@ -11,6 +11,23 @@ namespace {
 
 constexpr double kEpsilon = 1e-9;
 
+// (eps + sqrt(energy))^2: torchaudio's (EPSILON + torch.norm(frame)).pow(2).
+Tensor padded_energy(const Tensor& energy) {
+  const Tensor norm = energy.sqrt() + kEpsilon;
+  return norm * norm;
+}
+
+// Note [NCCF energies]
+// torchaudio loops over the lags and takes, per lag, the sum of products and
+// the norms of both operands (frames of the signal shifted by the lag). The
+// loop here keeps only the sum of products per lag. The energies of all the
+// shifted frames come at once from one prefix sum per frame over the
+// frame_size + lags samples the shifted frames cover, in float64: for lag m,
+// E(m) = C(m + frame_size) - C(m). A prefix sum spans a few hundred samples, so
+// its rounding is that of the local loudness (relative 1e-13 of it in float64),
+// far below float32's rounding in torchaudio's own norms; the lag choice and
+// the Hz values match torchaudio (tests/audio/test_spectral_features.cpp).
+
 // NCCF [batch, frames, lags] of waveform [batch, time]: for lag m = 1..lags,
 // sum(w(n) w(n + m)) / (eps + |frame|)^2 / (eps + |frame shifted by m|)^2.
 Tensor compute_nccf(const Tensor& waveform, int64_t sample_rate, double frame_time, int64_t freq_low) {
@@ -19,16 +36,22 @@ Tensor compute_nccf(const Tensor& waveform, int64_t sample_rate, double frame_ti
   const int64_t length = waveform.size(-1);
   const int64_t num_frames = (length + frame_size - 1) / frame_size;
   const Tensor padded = ember::pad(waveform, {0, lags + num_frames * frame_size - length});
+
+  // Energies of the frames shifted by 0 .. lags (Note [NCCF energies]).
+  const Tensor spans = padded.unfold(-1, frame_size + lags, frame_size).to(kFloat64);  // [batch, frames, fs + lags]
+  const Tensor prefix = cat({zeros({spans.size(0), num_frames, 1}, spans.options()), (spans * spans).cumsum(-1)}, -1);
+  const Tensor energies =
+      padded_energy(prefix.narrow(-1, frame_size, lags + 1) - prefix.narrow(-1, 0, lags + 1)).to(waveform.dtype());
+
   // Every lag's first operand is the same frames of the unshifted signal.
   const Tensor s1 = padded.narrow(-1, 0, num_frames * frame_size).unfold(-1, frame_size, frame_size);
-  const Tensor s1_energy = (s1.norm(2, {-1}) + kEpsilon).pow(2);
-  std::vector<Tensor> per_lag;
-  per_lag.reserve(lags);
+  std::vector<Tensor> products;
+  products.reserve(lags);
   for (int64_t lag = 1; lag <= lags; ++lag) {
     const Tensor s2 = padded.narrow(-1, lag, num_frames * frame_size).unfold(-1, frame_size, frame_size);
-    per_lag.push_back(((s1 * s2).sum({-1}) / s1_energy / (s2.norm(2, {-1}) + kEpsilon).pow(2)).unsqueeze(-1));
+    products.push_back((s1 * s2).sum({-1}));
   }
-  return cat(per_lag, -1);
+  return stack(products, -1) / energies.narrow(-1, 0, 1) / energies.narrow(-1, 1, lags);
 }
 
 // Lag index (1-based, calibrated as torchaudio) of the NCCF maximum per frame;

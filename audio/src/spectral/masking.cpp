@@ -66,6 +66,7 @@ Tensor mask_along_axis_iid(const Tensor& specgrams, int64_t mask_param, double m
               specgrams.dim(), " dims");
   EMBER_CHECK(axis == 2 || axis == 3, op, ": only frequency (axis 2) and time (axis 3) masking are supported, got axis ",
               axis);
+  if (specgrams.numel() == 0) return specgrams;  // nothing to mask
   const int64_t param = limited_mask_param(mask_param, p, specgrams.size(axis));
   if (param < 1) return specgrams;
   const auto options = TensorOptions().dtype(to_real_dtype(specgrams.dtype())).device(specgrams.device());
@@ -84,6 +85,7 @@ Tensor mask_along_axis(const Tensor& specgram, int64_t mask_param, double mask_v
   // unpacked input's size(axis) but masks the packed [batch, freq, time] one;
   // both agree for the documented [channel, freq, time] input. The packed size
   // is used here (a 2-D [freq, time] input has no size(2) before packing).
+  if (specgram.numel() == 0) return specgram;  // nothing to mask
   const int64_t packed_length = axis == 1 ? specgram.size(-2) : specgram.size(-1);
   const int64_t param = limited_mask_param(mask_param, p, packed_length);
   if (param < 1) return specgram;

@@ -23,28 +23,35 @@ Tensor phase_vocoder(const Tensor& complex_specgrams, double rate, const Tensor&
                    phase_advance.size(0) == complex_specgrams.size(-2)),
               op, ": phase_advance must have shape [freq = ", complex_specgrams.size(-2), ", 1], got ",
               phase_advance.sizes());
+  EMBER_CHECK(complex_specgrams.size(-2) > 0 && complex_specgrams.size(-1) > 0, op,
+              ": expected at least one frequency and one frame, got shape ", complex_specgrams.sizes());
   if (rate == 1.0) return complex_specgrams;
 
   std::vector<int64_t> shape = complex_specgrams.sizes().vec();
   const int64_t n_freq = shape[shape.size() - 2];
   const int64_t n_frames = shape.back();
-  Tensor specs = complex_specgrams.reshape({-1, n_freq, n_frames});
+  const Tensor specs = complex_specgrams.reshape({-1, n_freq, n_frames});
   const DType real_dtype = to_real_dtype(specs.dtype());
   const auto real_options = TensorOptions().dtype(real_dtype).device(specs.device());
 
   const Tensor time_steps = arange(0, n_frames, rate, real_options);
   const Tensor alphas = time_steps.remainder(1.0);
-  const Tensor phase_0 = specs.narrow(-1, 0, 1).angle();
 
-  specs = ember::pad(specs, {0, 2});
+  // torchaudio pads the spectrogram with two zero frames, gathers the frames
+  // around each time step and takes their angles and magnitudes. The angles
+  // and magnitudes of the input are taken once here and gathered instead (the
+  // same numbers: a zero frame has angle 0 and magnitude 0), which halves the
+  // transcendental work at rate 1.25 and avoids copying complex frames.
+  const Tensor angles = ember::pad(specs.angle(), {0, 2});
+  const Tensor norms = ember::pad(specs.abs(), {0, 2});
   const Tensor index_0 = time_steps.to(kInt64);
-  const Tensor specs_0 = specs.index_select(-1, index_0);
-  const Tensor specs_1 = specs.index_select(-1, (time_steps + 1).to(kInt64));
-  const Tensor norm_0 = specs_0.abs();
-  const Tensor norm_1 = specs_1.abs();
+  const Tensor index_1 = (time_steps + 1).to(kInt64);
+  const Tensor phase_0 = angles.narrow(-1, 0, 1);
+  const Tensor norm_0 = norms.index_select(-1, index_0);
+  const Tensor norm_1 = norms.index_select(-1, index_1);
 
   constexpr double two_pi = 2 * std::numbers::pi;
-  Tensor phase = specs_1.angle() - specs_0.angle() - phase_advance;
+  Tensor phase = angles.index_select(-1, index_1) - angles.index_select(-1, index_0) - phase_advance;
   phase = phase - two_pi * (phase / two_pi).round();
   phase = phase + phase_advance;
   phase = cat({phase_0, phase.narrow(-1, 0, phase.size(-1) - 1)}, -1);

@@ -80,9 +80,9 @@ Tensor sliding_window_cmn(const Tensor& specgram, int64_t cmn_window, int64_t mi
     // torchaudio zeroes frames whose window holds one frame (zero variance);
     // their variance is set to 1 first so that no inf reaches the gradient.
     const Tensor single = window_frames == 1.0;
-    Tensor variance = window_sums(x * x, start, end) / window_frames - sum.pow(2) / window_frames.pow(2);
+    Tensor variance = window_sums(x * x, start, end) / window_frames - (sum * sum) / (window_frames * window_frames);
     variance = where(single, 1.0, variance);
-    out = where(single, 0.0, out * variance.pow(-0.5));
+    out = where(single, 0.0, out * variance.rsqrt());
   }
   return out.to(specgram.dtype()).reshape(specgram.sizes());
 }

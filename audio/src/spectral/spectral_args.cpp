@@ -25,9 +25,17 @@ void check_stft_args(const char* op, int64_t n_fft, int64_t hop_length, int64_t 
   EMBER_CHECK(window.is_floating_point(), op, ": window must be a real floating-point tensor, got ", window.dtype());
 }
 
+Tensor pow_scalar(const Tensor& t, double exponent) {
+  if (exponent == 1.0) return t;
+  if (exponent == 2.0) return t * t;
+  if (exponent == 0.5) return t.sqrt();
+  if (exponent == -0.5) return t.rsqrt();
+  return t.pow(exponent);
+}
+
 Tensor window_l2_norm(const Tensor& window, int64_t win_length, DType dtype) {
   if (!window.defined()) return scalar_tensor(std::sqrt(static_cast<double>(win_length)), dtype);
-  return window.pow(2.0).sum().sqrt();
+  return pow_scalar(window, 2.0).sum().sqrt();
 }
 
 }  // namespace ember::audio::functional::detail

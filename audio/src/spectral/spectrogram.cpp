@@ -52,8 +52,7 @@ Tensor spectrogram(const Tensor& waveform, int64_t pad, const Tensor& window, in
 
   if (norms.window) spec = spec / detail::window_l2_norm(window, win_length, to_real_dtype(waveform.dtype()));
   if (!power) return spec;
-  if (*power == 1.0) return spec.abs();
-  return spec.abs().pow(*power);
+  return detail::pow_scalar(spec.abs(), *power);
 }
 
 Tensor inverse_spectrogram(const Tensor& spectrogram, std::optional<int64_t> length, int64_t pad,

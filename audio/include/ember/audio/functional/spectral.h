@@ -24,7 +24,7 @@ namespace ember::audio::functional {
 class SpectrogramNorm {
  public:
   SpectrogramNorm(bool normalized) : mode_(normalized ? "window" : "") {}  // NOLINT: implicit, as in Python
-  SpectrogramNorm(const char* mode) : mode_(mode) {}                       // NOLINT
+  SpectrogramNorm(const char* mode) : mode_(mode ? mode : "(null)") {}     // NOLINT
   SpectrogramNorm(std::string mode) : mode_(std::move(mode)) {}            // NOLINT
   // "" (none), "window", "frame_length" or whatever string was passed.
   const std::string& mode() const { return mode_; }
@@ -73,8 +73,8 @@ Tensor spectral_centroid(const Tensor& waveform, int64_t sample_rate, int64_t pa
 
 // Pitch of waveform [..., time] per frame of frame_time seconds by normalized
 // cross-correlation and median smoothing over win_length frames: float32 Hz
-// [..., frames] (frames = ceil(time / frame size) - (win_length - 1) + (win_length - 1) / 2,
-// as torchaudio's smoothing trims them).
+// [..., frames], frames = ceil(time / frame size) + (win_length - 1) / 2 - win_length + 1
+// (torchaudio's smoothing pads only the left and trims the rest).
 Tensor detect_pitch_frequency(const Tensor& waveform, int64_t sample_rate, double frame_time = 1e-2,
                               int64_t win_length = 30, int64_t freq_low = 85, int64_t freq_high = 3400);
 
