@@ -6,6 +6,8 @@
 #include <ember/audio/functional.h>
 #include <ember/ember.h>
 
+#include "spectral/spectral_args.h"
+
 namespace ember::audio::functional {
 namespace detail {
 
@@ -39,18 +41,28 @@ Tensor fix_waveform_shape(const Tensor& shifted, IntArrayRef shape) {
 
 Tensor pitch_shift(const Tensor& waveform, int64_t sample_rate, int64_t n_steps, int64_t bins_per_octave, int64_t n_fft,
                    std::optional<int64_t> win_length, std::optional<int64_t> hop_length, const Tensor& window) {
-  EMBER_CHECK(waveform.defined() && waveform.dim() >= 1, "pitch_shift: expected a waveform [..., time]");
-  EMBER_CHECK(is_floating_point(waveform.dtype()), "pitch_shift: expected a floating-point waveform, got ",
+  constexpr const char* op = "pitch_shift";
+  EMBER_CHECK(waveform.defined() && waveform.dim() >= 1, op, ": expected a waveform [..., time]");
+  EMBER_CHECK(is_floating_point(waveform.dtype()), op, ": expected a floating-point waveform, got ",
               dtype_name(waveform.dtype()));
-  EMBER_CHECK(sample_rate > 0, "pitch_shift: sample_rate must be positive, got ", sample_rate);
-  EMBER_CHECK(bins_per_octave > 0, "pitch_shift: bins_per_octave must be positive, got ", bins_per_octave);
-  EMBER_CHECK(n_fft > 0, "pitch_shift: n_fft must be positive, got ", n_fft);
+  EMBER_CHECK(sample_rate > 0, op, ": sample_rate must be positive, got ", sample_rate);
+  EMBER_CHECK(bins_per_octave > 0, op, ": bins_per_octave must be positive, got ", bins_per_octave);
   const int64_t win = win_length.value_or(n_fft);
   const int64_t hop = hop_length.value_or(n_fft / 4);
-  const Tensor w = window.defined() ? window : hann_window(win, true, TensorOptions().dtype(waveform.dtype()).device(waveform.device()));
-  const Tensor stretched = detail::stretch_waveform(waveform, n_steps, bins_per_octave, n_fft, win, hop, w);
+  detail::check_stft_args(op, n_fft, hop, win, window);
+  const int64_t length = waveform.size(-1);
+  EMBER_CHECK(length > n_fft / 2, op, ": reflect padding by n_fft / 2 = ", n_fft / 2,
+              " needs more samples than that, got ", length);
   const double rate = std::pow(2.0, -static_cast<double>(n_steps) / static_cast<double>(bins_per_octave));
-  const Tensor shifted = resample(stretched, static_cast<int64_t>(static_cast<double>(sample_rate) / rate), sample_rate);
+  const double stretched_rate = static_cast<double>(sample_rate) / rate;
+  EMBER_CHECK(stretched_rate >= 1 && stretched_rate < 9.2e18, op, ": n_steps = ", n_steps, " shifts sample_rate ",
+              sample_rate, " to ", stretched_rate, " Hz, outside [1 Hz, int64]");
+  // torchaudio's default window is torch.hann_window(win_length): float32.
+  const Tensor w = window.defined()
+                       ? window
+                       : hann_window(win, true, TensorOptions().dtype(kFloat32).device(waveform.device())).to(waveform.dtype());
+  const Tensor stretched = detail::stretch_waveform(waveform, n_steps, bins_per_octave, n_fft, win, hop, w);
+  const Tensor shifted = resample(stretched, static_cast<int64_t>(stretched_rate), sample_rate);
   return detail::fix_waveform_shape(shifted, waveform.sizes());
 }
 
