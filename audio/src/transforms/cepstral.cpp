@@ -15,10 +15,10 @@ namespace {
 constexpr double kTopDb = 80.0;       // torchaudio's MFCC / LFCC top_db
 constexpr double kLogOffset = 1e-6;   // their log_mels / log_lf offset
 
-// [..., n, time] -> [..., m, time] through a [n, m] matrix.
-Tensor along_rows(const Tensor& x, const Tensor& matrix) {
-  return matmul(x.transpose(-1, -2), matrix).transpose(-1, -2);
-}
+// [..., n, time] -> [..., m, time] through a [n, m] matrix: torchaudio's
+// matmul(x.transpose(-1, -2), matrix).transpose(-1, -2) as matrix^T @ x
+// (the same dot products, no transposed copies).
+Tensor along_rows(const Tensor& x, const Tensor& matrix) { return matmul(matrix.t(), x); }
 
 }  // namespace
 
