@@ -36,12 +36,17 @@ TEST(AudioFunctional, AmplitudeToDBMatchesTorchaudio) {
 
 TEST(AudioFunctional, DBToAmplitudeMatchesTorchaudio) {
   expect_close(AF::DB_to_amplitude(fixture("db"), 2.0, 0.5), fixture("DB_to_amplitude"), 1e-10);
+  // float32 (values up to 20): torchaudio's float32 result to a few ulp.
+  expect_close(AF::DB_to_amplitude(fixture("db").to(kFloat32), 2.0, 0.5), fixture("DB_to_amplitude__f32"), 1e-5);
 }
 
 TEST(AudioFunctional, MuLawMatchesTorchaudio) {
   const Tensor codes = AF::mu_law_encoding(fixture("wave"), 256);
   EXPECT_TRUE(codes.equal(fixture("mu_law_encoding")));
   expect_close(AF::mu_law_decoding(fixture("codes").to(kFloat64), 256), fixture("mu_law_decoding"), 1e-10);
+  // float32 waveform and integer codes (decoded to float32), as torchaudio.
+  EXPECT_TRUE(AF::mu_law_encoding(fixture("wave").to(kFloat32), 256).equal(fixture("mu_law_encoding__f32")));
+  expect_close(AF::mu_law_decoding(fixture("codes"), 256), fixture("mu_law_decoding__int_codes"), 1e-6);
 }
 
 TEST(AudioFunctional, CreateDctMatchesTorchaudio) {
