@@ -76,6 +76,10 @@ struct PitchShiftOptions {
 // Shifts the pitch of [..., time] by n_steps / bins_per_octave octaves, keeping
 // the length: phase-vocoder stretch, then resampling (buffer `kernel`, built
 // on the first forward in the input's dtype, as torchaudio's lazy module).
+// Where the rates share almost no factor the kernel would be large (16000 Hz
+// and 3 steps: 19027 -> 16000 Hz, torchaudio's buffer is 16000 x 1 x 19043,
+// 1.2 GB in float32): then `kernel` stays undefined and the taps are computed
+// on the fly, with the same values.
 class PitchShiftImpl : public TransformImpl {
  public:
   using Options = PitchShiftOptions;
@@ -90,6 +94,7 @@ class PitchShiftImpl : public TransformImpl {
   int64_t orig_freq_ = 0;
   int64_t gcd_ = 1;
   int64_t width_ = -1;
+  bool kernel_is_large_ = false;  // resample on the fly, without `kernel`
 };
 EMBER_TRANSFORM(PitchShift);
 
