@@ -153,7 +153,8 @@ TEST(AudioResample, Gradcheck) {
 // Rates whose reduced kernel is large are resampled without one, with the
 // kernel's values: 19027 -> 16000 (PitchShift(16000, 3)), 44100 -> 44099 and an
 // upsampling kaiser case, on [2, 7200 * tiles] (the speech and its reversal,
-// repeated), against torchaudio's resample at ~300 of the outputs each.
+// repeated), against torchaudio's resample at ~300 of the outputs each
+// (observed: at most 4e-16 in float64, 6e-8 in float32).
 TEST(AudioResample, LargeKernelRatesMatchTorchaudio) {
   struct BigCase {
     std::string name;
