@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <ember/audio/functional.h>
+#include <ember/audio/transforms.h>
 #include <ember/autograd/gradcheck.h>
 #include <ember/ember.h>
 
@@ -20,6 +21,7 @@ namespace resample_test {
 
 using namespace ember;
 namespace AF = ember::audio::functional;
+namespace AT = ember::audio::transforms;
 
 Tensor fixture(const std::string& name) {
   return ember::testing::load_npy(ember::testing::fixture_path("audio/resample/" + name + ".npy"));
@@ -181,6 +183,18 @@ TEST(AudioResample, LargeKernelRatesMatchTorchaudio) {
     const Tensor y32 =
         AF::resample(x.to(kFloat32), c.orig, c.next, c.lowpass_filter_width, c.rolloff, c.method, c.beta);
     EXPECT_LE(max_abs_diff(y32.index_select(1, outputs), fixture("big__" + c.name + "__f32")), 1e-6);
+    // The Resample transform: torchaudio's float32 buffer (dtype None), no
+    // buffer in Ember, the same values on the fly (cast to float64 as the module).
+    AT::Resample module(AT::ResampleOptions{.orig_freq = c.orig,
+                                            .new_freq = c.next,
+                                            .resampling_method = c.method,
+                                            .lowpass_filter_width = c.lowpass_filter_width,
+                                            .rolloff = c.rolloff,
+                                            .beta = c.beta});
+    EXPECT_FALSE(module->kernel.defined());
+    EXPECT_LE(max_abs_diff(module(x.to(kFloat32)).index_select(1, outputs), fixture("big__" + c.name + "__module_f32")),
+              1e-6);
+    EXPECT_LE(max_abs_diff(module(x).index_select(1, outputs), fixture("big__" + c.name + "__module_f64")), 1e-10);
   }
 }
 

@@ -2,6 +2,7 @@
 #include "on_the_fly.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <ember/autograd/function.h>
@@ -102,7 +103,7 @@ void scatter(const T* g, T* dx, int64_t rows, int64_t length, int64_t target, co
 
 void save_spec(AutogradContext* ctx, const SincTapSpec& spec) {
   ctx->saved_data["spec_ints"] = std::vector<int64_t>{spec.orig, spec.next, spec.width, spec.lowpass_filter_width,
-                                                      spec.kaiser ? 1 : 0};
+                                                      spec.kaiser ? 1 : 0, spec.float32_kernel ? 1 : 0};
   ctx->saved_data["rolloff"] = spec.rolloff;
   ctx->saved_data["beta"] = spec.beta;
 }
@@ -115,6 +116,7 @@ SincTapSpec load_spec(AutogradContext* ctx) {
   spec.width = ints[2];
   spec.lowpass_filter_width = ints[3];
   spec.kaiser = ints[4] != 0;
+  spec.float32_kernel = ints[5] != 0;
   spec.rolloff = ctx->saved_data["rolloff"].toDouble();
   spec.beta = ctx->saved_data["beta"].toDouble();
   return spec;
@@ -186,6 +188,22 @@ Tensor resample_on_the_fly(const char* fn, const Tensor& rows, const SincTapSpec
               " after dividing by their gcd) would take ", work, " multiply-adds, more than 2^50");
   if (rows.device().is_cpu()) return OnTheFlyResample::apply(rows, spec, target);
   return OnTheFlyResample::apply(rows.to(kCPU), spec, target).to(rows.device());
+}
+
+Tensor resample_waveform_on_the_fly(const char* fn, const Tensor& waveform, const SincTapSpec& spec) {
+  std::vector<int64_t> shape = waveform.sizes().vec();
+  const int64_t length = shape.back();
+  // ceil(new * length / orig) in float64, as torchaudio; 2^62 and more come from absurd rates.
+  const double samples =
+      std::ceil(static_cast<double>(spec.next) * static_cast<double>(length) / static_cast<double>(spec.orig));
+  EMBER_CHECK(samples < 4611686018427387904.0, fn, ": resampling ", length, " samples by ", spec.next, "/",
+              spec.orig, " gives ", samples, " samples, more than 2^62");
+  const auto target = static_cast<int64_t>(samples);
+  int64_t batch = 1;  // explicit rather than -1: the time axis may be empty
+  for (size_t d = 0; d + 1 < shape.size(); ++d) batch *= shape[d];
+  const Tensor out = resample_on_the_fly(fn, waveform.reshape({batch, length}), spec, target);
+  shape.back() = target;
+  return out.reshape(shape);
 }
 
 }  // namespace ember::audio::functional::detail

@@ -37,4 +37,8 @@ inline constexpr double kMaxOnTheFlyWork = 1125899906842624.0;  // 2^50
 // when N * target * taps exceeds kMaxOnTheFlyWork, naming fn and the values.
 Tensor resample_on_the_fly(const char* fn, const Tensor& rows, const SincTapSpec& spec, int64_t target);
 
+// waveform [..., time] -> [..., ceil(new * time / orig)], through
+// resample_on_the_fly; raises (naming fn) for outputs of 2^62 samples or more.
+Tensor resample_waveform_on_the_fly(const char* fn, const Tensor& waveform, const SincTapSpec& spec);
+
 }  // namespace ember::audio::functional::detail

@@ -26,25 +26,6 @@ int64_t target_length(int64_t length, int64_t orig, int64_t next) {
                                         static_cast<double>(orig)));
 }
 
-// The output length must be an int64 (2^62 and more come from absurd rates).
-void check_target_length(const char* fn, int64_t length, int64_t orig, int64_t next) {
-  const double target = std::ceil(static_cast<double>(next) * static_cast<double>(length) / static_cast<double>(orig));
-  EMBER_CHECK(target < 4611686018427387904.0, fn, ": resampling ", length, " samples by ", next, "/", orig,
-              " gives ", target, " samples, more than 2^62");
-}
-
-// Rows of the batch, resampled without a kernel (rates whose kernel would be large).
-Tensor resample_without_kernel(const char* fn, const Tensor& waveform, const detail::SincTapSpec& spec) {
-  std::vector<int64_t> shape = waveform.sizes().vec();
-  const int64_t length = shape.back();
-  const int64_t target = target_length(length, spec.orig, spec.next);
-  int64_t batch = 1;
-  for (size_t d = 0; d + 1 < shape.size(); ++d) batch *= shape[d];
-  const Tensor out = detail::resample_on_the_fly(fn, waveform.reshape({batch, length}), spec, target);
-  shape.back() = target;
-  return out.reshape(shape);
-}
-
 // torchaudio's formulation: pad, strided conv1d, interleave the phases, crop.
 // Used where autograd records the graph and on devices other than the CPU.
 Tensor resample_by_conv1d(const Tensor& rows, int64_t orig, const Tensor& kernel, int64_t width, int64_t target) {
@@ -110,10 +91,9 @@ Tensor resample(const Tensor& waveform, int64_t orig_freq, int64_t new_freq, int
   const int64_t gcd = std::gcd(orig_freq, new_freq);
   const int64_t orig = orig_freq / gcd, next = new_freq / gcd;
   detail::check_resample_width(fn, orig, next, lowpass_filter_width, rolloff);
-  check_target_length(fn, waveform.size(-1), orig, next);
   const int64_t width = detail::resample_kernel_width(orig, next, lowpass_filter_width, rolloff);
   if (detail::resample_kernel_is_large(orig, next, width)) {
-    return resample_without_kernel(
+    return detail::resample_waveform_on_the_fly(
         fn, waveform,
         detail::make_sinc_tap_spec(orig, next, lowpass_filter_width, rolloff, resampling_method, beta));
   }

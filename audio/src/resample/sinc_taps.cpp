@@ -50,34 +50,49 @@ double max_sinc_taps(const SincTapSpec& spec) {
   return 2.0 * static_cast<double>(spec.orig) * static_cast<double>(spec.lowpass_filter_width) / base_freq(spec) + 8.0;
 }
 
-template <class T>
-void sinc_taps(const SincTapSpec& spec, int64_t phase, const TapRange& range, T* out) {
+namespace {
+
+// A: the kernel's arithmetic dtype; T: the dtype written out.
+template <class A, class T>
+void evaluate(const SincTapSpec& spec, int64_t phase, const TapRange& range, T* out) {
   // torchaudio: t = arange(0, -new)[:, None, None] / new + arange(-width, width + orig)[None, None] / orig
-  const T lpw = static_cast<T>(spec.lowpass_filter_width);
-  const T base = static_cast<T>(base_freq(spec));
-  const T pi = static_cast<T>(std::numbers::pi);
-  const T scale = static_cast<T>(base_freq(spec) / static_cast<double>(spec.orig));
-  const T phase_offset = static_cast<T>(-phase) / static_cast<T>(spec.next);
+  const A lpw = static_cast<A>(spec.lowpass_filter_width);
+  const A base = static_cast<A>(base_freq(spec));
+  const A pi = static_cast<A>(std::numbers::pi);
+  const A scale = static_cast<A>(base_freq(spec) / static_cast<double>(spec.orig));
+  // dtype None: the int64 arange divided by new is float32.
+  const A phase_offset = spec.float32_kernel
+                             ? static_cast<A>(static_cast<float>(-phase) / static_cast<float>(spec.next))
+                             : static_cast<A>(-phase) / static_cast<A>(spec.next);
   // Note [Kaiser window denominator]: beta and I0(beta) are float32 in torchaudio.
   const float beta32 = static_cast<float>(spec.beta);
-  const T beta = static_cast<T>(beta32);
-  const T i0_beta = static_cast<T>(torch_float_i0(beta32));
+  const A beta = static_cast<A>(beta32);
+  const A i0_beta = static_cast<A>(torch_float_i0(beta32));
   for (int64_t m = range.first; m <= range.last; ++m) {
-    T t = phase_offset + static_cast<T>(m) / static_cast<T>(spec.orig);
+    A t = phase_offset + static_cast<A>(m) / static_cast<A>(spec.orig);
     t = t * base;
     t = std::clamp(t, -lpw, lpw);
-    T window;
+    A window;
     if (spec.kaiser) {
-      const T u = t / lpw;
-      window = i0_of<T>(beta * std::sqrt(T(1) - u * u)) / i0_beta;
+      const A u = t / lpw;
+      window = i0_of<A>(beta * std::sqrt(A(1) - u * u)) / i0_beta;
     } else {
-      const T c = std::cos(t * pi / lpw / T(2));
+      const A c = std::cos(t * pi / lpw / A(2));
       window = c * c;
     }
     t = t * pi;
-    const T sinc = t == T(0) ? T(1) : std::sin(t) / t;
-    out[m - range.first] = sinc * (window * scale);
+    const A sinc = t == A(0) ? A(1) : std::sin(t) / t;
+    const A tap = sinc * (window * scale);
+    out[m - range.first] = spec.float32_kernel ? static_cast<T>(static_cast<float>(tap)) : static_cast<T>(tap);
   }
+}
+
+}  // namespace
+
+template <class T>
+void sinc_taps(const SincTapSpec& spec, int64_t phase, const TapRange& range, T* out) {
+  if (spec.float32_kernel) evaluate<double>(spec, phase, range, out);
+  else evaluate<T>(spec, phase, range, out);
 }
 
 template void sinc_taps<float>(const SincTapSpec&, int64_t, const TapRange&, float*);

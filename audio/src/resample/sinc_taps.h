@@ -17,9 +17,10 @@
 // rate pair such as 19027 -> 16000 has 19043 taps, of which 15 are inside.
 //
 // Each value is computed as torchaudio's tensor expression computes it in the
-// kernel's dtype T (the waveform's): every scalar is cast to T, one rounding
-// per operation, no fused multiply-adds (sinc_taps.cpp is compiled with
-// -ffp-contract=off), I0 as ATen's Cephes series.
+// kernel's dtype (the waveform's; for the Resample module float64 rounded to
+// float32, SincTapSpec::float32_kernel): every scalar is cast to that dtype,
+// one rounding per operation, no fused multiply-adds (sinc_taps.cpp is
+// compiled with -ffp-contract=off), I0 as ATen's Cephes series.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +35,11 @@ struct SincTapSpec {
   double rolloff = 0.99;
   bool kaiser = false;
   double beta = 14.769656459379492;  // kaiser only
+  // torchaudio's dtype None (the Resample module's kernel): float32 phases
+  // p/new, float64 arithmetic, taps rounded to float32 (then applied in the
+  // waveform's dtype, as the module's buffer once cast). Otherwise the
+  // arithmetic is the waveform's dtype, as resample's and PitchShift's.
+  bool float32_kernel = false;
 };
 
 SincTapSpec make_sinc_tap_spec(int64_t orig, int64_t next, int64_t lowpass_filter_width, double rolloff,
@@ -53,7 +59,7 @@ TapRange sinc_tap_range(const SincTapSpec& spec, int64_t phase);
 double max_sinc_taps(const SincTapSpec& spec);
 
 // Writes the kernel's values at row `phase`, columns width + m for m in
-// `range`, to out[0 .. range.count()). T: float or double.
+// `range`, to out[0 .. range.count()). T: float or double, the waveform's.
 template <class T>
 void sinc_taps(const SincTapSpec& spec, int64_t phase, const TapRange& range, T* out);
 

@@ -22,6 +22,18 @@ ResampleImpl::ResampleImpl(Options options) : TransformImpl("Resample"), options
               options_.new_freq);
   gcd_ = std::gcd(options_.orig_freq, options_.new_freq);
   if (options_.orig_freq == options_.new_freq) return;
+  const int64_t orig = options_.orig_freq / gcd_, next = options_.new_freq / gcd_;
+  F::detail::check_resample_parameters("Resample", options_.lowpass_filter_width, options_.rolloff,
+                                       options_.resampling_method, options_.beta);
+  F::detail::check_resample_width("Resample", orig, next, options_.lowpass_filter_width, options_.rolloff);
+  // Rates that share almost no factor (44100 -> 44099: torchaudio's buffer
+  // would be 44099 x 1 x 44114, 7.8 GB) keep no kernel: their taps are
+  // computed on the fly with the buffer's values (Note [On-the-fly resampling]).
+  if (F::detail::resample_kernel_is_large(
+          orig, next, F::detail::resample_kernel_width(orig, next, options_.lowpass_filter_width, options_.rolloff))) {
+    kernel_is_large_ = true;
+    return;
+  }
   // float32, as torchaudio's Resample (dtype=None) builds it: float64 arithmetic, float32 result.
   F::SincResampleKernel k =
       F::sinc_resample_kernel(options_.orig_freq, options_.new_freq, gcd_, options_.lowpass_filter_width,
@@ -32,6 +44,17 @@ ResampleImpl::ResampleImpl(Options options) : TransformImpl("Resample"), options
 
 Tensor ResampleImpl::forward(const Tensor& waveform) {
   if (options_.orig_freq == options_.new_freq) return waveform;
+  if (kernel_is_large_) {
+    EMBER_CHECK(waveform.defined() && waveform.dim() >= 1 &&
+                    (waveform.dtype() == kFloat32 || waveform.dtype() == kFloat64),
+                "Resample: expected a float32 or float64 waveform [..., time]");
+    F::detail::SincTapSpec spec =
+        F::detail::make_sinc_tap_spec(options_.orig_freq / gcd_, options_.new_freq / gcd_,
+                                      options_.lowpass_filter_width, options_.rolloff, options_.resampling_method,
+                                      options_.beta);
+    spec.float32_kernel = true;  // the values of torchaudio's float32 buffer
+    return F::detail::resample_waveform_on_the_fly("Resample", waveform, spec);
+  }
   return F::apply_sinc_resample_kernel(waveform, options_.orig_freq, options_.new_freq, gcd_, kernel, width_);
 }
 

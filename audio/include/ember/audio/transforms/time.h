@@ -24,6 +24,9 @@ struct ResampleOptions {
 
 // Resamples [..., time] with a sinc kernel precomputed at construction
 // (buffer `kernel`, float32 as torchaudio's; cast with the module for float64).
+// Rates that share almost no factor (44100 -> 44099, whose buffer would be
+// 44099 x 1 x 44114) keep no `kernel`: the taps are computed on the fly with
+// the float32 buffer's values, applied in the waveform's dtype.
 class ResampleImpl : public TransformImpl {
  public:
   using Options = ResampleOptions;
@@ -31,12 +34,13 @@ class ResampleImpl : public TransformImpl {
   ResampleImpl(int64_t orig_freq, int64_t new_freq) : ResampleImpl(Options{.orig_freq = orig_freq, .new_freq = new_freq}) {}
   Tensor forward(const Tensor& waveform) override;
   Params params() const override;
-  Tensor kernel;  // undefined when orig_freq == new_freq
+  Tensor kernel;  // undefined when orig_freq == new_freq or the kernel would be large
 
  private:
   Options options_;
   int64_t gcd_ = 1;
   int64_t width_ = 0;
+  bool kernel_is_large_ = false;  // resample on the fly, without `kernel`
 };
 EMBER_TRANSFORM(Resample);
 
