@@ -317,6 +317,12 @@ TEST(AudioResample, LargeKernelRatesGradcheck) {
   const Tensor g = randn(y.sizes().vec(), kFloat64);
   const Tensor dx = autograd::grad({y}, {long_x}, {g})[0];
   EXPECT_NEAR((y.detach() * g).sum().item<double>(), (dx * long_x.detach()).sum().item<double>(), 1e-9);
+  // Its chunks are fixed: one thread gives the same bits as several.
+  const int threads = get_num_threads();
+  set_num_threads(1);
+  const Tensor dx_one_thread = autograd::grad({AF::resample(long_x, 19027, 16000)}, {long_x}, {g})[0];
+  set_num_threads(threads);
+  EXPECT_TRUE(dx_one_thread.equal(dx));
 }
 
 // Many parameter sets (more than the cache holds) from several threads at
