@@ -181,9 +181,19 @@ TEST(AudioTransforms, TimeStretchMatchesTorchaudio) {
 TEST(AudioTransforms, PitchShiftMatchesTorchaudio) {
   AT::PitchShift up(AT::PitchShiftOptions{.sample_rate = 16000, .n_steps = 3});
   expect_close(up(speech()), fixture("pitchshift_up3"), 1e-3, 1e-4);
-  EXPECT_TRUE(up->kernel.defined());  // built by the first call, as torchaudio's lazy module
+  // 19027 -> 16000 Hz: torchaudio's kernel would be 16000 x 1 x 19043; Ember
+  // computes its taps on the fly and keeps no buffer.
+  EXPECT_FALSE(up->kernel.defined());
   AT::PitchShift down(AT::PitchShiftOptions{.sample_rate = 16000, .n_steps = -2, .n_fft = 256});
-  expect_close(down(speech()), fixture("pitchshift_down2"), 1e-3, 1e-4);
+  expect_close(down(speech()), fixture("pitchshift_down2"), 1e-3, 1e-4);  // 7127 -> 8000, also on the fly
+  EXPECT_FALSE(down->kernel.defined());
+  // An octave (32000 -> 16000 Hz, a 1 x 1 x 28 kernel) keeps torchaudio's lazy buffer.
+  AT::PitchShift octave(AT::PitchShiftOptions{.sample_rate = 16000, .n_steps = 12});
+  EXPECT_FALSE(octave->kernel.defined());
+  const Tensor shifted = octave(speech());
+  EXPECT_TRUE(octave->kernel.defined());  // built by the first call, as torchaudio's lazy module
+  EXPECT_EQ(octave->kernel.sizes().vec(), (std::vector<int64_t>{1, 1, 28}));
+  expect_close(shifted, audio::functional::pitch_shift(speech(), 16000, 12), 1e-6, 1e-7);
   expect_close(audio::functional::pitch_shift(speech(), 16000, 3), fixture("pitchshift_up3"), 1e-3, 1e-4);
 }
 

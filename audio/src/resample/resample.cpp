@@ -6,6 +6,7 @@
 #include <ember/nn/functional/conv.h>
 
 #include "kernel_cache.h"
+#include "on_the_fly.h"
 #include "polyphase.h"
 #include "resample_checks.h"
 
@@ -89,8 +90,13 @@ Tensor resample(const Tensor& waveform, int64_t orig_freq, int64_t new_freq, int
   if (orig_freq == new_freq) return waveform;
   const int64_t gcd = std::gcd(orig_freq, new_freq);
   const int64_t orig = orig_freq / gcd, next = new_freq / gcd;
-  detail::check_resample_kernel_size(
-      fn, orig, next, detail::resample_kernel_width(orig, next, lowpass_filter_width, rolloff));
+  detail::check_resample_width(fn, orig, next, lowpass_filter_width, rolloff);
+  const int64_t width = detail::resample_kernel_width(orig, next, lowpass_filter_width, rolloff);
+  if (detail::resample_kernel_is_large(orig, next, width)) {
+    return detail::resample_waveform_on_the_fly(
+        fn, waveform,
+        detail::make_sinc_tap_spec(orig, next, lowpass_filter_width, rolloff, resampling_method, beta));
+  }
   const auto cached = detail::cached_resample_kernel(
       {orig, next, lowpass_filter_width, rolloff, resampling_method, beta, waveform.dtype(), waveform.device()});
   return run_resample(waveform, orig, next, cached->kernel, cached->width,

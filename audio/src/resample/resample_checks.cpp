@@ -26,6 +26,14 @@ void check_resample_parameters(const char* fn, int64_t lowpass_filter_width, dou
   EMBER_CHECK(!beta || std::isfinite(*beta), fn, ": beta must be finite, got ", beta.value_or(0.0));
 }
 
+void check_resample_width(const char* fn, int64_t orig, int64_t next, int64_t lowpass_filter_width, double rolloff) {
+  const double low = static_cast<double>(std::min(orig, next));
+  const double half_width = static_cast<double>(lowpass_filter_width) * static_cast<double>(orig) / (low * rolloff);
+  EMBER_CHECK(half_width <= 4503599627370496.0, fn, ": lowpass_filter_width ", lowpass_filter_width, " * orig ", orig,
+              " / (min(orig, new) ", low, " * rolloff ", rolloff, ") = ", half_width,
+              " taps on each side of the filter, more than 2^52");
+}
+
 int64_t resample_kernel_width(int64_t orig, int64_t next, int64_t lowpass_filter_width, double rolloff) {
   const double base_freq = static_cast<double>(std::min(orig, next)) * rolloff;
   return static_cast<int64_t>(

@@ -12,14 +12,19 @@ void check_resample_rates(const char* fn, int64_t orig_freq, int64_t new_freq, i
 // lowpass_filter_width > 0, rolloff > 0 (finite), the method's name, beta finite.
 void check_resample_parameters(const char* fn, int64_t lowpass_filter_width, double rolloff,
                                const std::string& resampling_method, std::optional<double> beta);
+// lowpass_filter_width * orig / (min(orig, new) * rolloff), the kernel's
+// half width, must stay below 2^52 (a tiny rolloff or absurd rates).
+void check_resample_width(const char* fn, int64_t orig, int64_t next, int64_t lowpass_filter_width, double rolloff);
 // ceil(lowpass_filter_width * orig / (min(orig, new) * rolloff)), frequencies divided by gcd.
 int64_t resample_kernel_width(int64_t orig, int64_t next, int64_t lowpass_filter_width, double rolloff);
-// Refuses kernels beyond kMaxResampleKernelElements (rates whose gcd is small).
+// Refuses kernels beyond kMaxResampleKernelElements (rates whose gcd is small);
+// for sinc_resample_kernel, which returns the whole kernel.
 void check_resample_kernel_size(const char* fn, int64_t orig, int64_t next, int64_t width);
 
 // new * (2 * width + orig) elements: 2^27 (1 GiB in float64) and more come
 // from rates that share almost no factor (44100 -> 44099); they are refused
 // with a clear error instead of an allocation that may exhaust memory.
+// resample and PitchShift never build such kernels (on_the_fly.h).
 inline constexpr int64_t kMaxResampleKernelElements = int64_t{1} << 27;
 
 }  // namespace ember::audio::functional::detail

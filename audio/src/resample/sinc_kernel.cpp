@@ -22,6 +22,7 @@ SincResampleKernel sinc_resample_kernel(int64_t orig_freq, int64_t new_freq, int
               "sinc_resample_kernel: dtype must be float32 or float64, got ", *dtype);
   const int64_t orig = orig_freq / gcd;
   const int64_t next = new_freq / gcd;
+  detail::check_resample_width("sinc_resample_kernel", orig, next, lowpass_filter_width, rolloff);
   const int64_t width = detail::resample_kernel_width(orig, next, lowpass_filter_width, rolloff);
   detail::check_resample_kernel_size("sinc_resample_kernel", orig, next, width);
   const double base_freq = static_cast<double>(std::min(orig, next)) * rolloff;

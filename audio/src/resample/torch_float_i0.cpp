@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <iterator>
 
 namespace ember::audio::functional::detail {
 namespace {
@@ -48,7 +49,23 @@ float chbevl(float x, const double (&coeff)[N]) {
   return f(0.5 * f(double(b0) - b2));
 }
 
+double chbevl64(double x, const double* coeff, size_t n) {
+  double b0 = coeff[0], b1 = 0.0, b2 = 0.0;
+  for (size_t i = 1; i < n; ++i) {
+    b2 = b1;
+    b1 = b0;
+    b0 = x * b1 - b2 + coeff[i];
+  }
+  return 0.5 * (b0 - b2);
+}
+
 }  // namespace
+
+double torch_double_i0(double x_in) {
+  const double x = std::fabs(x_in);
+  if (x <= 8.0) return std::exp(x) * chbevl64(x / 2.0 - 2.0, kA, std::size(kA));
+  return std::exp(x) * chbevl64(32.0 / x - 2.0, kB, std::size(kB)) / std::sqrt(x);
+}
 
 float torch_float_i0(float x_in) {
   const float x = std::fabs(x_in);

@@ -10,5 +10,8 @@
 namespace ember::audio::functional::detail {
 
 float torch_float_i0(float x);
+// The same series in double (ATen's calc_i0<double>), for float64 kaiser taps
+// computed one at a time (Note [On-the-fly sinc taps], sinc_taps.h).
+double torch_double_i0(double x);
 
 }  // namespace ember::audio::functional::detail

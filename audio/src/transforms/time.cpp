@@ -7,6 +7,8 @@
 #include <ember/audio/functional.h>
 #include <ember/ember.h>
 
+#include "resample/on_the_fly.h"
+#include "resample/resample_checks.h"
 #include "transforms/transform_params.h"
 
 namespace ember::audio::transforms {
@@ -20,6 +22,18 @@ ResampleImpl::ResampleImpl(Options options) : TransformImpl("Resample"), options
               options_.new_freq);
   gcd_ = std::gcd(options_.orig_freq, options_.new_freq);
   if (options_.orig_freq == options_.new_freq) return;
+  const int64_t orig = options_.orig_freq / gcd_, next = options_.new_freq / gcd_;
+  F::detail::check_resample_parameters("Resample", options_.lowpass_filter_width, options_.rolloff,
+                                       options_.resampling_method, options_.beta);
+  F::detail::check_resample_width("Resample", orig, next, options_.lowpass_filter_width, options_.rolloff);
+  // Rates that share almost no factor (44100 -> 44099: torchaudio's buffer
+  // would be 44099 x 1 x 44114, 7.8 GB) keep no kernel: their taps are
+  // computed on the fly with the buffer's values (Note [On-the-fly resampling]).
+  if (F::detail::resample_kernel_is_large(
+          orig, next, F::detail::resample_kernel_width(orig, next, options_.lowpass_filter_width, options_.rolloff))) {
+    kernel_is_large_ = true;
+    return;
+  }
   // float32, as torchaudio's Resample (dtype=None) builds it: float64 arithmetic, float32 result.
   F::SincResampleKernel k =
       F::sinc_resample_kernel(options_.orig_freq, options_.new_freq, gcd_, options_.lowpass_filter_width,
@@ -30,6 +44,17 @@ ResampleImpl::ResampleImpl(Options options) : TransformImpl("Resample"), options
 
 Tensor ResampleImpl::forward(const Tensor& waveform) {
   if (options_.orig_freq == options_.new_freq) return waveform;
+  if (kernel_is_large_) {
+    EMBER_CHECK(waveform.defined() && waveform.dim() >= 1 &&
+                    (waveform.dtype() == kFloat32 || waveform.dtype() == kFloat64),
+                "Resample: expected a float32 or float64 waveform [..., time]");
+    F::detail::SincTapSpec spec =
+        F::detail::make_sinc_tap_spec(options_.orig_freq / gcd_, options_.new_freq / gcd_,
+                                      options_.lowpass_filter_width, options_.rolloff, options_.resampling_method,
+                                      options_.beta);
+    spec.float32_kernel = true;  // the values of torchaudio's float32 buffer
+    return F::detail::resample_waveform_on_the_fly("Resample", waveform, spec);
+  }
   return F::apply_sinc_resample_kernel(waveform, options_.orig_freq, options_.new_freq, gcd_, kernel, width_);
 }
 
@@ -75,8 +100,16 @@ PitchShiftImpl::PitchShiftImpl(Options options) : TransformImpl("PitchShift"), o
   register_buffer("window", make_window(options_.window, *options_.win_length, "PitchShift"), &window);
   const double rate =
       std::pow(2.0, -static_cast<double>(options_.n_steps) / static_cast<double>(options_.bins_per_octave));
-  orig_freq_ = static_cast<int64_t>(static_cast<double>(options_.sample_rate) / rate);
+  const double stretched_rate = static_cast<double>(options_.sample_rate) / rate;
+  EMBER_CHECK(stretched_rate >= 1 && stretched_rate < 9.2e18, "PitchShift: n_steps = ", options_.n_steps,
+              " shifts sample_rate ", options_.sample_rate, " to ", stretched_rate, " Hz, outside [1 Hz, int64]");
+  orig_freq_ = static_cast<int64_t>(stretched_rate);
   gcd_ = std::gcd(orig_freq_, options_.sample_rate);
+  if (orig_freq_ == options_.sample_rate) return;
+  const int64_t orig = orig_freq_ / gcd_, next = options_.sample_rate / gcd_;
+  F::detail::check_resample_width("PitchShift", orig, next, 6, 0.99);
+  kernel_is_large_ = F::detail::resample_kernel_is_large(orig, next,
+                                                         F::detail::resample_kernel_width(orig, next, 6, 0.99));
 }
 
 Tensor PitchShiftImpl::forward(const Tensor& waveform) {
@@ -85,6 +118,11 @@ Tensor PitchShiftImpl::forward(const Tensor& waveform) {
                                                        options_.n_fft, *options_.win_length, *options_.hop_length,
                                                        window);
   if (orig_freq_ == options_.sample_rate) return F::detail::fix_waveform_shape(stretched, waveform.sizes());
+  // torchaudio's kernel for 16000 Hz and 3 steps (19027 -> 16000 Hz) would be
+  // 16000 x 19043 (1.2 GB in float32): such rates are resampled on the fly,
+  // with the kernel's values and no buffer (Note [On-the-fly resampling]).
+  if (kernel_is_large_)
+    return F::detail::fix_waveform_shape(F::resample(stretched, orig_freq_, options_.sample_rate), waveform.sizes());
   // Built on the first call in the input's dtype and device, as torchaudio's lazy kernel.
   if (!kernel.defined()) {
     F::SincResampleKernel k = F::sinc_resample_kernel(orig_freq_, options_.sample_rate, gcd_, 6, 0.99,

@@ -43,7 +43,10 @@ Tensor apply_sinc_resample_kernel(const Tensor& waveform, int64_t orig_freq, int
 
 // Resamples [..., time] from orig_freq to new_freq (positive integers; the
 // waveform itself when they are equal). The kernel is built in the waveform's
-// dtype, as torchaudio does, and cached per (rates, parameters, dtype, device).
+// dtype, as torchaudio does, and cached per (rates, parameters, dtype, device);
+// rates that share almost no factor (19027 -> 16000, 44100 -> 44099: a reduced
+// kernel of more than 2^22 elements) are resampled without one, each output's
+// taps computed with the kernel's values when needed (docs/audio.md).
 // Differentiable with respect to the waveform.
 Tensor resample(const Tensor& waveform, int64_t orig_freq, int64_t new_freq, int64_t lowpass_filter_width = 6,
                 double rolloff = 0.99, const std::string& resampling_method = "sinc_interpolation",

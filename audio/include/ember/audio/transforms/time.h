@@ -24,6 +24,9 @@ struct ResampleOptions {
 
 // Resamples [..., time] with a sinc kernel precomputed at construction
 // (buffer `kernel`, float32 as torchaudio's; cast with the module for float64).
+// Rates that share almost no factor (44100 -> 44099, whose buffer would be
+// 44099 x 1 x 44114) keep no `kernel`: the taps are computed on the fly with
+// the float32 buffer's values, applied in the waveform's dtype.
 class ResampleImpl : public TransformImpl {
  public:
   using Options = ResampleOptions;
@@ -31,12 +34,13 @@ class ResampleImpl : public TransformImpl {
   ResampleImpl(int64_t orig_freq, int64_t new_freq) : ResampleImpl(Options{.orig_freq = orig_freq, .new_freq = new_freq}) {}
   Tensor forward(const Tensor& waveform) override;
   Params params() const override;
-  Tensor kernel;  // undefined when orig_freq == new_freq
+  Tensor kernel;  // undefined when orig_freq == new_freq or the kernel would be large
 
  private:
   Options options_;
   int64_t gcd_ = 1;
   int64_t width_ = 0;
+  bool kernel_is_large_ = false;  // resample on the fly, without `kernel`
 };
 EMBER_TRANSFORM(Resample);
 
@@ -76,6 +80,10 @@ struct PitchShiftOptions {
 // Shifts the pitch of [..., time] by n_steps / bins_per_octave octaves, keeping
 // the length: phase-vocoder stretch, then resampling (buffer `kernel`, built
 // on the first forward in the input's dtype, as torchaudio's lazy module).
+// Where the rates share almost no factor the kernel would be large (16000 Hz
+// and 3 steps: 19027 -> 16000 Hz, torchaudio's buffer is 16000 x 1 x 19043,
+// 1.2 GB in float32): then `kernel` stays undefined and the taps are computed
+// on the fly, with the same values.
 class PitchShiftImpl : public TransformImpl {
  public:
   using Options = PitchShiftOptions;
@@ -90,6 +98,7 @@ class PitchShiftImpl : public TransformImpl {
   int64_t orig_freq_ = 0;
   int64_t gcd_ = 1;
   int64_t width_ = -1;
+  bool kernel_is_large_ = false;  // resample on the fly, without `kernel`
 };
 EMBER_TRANSFORM(PitchShift);
 
