@@ -29,9 +29,12 @@
 //   compensated 1 - z/2), swapped and negated by k mod 4. Within 1.5 ulp in
 //   float64. Lanes with |x| > 2^30, infinite or NaN take libm's sin and cos
 //   (NaN for infinities), so every input gets libm's answer to within an ulp.
-// - abs(z) = sqrt(re^2 + im^2): float32 from the exact float64 squares (no
-//   overflow or underflow possible), float64 with libm's hypot for lanes whose
-//   squares overflow or underflow; +-inf in either part gives +inf, as hypot.
+// - abs(z) = sqrt(re * re + im * im), each operation rounded in the lanes'
+//   type: torch's vectorized complex abs, bit for bit. Registers where a
+//   square could overflow or underflow (a part beyond 2^+-60 in float32,
+//   2^+-480 in float64), or holding NaN or inf, are computed exactly
+//   instead: float32 from float64 squares, float64 by libm's hypot; +-inf in
+//   either part gives +inf, as hypot.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -50,6 +53,15 @@ typedef float HalfF __attribute__((vector_size(16)));  // 4 float32 lanes, one f
 inline VecD splat(double v) { return VecD{v, v, v, v}; }
 inline VecF splat(float v) { return VecF{v, v, v, v, v, v, v, v}; }
 
+inline bool any(MaskF m) {
+#if defined(__AVX__)
+  return _mm256_movemask_ps(reinterpret_cast<__m256>(m)) != 0;
+#else
+  bool r = false;
+  for (int l = 0; l < 8; ++l) r |= m[l] != 0;
+  return r;
+#endif
+}
 inline bool any(MaskD m) {
 #if defined(__AVX__)
   return _mm256_movemask_pd(reinterpret_cast<__m256d>(m)) != 0;
@@ -80,6 +92,16 @@ inline VecD sqrt(VecD v) {
 #else
   VecD r;
   for (int l = 0; l < 4; ++l) r[l] = std::sqrt(v[l]);
+  return r;
+#endif
+}
+
+inline VecF sqrt(VecF v) {
+#if defined(__AVX__)
+  return _mm256_sqrt_ps(v);
+#else
+  VecF r;
+  for (int l = 0; l < 8; ++l) r[l] = std::sqrt(v[l]);
   return r;
 #endif
 }
@@ -133,8 +155,11 @@ inline constexpr double kTanPiOver8 = 0.41421356237309503;
 inline constexpr double kMaxReduced = 0x1p30;
 }  // namespace coeffs
 
+// c[0] z^(N-1) + ... + c[N-1] (highest power first), by Horner's rule. (Estrin's
+// scheme, with its shorter dependency chains, measured slower here: the
+// vocoder's loops are bound by arithmetic throughput, not latency.)
 template <int N>
-inline VecD horner(VecD z, const double (&c)[N]) {
+inline VecD polynomial(VecD z, const double (&c)[N]) {
   VecD p = splat(c[0]);
   for (int i = 1; i < N; ++i) p = fma(p, z, splat(c[i]));
   return p;
@@ -159,7 +184,7 @@ inline VecD atan2(VecD y, VecD x) {
   d = den == VecD{} ? splat(1.0) : d;  // both zero: atan2(+-0, +-0) from u = 0
   const VecD u = n / d;
   const VecD z = u * u;
-  VecD a = fma(u * z, horner(z, kAtan), u);
+  VecD a = fma(u * z, polynomial(z, kAtan), u);
   const VecD quarter = splat(0.5 * kPio2[0]), quarter_lo = splat(0.5 * kPio2[1]);
   a = upper ? quarter + (a + quarter_lo) : a;
   const VecD half = splat(kPio2[0]), half_lo = splat(kPio2[1]);
@@ -188,11 +213,11 @@ inline void sincos(VecD x, VecD& sin_x, VecD& cos_x) {
   r = fma(-k, splat(kPio2[1]), r);
   r = fma(-k, splat(kPio2[2]), r);
   const VecD z = r * r;
-  const VecD s = fma(r * z, horner(z, kSin), r);
+  const VecD s = fma(r * z, polynomial(z, kSin), r);
   // cos r = 1 - z/2 + z^2 C(z), with 1 - z/2's rounding error added back (fdlibm's __kernel_cos).
   const VecD hz = 0.5 * z;
   const VecD w = 1.0 - hz;
-  const VecD c = w + (((1.0 - w) - hz) + z * z * horner(z, kCos));
+  const VecD c = w + (((1.0 - w) - hz) + z * z * polynomial(z, kCos));
   const MaskD odd = (k_bits & 1) != 0;
   sin_x = xor_bits(odd ? c : s, ((k_bits & 2) != 0) & INT64_MIN);
   sin_x = x == VecD{} ? x : sin_x;  // sin(-0) = -0 (the reduction's zeros are +0)
@@ -228,12 +253,20 @@ inline VecD hypot(VecD re, VecD im) {
   return sqrt(re * re + im * im);
 }
 inline VecF hypot(VecF re, VecF im) {
-  VecD r0, r1, i0, i1;
-  widen(re, r0, r1);
-  widen(im, i0, i1);
-  const VecF h = narrow(sqrt(r0 * r0 + i0 * i0), sqrt(r1 * r1 + i1 * i1));
-  const VecF inf = splat(float(INFINITY));
-  return (abs(re) == inf) | (abs(im) == inf) ? inf : h;
+  // Squares that could overflow or lose bits to underflow, or NaN/inf
+  // somewhere: float64 squares (exact, no overflow) for the whole register.
+  const VecF ar = abs(re), ai = abs(im);
+  const VecF m = ar > ai ? ar : ai;
+  const MaskF odd = ~(m < splat(0x1p60f)) | ((m < splat(0x1p-60f)) & (m != VecF{}));
+  if (any(odd)) [[unlikely]] {
+    VecD r0, r1, i0, i1;
+    widen(re, r0, r1);
+    widen(im, i0, i1);
+    const VecF h = narrow(sqrt(r0 * r0 + i0 * i0), sqrt(r1 * r1 + i1 * i1));
+    const VecF inf = splat(float(INFINITY));
+    return (abs(re) == inf) | (abs(im) == inf) ? inf : h;
+  }
+  return sqrt(re * re + im * im);
 }
 
 }  // namespace ember::audio::simd_math

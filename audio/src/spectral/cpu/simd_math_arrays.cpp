@@ -12,12 +12,14 @@ namespace {
 template <class V, class T>
 V load_padded(const T* p, int64_t n) {
   V v{};
-  std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(T));
+  if (n == static_cast<int64_t>(sizeof(V) / sizeof(T))) std::memcpy(&v, p, sizeof(V));
+  else std::memcpy(&v, p, static_cast<size_t>(n) * sizeof(T));
   return v;
 }
 template <class V, class T>
 void store_part(T* p, V v, int64_t n) {
-  std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(T));
+  if (n == static_cast<int64_t>(sizeof(V) / sizeof(T))) std::memcpy(p, &v, sizeof(V));
+  else std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(T));
 }
 
 template <class V, class T, class Fn>
