@@ -130,6 +130,28 @@ TEST(AudioPhaseVocoderKernel, NonContiguousInputs) {
                   .equal(AF::phase_vocoder(spec, 1.3, full({}, 2.5, kFloat32))));
 }
 
+// Zero frames, an infinite and a NaN value: the kernel's results are the composite's
+// (NaN where it has NaN: a NaN angle poisons the rest of its row's running phase).
+TEST(AudioPhaseVocoderKernel, NonFiniteValuesAsComposite) {
+  manual_seed(8);
+  for (const DType dtype : {kComplex64, kComplex128}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    Tensor spec = random_spec({2, 11, 30}, dtype);
+    spec.select(-1, 4).zero_();
+    spec.select(0, 0).select(0, 3).select(0, 7).fill_(INFINITY);
+    spec.select(0, 1).select(0, 9).select(0, 20).fill_(NAN);
+    const Tensor advance = advance_for(11, 16, to_real_dtype(dtype));
+    const Tensor fast = AF::phase_vocoder(spec, 1.3, advance), slow = composite(spec, 1.3, advance);
+    const Tensor fast_real = view_as_real(fast), slow_real = view_as_real(slow);
+    EXPECT_TRUE(fast_real.isnan().equal(slow_real.isnan()));
+    EXPECT_TRUE(fast_real.isinf().equal(slow_real.isinf()));
+    const Tensor finite = slow_real.isfinite();
+    EXPECT_GT(finite.to(kFloat64).mean().item<double>(), 0.5);
+    const double tol = dtype == kComplex64 ? 1e-3 : 1e-10;
+    EXPECT_LE((fast_real - slow_real).masked_fill(finite.logical_not(), 0).abs().max().item<double>(), tol);
+  }
+}
+
 // The float64 fixtures of test_spectral.cpp (AudioPhaseVocoder.MatchesTorchaudio) run the
 // kernel too; here the kernel's float32 path on phases torch sums to ~1.5e6 rad.
 // The fixture's input: scripts/fixtures/audio_spectral.py's lcg_spectrogram, bit for bit.

@@ -58,6 +58,7 @@ struct Plan {
   std::vector<int64_t> frames;     // the distinct frames read, increasing (frames >= the input's are zero)
   std::vector<int64_t> pos0, pos1;  // per step: its frames i0, i1 as indices into `frames`
   std::vector<T> alpha, one_minus_alpha;
+  int64_t max_tile_frames = 0;  // the most distinct frames a tile of steps reads
 };
 
 template <class T>
@@ -91,6 +92,10 @@ Plan<T> make_plan(const T* time_steps, int64_t steps, int64_t n_frames) {
     while (a < steps && i0[a] == next) plan.pos0[a++] = pos;
     while (b < steps && i1[b] == next) plan.pos1[b++] = pos;
   }
+  for (int64_t s0 = 0; s0 < steps; s0 += kTile) {
+    const int64_t last = std::min(steps, s0 + kTile) - 1;
+    plan.max_tile_frames = std::max(plan.max_tile_frames, plan.pos1[last] - plan.pos0[s0] + 1);
+  }
   return plan;
 }
 
@@ -113,7 +118,10 @@ void run_block(const T* spec, T* out, int64_t first_row, int64_t rows, int64_t n
   }
   const V two_pi = splat(T(2 * std::numbers::pi));
 
-  alignas(32) V angle[2 * kTile + 2], norm[2 * kTile + 2], increment[kTile + 1], mag[kTile], phase[kTile];
+  // A tile's frames: its steps' (at most 2 kTile), and at most one more at each
+  // end when float rounding makes i1 = i0 + 2; sized from the plan regardless.
+  std::vector<V> angle(static_cast<size_t>(plan.max_tile_frames)), norm(angle.size());
+  V increment[kTile + 1], mag[kTile], phase[kTile];
   constexpr int H = L / 4;  // float64 registers per vector
   VecD sum[H] = {};
   V carry{};  // the summand of the tile's first step
