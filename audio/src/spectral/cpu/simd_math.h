@@ -10,25 +10,28 @@
 // Note [Vocoder transcendentals]
 // Arithmetic: float64 throughout; the float32 functions widen their lanes to
 // two float64 registers and round the results once, so they are correctly
-// rounded but for results within ~2^-20 ulp of a tie (libm's float32 functions
-// are within one ulp; torch's vectorized atan2 within one).
+// rounded but for exact results within ~2^-27 float32 ulp of a tie (the
+// float64 error; libm's float32 functions are within one ulp, torch's
+// vectorized atan2 within one).
 // - atan2(y, x): |y| and |x| sorted into num <= den, t = num / den in [0, 1];
 //   t > tan(pi/8) is mapped to (t - 1) / (t + 1) (computed as (num - den) /
 //   (num + den), halved above 1 so the sum cannot overflow), plus pi/4. Then
 //   atan(u) = u + u z P(z) (z = u^2, |u| <= tan(pi/8), scripts/
-//   audio_simd_math_coeffs.py), unfolded with pi/2 - a (swapped), pi - a
-//   (x negative or -0) as hi + lo constants, and y's sign. Within 2 ulp in
-//   float64. Zeros, infinities and NaN as C's atan2: atan2(+-0, -0) = +-pi,
-//   atan2(+-inf, +-inf) = +-pi/4 or +-3pi/4, NaN in -> NaN out.
+//   audio_simd_math_coeffs.py), unfolded as k pi/4 +- atan(u) (pi/2 - a when
+//   swapped, pi - a for x negative or -0) with pi/4 in two parts, and y's
+//   sign. Within 2.5 ulp in float64 (measured 2.3: the upper range's quotient
+//   carries the roundings of num - den and num + den). Zeros, infinities and
+//   NaN as C's atan2: atan2(+-0, -0) = +-pi, atan2(+-inf, +-inf) = +-pi/4 or
+//   +-3pi/4, NaN in -> NaN out.
 // - sincos(x): x = k pi/2 + r, k = round(x 2/pi), r = x - k P1 - k P2 - k P3
 //   with P1 + P2 + P3 = pi/2 to 160 bits, each step one fused multiply-add
 //   (Cody-Waite: each rounding is relative to the remainder, not to x, so r
 //   keeps float64 precision however close x lies to a multiple of pi/2, for
 //   |x| <= 2^30; the vocoder's accumulated phases reach ~1e6 rad). sin r and
 //   cos r are near-minimax polynomials on |r| <= pi/4 (cos with fdlibm's
-//   compensated 1 - z/2), swapped and negated by k mod 4. Within 1.5 ulp in
-//   float64. Lanes with |x| > 2^30, infinite or NaN take libm's sin and cos
-//   (NaN for infinities), so every input gets libm's answer to within an ulp.
+//   compensated 1 - z/2), swapped and negated by k mod 4. Within 2 ulp in
+//   float64 (measured 1.6). Lanes with |x| > 2^30, infinite or NaN get libm's
+//   sin and cos themselves (NaN for infinities); sin(-0) = -0.
 // - abs(z) = sqrt(re * re + im * im), each operation rounded in the lanes'
 //   type: torch's vectorized complex abs, bit for bit. Registers where a
 //   square could overflow or underflow (a part beyond 2^+-60 in float32,
@@ -184,13 +187,17 @@ inline VecD atan2(VecD y, VecD x) {
   d = den == VecD{} ? splat(1.0) : d;  // both zero: atan2(+-0, +-0) from u = 0
   const VecD u = n / d;
   const VecD z = u * u;
-  VecD a = fma(u * z, polynomial(z, kAtan), u);
-  const VecD quarter = splat(0.5 * kPio2[0]), quarter_lo = splat(0.5 * kPio2[1]);
-  a = upper ? quarter + (a + quarter_lo) : a;
-  const VecD half = splat(kPio2[0]), half_lo = splat(kPio2[1]);
-  a = swapped ? (half - a) + half_lo : a;
+  const VecD r = fma(u * z, polynomial(z, kAtan), u);  // atan(u), |u| <= tan(pi/8)
+  // The angle is k pi/4 +- r: k = 1 for the upper range, 2 - k when swapped, 4 - k
+  // for negative x, with r's sign flipped by either of the last two. k pi/4 =
+  // k Q1 + k Q2 with Q1 = pi/4 to 50 bits (kPio2[0] / 2 ends in three zero bits,
+  // so k Q1 is exact), which leaves one rounding of consequence: the last.
+  const VecD b = upper ? splat(1.0) : VecD{};
+  const VecD k1 = swapped ? 2.0 - b : b;
   const MaskD x_negative = sign_bits(x) != 0;
-  a = x_negative ? (2.0 * half - a) + 2.0 * half_lo : a;
+  const VecD k = x_negative ? 4.0 - k1 : k1;
+  const VecD signed_r = xor_bits(r, (swapped ^ x_negative) & INT64_MIN);
+  const VecD a = fma(k, splat(0.5 * kPio2[0]), fma(k, splat(0.5 * kPio2[1]), signed_r));
   return xor_bits(a, sign_bits(y));
 }
 inline VecF atan2(VecF y, VecF x) {
