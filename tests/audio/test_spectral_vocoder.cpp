@@ -66,13 +66,15 @@ TEST(AudioPhaseVocoderKernel, SlotIsFilledForComplexOnCpu) {
 }
 
 // float64: the kernel's transcendentals are within ~2 ulp of libm's, the rest rounds as
-// the composite, so the two agree to ~1e-15 relative to the accumulated phase.
+// the composite, so the two agree to ~1e-15 relative to the accumulated phase. Rates from
+// 20 steps per frame to one step for the whole spectrogram (40 frames at rate 40);
+// frequencies that fill blocks of 4 lanes partly and blocks that span batch items.
 TEST(AudioPhaseVocoderKernel, MatchesCompositeComplex128) {
   manual_seed(5);
   for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{17, 40}, {2, 17, 40}, {2, 3, 9, 33}}) {
     const int64_t freq = shape[shape.size() - 2];
     const Tensor spec = random_spec(shape, kComplex128);
-    for (const double rate : {0.5, 0.7, 1.25, 1.3, 2.5, 7.0}) {
+    for (const double rate : {0.05, 0.5, 0.7, 1.25, 1.3, 2.5, 7.0, 13.0, 40.0}) {
       SCOPED_TRACE(::testing::Message() << "shape " << spec.sizes() << ", rate " << rate);
       for (const Tensor& advance : {advance_for(freq, 64, kFloat64), advance_for(freq, 64, kFloat64).narrow(0, 3, 1),
                                     full({}, 0.75, kFloat64)}) {
