@@ -112,6 +112,11 @@ TEST(AudioTransforms, MelSpectrogramMatchesTorchaudio) {
   expect_close(mel(speech()), fixture("melspectrogram"), 1e-4, 1e-7);
   expect_json_round_trip(*mel, speech());
   expect_torchaudio_state(*mel, "melspectrogram");
+  // float64, as in torch: the module's buffers cast with it.
+  mel->to(kFloat64);
+  const Tensor mel64 = mel(speech().to(kFloat64));
+  EXPECT_EQ(mel64.dtype(), kFloat64);
+  expect_close(mel64, fixture("melspectrogram"), 1e-4, 1e-6);
 }
 
 TEST(AudioTransforms, MFCCAndLFCCMatchTorchaudio) {
