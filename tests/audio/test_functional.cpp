@@ -77,6 +77,11 @@ TEST(AudioFunctional, Gradcheck) {
   const Tensor db = fixture("db").requires_grad_();
   EXPECT_TRUE(autograd::gradcheck(
       [](const autograd::variable_list& in) { return autograd::variable_list{AF::DB_to_amplitude(in[0], 2.0, 0.5)}; }, {db}));
+  // mu_law_decoding of float codes is differentiable, as in torchaudio (encoding is not: integer output).
+  const Tensor codes = (fixture("codes").to(kFloat64) + 0.25).requires_grad_();
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const autograd::variable_list& in) { return autograd::variable_list{AF::mu_law_decoding(in[0], 256)}; },
+      {codes}));
 }
 
 TEST(AudioFunctional, BadArgumentsRaise) {
