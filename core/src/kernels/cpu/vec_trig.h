@@ -11,36 +11,41 @@
 namespace ember::vec {
 
 // Note [Vectorized sin and cos]
-// Both dtypes reduce and evaluate in double: x = j * pi/2 + r with |r| <= pi/4
-// (a hair more where x * 2/pi rounds across a half-integer), then sin or cos
-// of r by a polynomial and the quadrant j mod 4 picks which one and its sign.
+// x = j * pi/2 + r with |r| <= pi/4 (a hair more where x * 2/pi rounds across
+// a half-integer), then sin or cos of r by a polynomial; the quadrant j mod 4
+// picks which one and its sign. j comes from the 1.5 * 2^(mantissa bits)
+// trick: after adding that constant, t's low mantissa bits hold j.
 //
-// Reduction. pi/2 = P1 + P2 + P3 (three doubles, 159 bits). With a fused
-// multiply-add each product j * Pk is exact inside the FMA, and
-//   r1 = x - j*P1 is exact: x >= 1 has no bits below 2^-52 and neither has
-//        j*P1 (P1's last bit is 2^-52), and |r1| < 1 fits in 53 bits from
-//        2^-52 up (x < 1 means j <= 1, where the same holds with 2^-53);
-//   r2 = r1 - j*P2 and r = r2 - j*P3 each round once, relative to a value
-//        that already is r (to within j * 2^-107), so r has a relative error
-//        of about 2^-52 plus j * 2^-160 / |r| from the truncated pi/2.
-// A double x below 2^28 lies at least ~2^-70 from a multiple of pi/2 (the
-// closest double of all is ~2^-61 away, far above 2^28), so both terms stay
-// far below an ulp of r. Beyond kTrigVecMax, and for inf and NaN, the lanes
-// are computed by the scalar libm sin/cos instead (whole vector at once), so
-// huge arguments and NaN/inf get exactly libm's results.
+// Reduction: pi/2 = P1 + P2 + P3 (three floats, or three doubles: 72 or 159
+// bits). With fused multiply-adds each product j * Pk is exact inside the FMA,
+// and r1 = x - j*P1 is exact: for x >= 1 neither x nor j*P1 has bits below
+// ulp(P1), and |r1| < 1 fits between ulp(P1) and 1 (x < 1 means |j| <= 1,
+// where the same holds one bit lower). r1 - j*P2 then rounds once, relative
+// to a value that already is r, and the P3 term is either one more rounded
+// step (double) or added inside the polynomial (float). The truncated pi/2
+// adds j * 2^-76 (float) or j * 2^-160 (double), far below an ulp of the
+// smallest |r| in range. Lanes outside the range, inf and NaN are computed by
+// the scalar libm sin/cos (the whole vector at once), so huge arguments and
+// NaN/inf get exactly libm's results.
 //
-// float32 goes through the same double path: converting 8 floats to two
-// vectors of 4 doubles costs two instructions and gives results within
-// ~0.5 ulp of float (the double result is then rounded once), and the
-// vectorized path covers every float below 2^28. Results are checked against
-// libm per element over wide ranges, near multiples of pi/2, at -0.0,
-// denormals, inf and NaN in tests/core/test_vec_trig.cpp.
-//
-// Polynomials: fdlibm's __kernel_sin/__kernel_cos coefficients (minimax on
-// [-pi/4, pi/4], error below 2^-58), with cos written as w + ((1 - w) - z/2 + ...)
-// (w = 1 - z/2) so the large leading terms lose nothing to rounding.
+// float32, |x| <= 2^16 (kTrigFloatMax): all in float, 8 lanes per
+// instruction; Taylor polynomials to r^9 (sin) and r^10 (cos), whose
+// truncation error is below 2^-28. Max error 1.49 ulp (every float in range
+// checked against (float)sin((double)x) while writing this; tests sample it).
+// float32 up to 2^28: through the double path below (converted, computed,
+// rounded once: within 0.5 ulp). So a lane's last bit can depend on whether
+// its vector holds an argument beyond 2^16; both are within 1.5 ulp.
+// float64, |x| <= 2^28 (kTrigVecMax): fdlibm's __kernel_sin/__kernel_cos
+// coefficients (minimax on [-pi/4, pi/4], error below 2^-58), cos written as
+// w + ((1 - w) - z/2 + ...) with w = 1 - z/2 so the large leading terms lose
+// nothing; max error 1.46 ulp (r's two roundings). A double below 2^28 lies
+// at least ~2^-70 from a multiple of pi/2 (the closest of all doubles is
+// ~2^-61 away, far above 2^28).
+// Tests: tests/core/test_trig_accuracy.cpp (libm references over wide
+// ranges, near multiples of pi/2, -0.0, denormals, inf, NaN).
 
 inline constexpr double kTrigVecMax = 268435456.0;  // 2^28
+inline constexpr float kTrigFloatMax = 65536.f;       // 2^16: float32 in float arithmetic
 
 namespace trig_detail {
 
@@ -110,13 +115,27 @@ inline D sincos_in_range(D x) {
   return select<double>((q & 2) != 0, -v, v);
 }
 
-// Whether every lane has |x| <= kTrigVecMax (false for any NaN lane).
-template <class T>
-inline bool all_in_trig_range(Vec<T> x) {
-  const auto m = abs(x) <= Vec<T>(static_cast<T>(kTrigVecMax));
+// Whether every lane has |x| <= limit (false for any NaN lane): one compare
+// and a movemask on x86 (a loop over lanes elsewhere).
+inline bool all_within(Vec<float> x, float limit) {
+  const auto m = abs(x) <= Vec<float>(limit);
+#if defined(__AVX__)
+  return __builtin_ia32_movmskps256((__attribute__((vector_size(32))) float)m) == 0xFF;
+#else
   bool all = true;
-  for (int i = 0; i < Vec<T>::size; ++i) all &= m[i] != 0;
+  for (int i = 0; i < Vec<float>::size; ++i) all &= m[i] != 0;
   return all;
+#endif
+}
+inline bool all_within(Vec<double> x, double limit) {
+  const auto m = abs(x) <= Vec<double>(limit);
+#if defined(__AVX__)
+  return __builtin_ia32_movmskpd256((__attribute__((vector_size(32))) double)m) == 0xF;
+#else
+  bool all = true;
+  for (int i = 0; i < Vec<double>::size; ++i) all &= m[i] != 0;
+  return all;
+#endif
 }
 
 template <bool kCos, class T>
@@ -128,13 +147,61 @@ inline Vec<T> sincos_libm(Vec<T> x) {
 
 template <bool kCos>
 inline Vec<double> sincos(Vec<double> x) {
-  if (!all_in_trig_range(x)) [[unlikely]] return sincos_libm<kCos>(x);
+  if (!all_within(x, kTrigVecMax)) [[unlikely]] return sincos_libm<kCos>(x);
   return sincos_in_range<kCos>(x);
 }
 
+using F = Vec<float>;
+using FMask = Vec<float>::Mask;
+
+inline F fmadd(F a, F b, F c) {
+#if defined(__FMA__)
+  return F(__builtin_ia32_vfmaddps256(a.v, b.v, c.v));
+#else
+  F r;
+  for (int i = 0; i < F::size; ++i) r.v[i] = std::fma(a.v[i], b.v[i], c.v[i]);
+  return r;
+#endif
+}
+
+// float32 sin/cos in float arithmetic for |x| <= kTrigFloatMax (Note
+// [Vectorized sin and cos], float32): 8 lanes per instruction.
 template <bool kCos>
-inline Vec<float> sincos(Vec<float> x) {
-  if (!all_in_trig_range(x)) [[unlikely]] return sincos_libm<kCos>(x);
+inline F sincos_float_in_range(F x) {
+  const F magic(12582912.f);  // 1.5 * 2^23: t's low mantissa bits hold j (+ 2^22)
+  const F t = fmadd(x, F(0.636619747f), magic);
+  const F j = t - magic;
+  FMask bits;
+  std::memcpy(&bits, &t.v, sizeof(bits));
+  const F nj = -j;
+  F r = fmadd(nj, F(1.57079637f), x);    // exact
+  r = fmadd(nj, F(-4.37113883e-08f), r);  // rounds once
+  r = select<float>(x == F(0.f), x, r);   // keeps sin(-0) = -0
+  const F c = nj * F(-1.71512451e-15f);  // the last part of pi/2, added in the polynomial
+  const F z = r * r;
+  // sin: r + (c + r z P(z)), Taylor to r^9 (error < 2^-28 relative).
+  F p(2.75573188e-06f);
+  p = fmadd(p, z, F(-1.98412701e-04f));
+  p = fmadd(p, z, F(8.33333377e-03f));
+  p = fmadd(p, z, F(-1.66666672e-01f));
+  const F s = select<float>(r == F(0.f), r, r + fmadd(r * z, p, c));
+  // cos: 1 - r^2/2 + z^2 Q(z), Taylor to r^10, the leading terms by one FMA
+  // of the exact -r/2 * r (z's rounding would cost 0.3 ulp there); c changes
+  // cos by c * r, below 2^-30.
+  F q(-2.75573200e-07f);
+  q = fmadd(q, z, F(2.48015876e-05f));
+  q = fmadd(q, z, F(-1.38888892e-03f));
+  q = fmadd(q, z, F(4.16666679e-02f));
+  const F co = fmadd(z * z, q, fmadd(r * F(-0.5f), r, F(1.f)));
+  FMask quadrant = bits;
+  if constexpr (kCos) quadrant = quadrant + 1;
+  const F v = select<float>((quadrant & 1) != 0, co, s);
+  return select<float>((quadrant & 2) != 0, -v, v);
+}
+
+// float32 through the double path (kTrigFloatMax < |x| <= kTrigVecMax).
+template <bool kCos>
+inline F sincos_float_via_double(F x) {
   typedef float F4 __attribute__((vector_size(16)));
   typedef double D4 __attribute__((vector_size(32)));
   F4 lo, hi;
@@ -143,10 +210,17 @@ inline Vec<float> sincos(Vec<float> x) {
   const D rlo = sincos_in_range<kCos>(D(__builtin_convertvector(lo, D4)));
   const D rhi = sincos_in_range<kCos>(D(__builtin_convertvector(hi, D4)));
   const F4 flo = __builtin_convertvector(rlo.v, F4), fhi = __builtin_convertvector(rhi.v, F4);
-  Vec<float> out;
+  F out;
   std::memcpy(&out.v, &flo, sizeof(flo));
   std::memcpy(reinterpret_cast<char*>(&out.v) + sizeof(flo), &fhi, sizeof(fhi));
   return out;
+}
+
+template <bool kCos>
+inline F sincos(F x) {
+  if (all_within(x, kTrigFloatMax)) [[likely]] return sincos_float_in_range<kCos>(x);
+  if (all_within(x, static_cast<float>(kTrigVecMax))) return sincos_float_via_double<kCos>(x);
+  return sincos_libm<kCos>(x);
 }
 
 }  // namespace trig_detail
