@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/cpu/vec.h"
 
@@ -115,10 +116,23 @@ inline D sincos_in_range(D x) {
   return select<double>((q & 2) != 0, -v, v);
 }
 
+// |x| by clearing the sign bit (one instruction; vec::abs compares and blends).
+template <class T>
+inline Vec<T> abs_bits(Vec<T> x) {
+  using M = typename Vec<T>::Mask;
+  using S = std::remove_reference_t<decltype(M{}[0])>;
+  M b;
+  std::memcpy(&b, &x.v, sizeof(b));
+  b = b & (M{} + static_cast<S>(~(S(1) << (8 * sizeof(S) - 1))));
+  Vec<T> r;
+  std::memcpy(&r.v, &b, sizeof(b));
+  return r;
+}
+
 // Whether every lane has |x| <= limit (false for any NaN lane): one compare
 // and a movemask on x86 (a loop over lanes elsewhere).
 inline bool all_within(Vec<float> x, float limit) {
-  const auto m = abs(x) <= Vec<float>(limit);
+  const auto m = abs_bits(x) <= Vec<float>(limit);
 #if defined(__AVX__)
   return __builtin_ia32_movmskps256((__attribute__((vector_size(32))) float)m) == 0xFF;
 #else
@@ -128,7 +142,7 @@ inline bool all_within(Vec<float> x, float limit) {
 #endif
 }
 inline bool all_within(Vec<double> x, double limit) {
-  const auto m = abs(x) <= Vec<double>(limit);
+  const auto m = abs_bits(x) <= Vec<double>(limit);
 #if defined(__AVX__)
   return __builtin_ia32_movmskpd256((__attribute__((vector_size(32))) double)m) == 0xF;
 #else
@@ -176,7 +190,6 @@ inline F sincos_float_in_range(F x) {
   const F nj = -j;
   F r = fmadd(nj, F(1.57079637f), x);    // exact
   r = fmadd(nj, F(-4.37113883e-08f), r);  // rounds once
-  r = select<float>(x == F(0.f), x, r);   // keeps sin(-0) = -0
   const F c = nj * F(-1.71512451e-15f);  // the last part of pi/2, added in the polynomial
   const F z = r * r;
   // sin: r + (c + r z P(z)), Taylor to r^9 (error < 2^-28 relative).
@@ -184,7 +197,7 @@ inline F sincos_float_in_range(F x) {
   p = fmadd(p, z, F(-1.98412701e-04f));
   p = fmadd(p, z, F(8.33333377e-03f));
   p = fmadd(p, z, F(-1.66666672e-01f));
-  const F s = select<float>(r == F(0.f), r, r + fmadd(r * z, p, c));
+  const F s = r + fmadd(r * z, p, c);
   // cos: 1 - r^2/2 + z^2 Q(z), Taylor to r^10, the leading terms by one FMA
   // of the exact -r/2 * r (z's rounding would cost 0.3 ulp there); c changes
   // cos by c * r, below 2^-30.
@@ -195,8 +208,15 @@ inline F sincos_float_in_range(F x) {
   const F co = fmadd(z * z, q, fmadd(r * F(-0.5f), r, F(1.f)));
   FMask quadrant = bits;
   if constexpr (kCos) quadrant = quadrant + 1;
-  const F v = select<float>((quadrant & 1) != 0, co, s);
-  return select<float>((quadrant & 2) != 0, -v, v);
+  F v = select<float>((quadrant & 1) != 0, co, s);
+  // Quadrants 2 and 3 negate: bit 1 of the quadrant moved to the sign bit.
+  FMask vb;
+  std::memcpy(&vb, &v.v, sizeof(vb));
+  vb = vb ^ ((quadrant & 2) << 30);
+  std::memcpy(&v.v, &vb, sizeof(vb));
+  // x = -0 reduces to r = +0 (the P2 step adds +0); sin(-0) is -0.
+  if constexpr (!kCos) v = select<float>(x == F(0.f), x, v);
+  return v;
 }
 
 // float32 through the double path (kTrigFloatMax < |x| <= kTrigVecMax).
