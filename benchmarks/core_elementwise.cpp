@@ -1,5 +1,5 @@
 // Suite core: elementwise ops on 16M fp32 (allocating and out=), broadcasting
-// and transposed inputs.
+// and transposed inputs; sin, cos and pow by a number on 1M fp32.
 #include "bench.h"
 
 namespace {
@@ -87,10 +87,36 @@ std::vector<ember_bench::Workload> layout_workloads() {
   };
 }
 
+// sin, cos and tensor ** number on 2^20 fp32 (an audio clip's worth): the
+// vectorized trig polynomial and pow's special exponents (2 as x * x, 0.5 as
+// sqrt). Phases span +-30 rad as an oscillator's do; pow's base is positive.
+std::vector<ember_bench::Workload> math_workloads() {
+  constexpr int64_t n = kMi;
+  auto one = [](std::string name, auto make_input, auto eop, auto pop) -> ember_bench::Workload {
+    return {"core", name, [=] {
+              auto a = twin(make_input());
+              return Case{[=] { return eop(a.e); }, [=] { return pop(a.t); }, 2 * n * kF};
+            }};
+  };
+  auto phases = [] { return at::randn({n}) * 10; };
+  auto positive = [] { return at::rand({n}) + 0.01; };
+  return {
+      one("sin_1M", phases, [](const ember::Tensor& x) { return ember::sin(x); },
+          [](const at::Tensor& x) { return at::sin(x); }),
+      one("cos_1M", phases, [](const ember::Tensor& x) { return ember::cos(x); },
+          [](const at::Tensor& x) { return at::cos(x); }),
+      one("pow2_1M", phases, [](const ember::Tensor& x) { return ember::pow(x, 2); },
+          [](const at::Tensor& x) { return at::pow(x, 2); }),
+      one("pow0.5_1M", positive, [](const ember::Tensor& x) { return ember::pow(x, 0.5); },
+          [](const at::Tensor& x) { return at::pow(x, 0.5); }),
+  };
+}
+
 std::vector<ember_bench::Workload> all() {
   std::vector<ember_bench::Workload> w;
   for (auto part : {EMBER_BENCH_BINARY(add), EMBER_BENCH_BINARY(mul), EMBER_BENCH_UNARY(relu),
-                    EMBER_BENCH_UNARY(sigmoid), EMBER_BENCH_UNARY(exp), layout_workloads()})
+                    EMBER_BENCH_UNARY(sigmoid), EMBER_BENCH_UNARY(exp), layout_workloads(),
+                    math_workloads()})
     w.insert(w.end(), part.begin(), part.end());
   return w;
 }

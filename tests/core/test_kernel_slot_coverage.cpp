@@ -325,6 +325,7 @@ TEST(DeviceKernelSlots, CpuPerOpDtypesAreWhatTheCpuComputes) {
   EXPECT_MASK_EQ(dtypes_that_run([&](const Tensor& x) { masked_select(x, odd); }),
                  plain(masked_select_slot));
   EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { nonzero(x); }), plain(nonzero_slot));
+  EXPECT_MASK_EQ(dtypes_that_run([](const Tensor& x) { pow(x, 2); }), plain(pow_scalar_slot));
   // Ops that compute some dtypes without the kernel, or convert before it:
   // nan_to_num copies integral and bool tensors (nothing to replace), clamp
   // of bool by integer bounds computes in int64 (type promotion); the

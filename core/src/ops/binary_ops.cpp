@@ -10,6 +10,7 @@
 namespace ember {
 
 EMBER_DEFINE_FAMILY_SLOT(binary_slot, BinaryFn, "binary", kBinaryOpNames.data(), kNumBinaryOps);
+EMBER_DEFINE_SLOT(pow_scalar_slot, PowScalarFn, "pow_scalar");
 
 namespace {
 // The facts about each op (name, dtypes, promotion, what backward saves) are
@@ -258,7 +259,12 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor out,
   if (op == BinaryOp::Pow && b.impl()->is_wrapped_number() && is_integral(common, true))
     EMBER_CHECK(b.item<int64_t>() >= 0, name,
                 ": integers to negative integer powers are not allowed (exponent ", b.item<int64_t>(), ")");
-  binary_slot(iter.device())(iter, op, alpha);
+  // tensor ** number has its own kernel (products, sqrt, division for the
+  // exponents PyTorch special-cases); a tensor exponent never takes it.
+  if (op == BinaryOp::Pow && b.impl()->is_wrapped_number())
+    pow_scalar_slot(iter.device())(iter, b.item());
+  else
+    binary_slot(iter.device())(iter, op, alpha);
   iter.finish();
   if (out.defined()) out.bump_version();
   return iter.output();

@@ -10,6 +10,7 @@
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/math.h"
 #include "kernels/cpu/unary_kernels_typed.h"
+#include "kernels/cpu/vec_trig.h"
 #include "kernels/slots/elementwise_info.h"
 
 namespace ember {
@@ -107,6 +108,17 @@ inline void tanh_float(TensorIterator& iter) {
   cpu_kernel_vec(iter, [](float x) { return std::tanh(x); },
                  [](vec::Vec<float> x) { return vec::tanh(x); });
 }
+// sin/cos on float32 and float64 with the SIMD polynomial of vec_trig.h
+// (Note [Vectorized sin and cos]); strided runs and tails take libm's.
+template <class T>
+void sin_vec(TensorIterator& iter) {
+  cpu_kernel_vec(iter, [](T x) { return std::sin(x); }, [](vec::Vec<T> x) { return vec::sin(x); });
+}
+template <class T>
+void cos_vec(TensorIterator& iter) {
+  cpu_kernel_vec(iter, [](T x) { return std::cos(x); }, [](vec::Vec<T> x) { return vec::cos(x); });
+}
+
 template <class Elem>
 void unary_kernel_body(TensorIterator& iter, UnaryOp op) {
   const DType dt = iter.input_dtype(0);
@@ -116,6 +128,10 @@ void unary_kernel_body(TensorIterator& iter, UnaryOp op) {
     if (op == UnaryOp::Exp) return exp_float(iter);
     if (op == UnaryOp::Sigmoid) return sigmoid_float(iter);
     if (op == UnaryOp::Silu) return silu_float(iter);
+  }
+  if constexpr (std::is_same_v<Elem, float> || std::is_same_v<Elem, double>) {
+    if (op == UnaryOp::Sin) return sin_vec<Elem>(iter);
+    if (op == UnaryOp::Cos) return cos_vec<Elem>(iter);
   }
   switch (op) {
     EMBER_UNARY_CASE(Neg, math::wrapping_neg(x))

@@ -52,6 +52,13 @@ extern KernelSlot<UnaryFn> unary_slot;
 using BinaryFn = void(TensorIterator&, BinaryOp, const Scalar& alpha);
 extern KernelSlot<BinaryFn> binary_slot;
 
+// pow(tensor, number) (PyTorch's pow_tensor_scalar; Note [pow with a number
+// exponent] in kernels/cpu/pow_scalar_kernels.cpp): the iterator is pow's
+// binary one, output 0 and inputs (base, the number broadcast in the common
+// dtype); `exponent` is the number as given. A kernel may read only the base.
+using PowScalarFn = void(TensorIterator&, const Scalar& exponent);
+extern KernelSlot<PowScalarFn> pow_scalar_slot;
+
 // Parametrized unary ops.
 using SoftplusFn = void(TensorIterator&, const Scalar& beta, const Scalar& threshold);
 extern KernelSlot<SoftplusFn> softplus_slot;
