@@ -96,3 +96,23 @@ if(NOT EXPAT_FOUND)
   message(FATAL_ERROR "expat not found (Ember::datasets needs it): run scripts/install_deps.sh "
                       "(Debian package libexpat1-dev)")
 endif()
+
+# Ember::text: SentencePiece through Debian's libsentencepiece (0.1.97) and RE2
+# (libre2-dev) for the regex tokenizers; both required for the text library.
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "pkg-config not found (Ember::text finds SentencePiece and RE2 with it): "
+                      "run scripts/install_deps.sh")
+endif()
+pkg_check_modules(EMBER_SENTENCEPIECE sentencepiece)
+pkg_check_modules(EMBER_RE2 re2)
+if(NOT EMBER_SENTENCEPIECE_FOUND OR NOT EMBER_RE2_FOUND)
+  message(FATAL_ERROR "SentencePiece or RE2 not found (Ember::text needs both): run scripts/install_deps.sh "
+                      "(Debian packages libsentencepiece-dev libre2-dev)")
+endif()
+# Plain INTERFACE targets (as ember_ffmpeg) so a static Ember::text exports them.
+add_library(ember_sentencepiece INTERFACE)
+target_link_libraries(ember_sentencepiece INTERFACE ${EMBER_SENTENCEPIECE_LINK_LIBRARIES})
+target_include_directories(ember_sentencepiece SYSTEM INTERFACE ${EMBER_SENTENCEPIECE_INCLUDE_DIRS})
+add_library(ember_re2 INTERFACE)
+target_link_libraries(ember_re2 INTERFACE ${EMBER_RE2_LINK_LIBRARIES})
+target_include_directories(ember_re2 SYSTEM INTERFACE ${EMBER_RE2_INCLUDE_DIRS})

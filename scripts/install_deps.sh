@@ -13,13 +13,14 @@ set -euo pipefail
 packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openmp-dev libdnnl-dev
           libjpeg62-turbo-dev libpng-dev zlib1g-dev libexpat1-dev
           libsox-dev libsox-fmt-all
-          libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg)
+          libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg
+          libsentencepiece-dev libre2-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev libfftw3-dev python3-opencv) ;;
     --fixtures) packages+=(python3-torch python3-numpy python3-scipy
                            python3-torchvision python3-pil python3-av
-                           python3-torchaudio sox) ;;
+                           python3-torchaudio sox python3-sentencepiece) ;;
     *) echo "install_deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
