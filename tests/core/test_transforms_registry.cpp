@@ -96,4 +96,46 @@ TEST(Transforms, UnknownTypeNamesTheType) {
   }
 }
 
+// A transform of strings (as text's are): no tensor forward, same registry.
+class PrefixImpl : public T::TransformBase {
+ public:
+  explicit PrefixImpl(std::string prefix) : T::TransformBase("TestPrefix"), prefix_(std::move(prefix)) {}
+  std::string forward(const std::string& s) const { return prefix_ + s; }
+  T::Params params() const override { return {{"prefix", prefix_}}; }
+
+ private:
+  std::string prefix_;
+};
+
+TEST(Transforms, NonTensorTransformsShareTheRegistry) {
+  T::register_any_transform_family("core-test-strings", [](const T::AddAnyTransform& add) {
+    add("TestPrefix", [](const T::Params& p, std::vector<T::AnyTransformPtr>) -> T::AnyTransformPtr {
+      return std::make_shared<PrefixImpl>(T::param<std::string>(p, "prefix", "TestPrefix"));
+    });
+  });
+  const PrefixImpl prefix("pre-");
+  const std::string json = T::to_json(prefix);
+  const T::AnyTransformPtr back = T::from_json_any(json);
+  const auto* loaded = dynamic_cast<const PrefixImpl*>(back.get());
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(loaded->forward("fix"), "pre-fix");
+  EXPECT_EQ(T::to_json(*back), json);
+  // The tensor loaders refuse it by name, and a tensor container refuses it as a child.
+  try {
+    T::from_json(json);
+    FAIL() << "a string transform must not load as a tensor transform";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TestPrefix"), std::string::npos) << e.what();
+  }
+  const std::string nested = R"({"format": "ember.transform", "version": 1, "transform": {"type": "Compose", )"
+                             R"("params": {}, "children": [{"type": "TestPrefix", "params": {"prefix": "x"}, )"
+                             R"("children": []}]}})";
+  try {
+    T::from_json_any(nested);
+    FAIL() << "Compose must refuse a child that does not transform tensors";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Compose"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace test_transforms_registry_test

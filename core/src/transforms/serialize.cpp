@@ -21,12 +21,28 @@ namespace json = ember::serialize::json;
 constexpr const char* kFormat = "ember.transform";
 constexpr int64_t kVersion = 1;
 
+// A tensor transform's factory as the registry stores it: its children
+// checked to be tensor transforms.
+AnyTransformFactory any_factory(const std::string& type, TransformFactory factory) {
+  return [type, factory = std::move(factory)](const Params& params, std::vector<AnyTransformPtr> children) {
+    return AnyTransformPtr(factory(params, tensor_transforms(std::move(children), type)));
+  };
+}
+
+// A loaded transform that must be a tensor transform.
+TransformPtr as_tensor_transform(AnyTransformPtr t, const char* op) {
+  auto tensor = std::dynamic_pointer_cast<TransformImpl>(t);
+  EMBER_CHECK(tensor != nullptr, op, ": the saved transform ", t->name(),
+              " does not transform tensors (load it with the *_any functions or its library's load)");
+  return tensor;
+}
+
 struct Registry {
   Registry() = default;
   Registry(Registry&& other) noexcept : factories(std::move(other.factories)) {}
   std::mutex mutex;
-  std::map<std::string, TransformFactory> factories;
-  std::set<std::string> families;  // register_transform_family names done
+  std::map<std::string, AnyTransformFactory> factories;
+  std::set<std::string> families;  // register_*transform_family names done
 };
 
 // Holds the containers from the start (a function-local static: initialised
@@ -35,20 +51,20 @@ Registry& registry() {
   static Registry r = [] {
     Registry built;
     detail::register_container_transforms([&built](const std::string& type, TransformFactory factory) {
-      EMBER_CHECK(built.factories.emplace(type, std::move(factory)).second, "transforms: built-in type '", type,
-                  "' registered twice");
+      EMBER_CHECK(built.factories.emplace(type, any_factory(type, std::move(factory))).second,
+                  "transforms: built-in type '", type, "' registered twice");
     });
     return built;
   }();
   return r;
 }
 
-void write_node(const TransformImpl& t, std::string& out) {
+void write_node(const TransformBase& t, std::string& out) {
   out += R"({"type": )" + json::quote(t.name()) + R"(, "params": )" + json::plain_map_to_json(t.params(), "transforms::to_json") +
          R"(, "children": [)";
   bool first = true;
   for (const auto& child : t.children()) {
-    const auto* transform = dynamic_cast<const TransformImpl*>(child.get());
+    const auto* transform = dynamic_cast<const TransformBase*>(child.get());
     EMBER_CHECK(transform != nullptr, "transforms::to_json: ", t.name(), " has a child module ", child->name(),
                 " that is not a transform");
     out += first ? "" : ", ";
@@ -76,14 +92,14 @@ Params read_params(const IValue& object, const std::string& where) {
   return params;
 }
 
-TransformPtr read_node(const IValue& node, const std::string& where) {
+AnyTransformPtr read_node(const IValue& node, const std::string& where) {
   const std::string& type = member(node, "type", &IValue::is_string, where).to_string();
   const Params params = read_params(member(node, "params", &IValue::is_dict, where), where + " (" + type + ")");
-  std::vector<TransformPtr> children;
+  std::vector<AnyTransformPtr> children;
   const auto& list = member(node, "children", &IValue::is_list, where).to_list();
   for (size_t i = 0; i < list.size(); ++i)
     children.push_back(read_node(list[i], where + "." + type + "[" + std::to_string(i) + "]"));
-  TransformFactory factory;
+  AnyTransformFactory factory;
   {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
@@ -92,7 +108,7 @@ TransformPtr read_node(const IValue& node, const std::string& where) {
                 " (register it with transforms::register_transform)");
     factory = it->second;
   }
-  TransformPtr t = factory(params, std::move(children));
+  AnyTransformPtr t = factory(params, std::move(children));
   EMBER_CHECK(t != nullptr, "transforms::load: the factory of '", type, "' returned no transform");
   return t;
 }
@@ -115,14 +131,14 @@ std::vector<int64_t> to_int_list(const IValue& value, const std::string& key, co
 }
 }  // namespace detail
 
-std::string to_json(const TransformImpl& transform) {
+std::string to_json(const TransformBase& transform) {
   std::string out = R"({"format": ")" + std::string(kFormat) + R"(", "version": )" + std::to_string(kVersion) +
                     R"(, "transform": )";
   write_node(transform, out);
   return out + "}";
 }
 
-TransformPtr from_json(const std::string& text) {
+AnyTransformPtr from_json_any(const std::string& text) {
   const IValue root = json::parse(text, "transforms::load");
   const IValue* format = root.is_dict() ? root.find("format") : nullptr;
   EMBER_CHECK(format && format->is_string() && format->to_string() == kFormat,
@@ -133,7 +149,9 @@ TransformPtr from_json(const std::string& text) {
   return read_node(member(root, "transform", &IValue::is_dict, "the document"), "transform");
 }
 
-void save(const std::string& path, const TransformImpl& transform) {
+TransformPtr from_json(const std::string& text) { return as_tensor_transform(from_json_any(text), "transforms::load"); }
+
+void save(const std::string& path, const TransformBase& transform) {
   const std::string text = to_json(transform);
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   EMBER_CHECK(file.good(), "transforms::save: cannot open '", path, "' for writing");
@@ -142,31 +160,54 @@ void save(const std::string& path, const TransformImpl& transform) {
   EMBER_CHECK(!file.fail(), "transforms::save: writing '", path, "' failed");
 }
 
-TransformPtr load(const std::string& path) {
+AnyTransformPtr load_any(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   EMBER_CHECK(file.good(), "transforms::load: cannot open '", path, "'");
   std::stringstream text;
   text << file.rdbuf();
   EMBER_CHECK(!file.bad(), "transforms::load: reading '", path, "' failed");
-  return from_json(text.str());
+  return from_json_any(text.str());
 }
 
-void write_transform(const TransformImpl& transform, Metadata& metadata, const std::string& key) {
+TransformPtr load(const std::string& path) { return as_tensor_transform(load_any(path), "transforms::load"); }
+
+void write_transform(const TransformBase& transform, Metadata& metadata, const std::string& key) {
   metadata[key] = to_json(transform);
 }
 
-TransformPtr read_transform(const Metadata& metadata, const std::string& key) {
+AnyTransformPtr read_transform_any(const Metadata& metadata, const std::string& key) {
   const std::string* text = metadata.find(key);
   EMBER_CHECK(text != nullptr, "transforms::read_transform: the metadata has no entry '", key, "'");
-  return from_json(*text);
+  return from_json_any(*text);
 }
 
-void register_transform(const std::string& type, TransformFactory factory) {
+TransformPtr read_transform(const Metadata& metadata, const std::string& key) {
+  return as_tensor_transform(read_transform_any(metadata, key), "transforms::read_transform");
+}
+
+std::vector<TransformPtr> tensor_transforms(std::vector<AnyTransformPtr> children, const std::string& type) {
+  std::vector<TransformPtr> out;
+  out.reserve(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    auto tensor = std::dynamic_pointer_cast<TransformImpl>(children[i]);
+    EMBER_CHECK(tensor != nullptr, type, ": child ", i, " (", children[i] ? children[i]->name() : "none",
+                ") does not transform tensors");
+    out.push_back(std::move(tensor));
+  }
+  return out;
+}
+
+void register_any_transform(const std::string& type, AnyTransformFactory factory) {
   EMBER_CHECK(!type.empty() && factory != nullptr, "transforms::register_transform: needs a name and a factory");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   EMBER_CHECK(r.factories.emplace(type, std::move(factory)).second, "transforms::register_transform: '", type,
               "' is registered already");
+}
+
+void register_transform(const std::string& type, TransformFactory factory) {
+  EMBER_CHECK(!type.empty() && factory != nullptr, "transforms::register_transform: needs a name and a factory");
+  register_any_transform(type, any_factory(type, std::move(factory)));
 }
 
 bool is_registered_transform(const std::string& type) {
@@ -175,19 +216,27 @@ bool is_registered_transform(const std::string& type) {
   return r.factories.contains(type);
 }
 
-void register_transform_family(const std::string& family, const std::function<void(const AddTransform&)>& fill) {
+void register_any_transform_family(const std::string& family,
+                                   const std::function<void(const AddAnyTransform&)>& fill) {
   EMBER_CHECK(!family.empty() && fill != nullptr, "transforms::register_transform_family: needs a name and a function");
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (r.families.contains(family)) return;
   // Collected first, so a family that fails half-way registers nothing.
-  std::map<std::string, TransformFactory> added;
-  fill([&](const std::string& type, TransformFactory factory) {
+  std::map<std::string, AnyTransformFactory> added;
+  fill([&](const std::string& type, AnyTransformFactory factory) {
     EMBER_CHECK(!r.factories.contains(type) && added.emplace(type, std::move(factory)).second, "transforms: ",
                 family, "'s type '", type, "' is registered already");
   });
   r.factories.merge(added);
   r.families.insert(family);
+}
+
+void register_transform_family(const std::string& family, const std::function<void(const AddTransform&)>& fill) {
+  EMBER_CHECK(fill != nullptr, "transforms::register_transform_family: needs a name and a function");
+  register_any_transform_family(family, [&fill](const AddAnyTransform& add) {
+    fill([&add](const std::string& type, TransformFactory factory) { add(type, any_factory(type, std::move(factory))); });
+  });
 }
 
 std::vector<std::string> registered_transforms() {

@@ -1,9 +1,9 @@
-// TransformImpl's printing.
+// TransformBase's printing.
 #include "ember/transforms/transform.h"
 
 namespace ember::transforms {
 
-void TransformImpl::pretty_print(std::ostream& os) const {
+void TransformBase::pretty_print(std::ostream& os) const {
   os << name() << "(";
   bool first = true;
   for (const auto& [key, value] : params()) {

@@ -23,10 +23,14 @@
 
 namespace ember::transforms {
 
-std::string to_json(const TransformImpl& transform);
+std::string to_json(const TransformBase& transform);
+void save(const std::string& path, const TransformBase& transform);
+// Tensor transforms: a saved transform of another kind (text's) is an
+// ember::Error naming its type; the *_any forms return any transform.
 TransformPtr from_json(const std::string& text);
-void save(const std::string& path, const TransformImpl& transform);
 TransformPtr load(const std::string& path);
+AnyTransformPtr from_json_any(const std::string& text);
+AnyTransformPtr load_any(const std::string& path);
 
 // A transform inside a checkpoint, so a deployed app loads its preprocessing
 // with its weights:
@@ -38,14 +42,20 @@ TransformPtr load(const std::string& path);
 //   model->load_state_dict(ember::load("model.safetensors", &loaded));
 //   TransformPtr preprocess = transforms::read_transform(loaded);
 // An existing entry `key` is replaced; a missing one is an ember::Error.
-void write_transform(const TransformImpl& transform, Metadata& metadata, const std::string& key = "transform");
+void write_transform(const TransformBase& transform, Metadata& metadata, const std::string& key = "transform");
 TransformPtr read_transform(const Metadata& metadata, const std::string& key = "transform");
+AnyTransformPtr read_transform_any(const Metadata& metadata, const std::string& key = "transform");
 
-// Rebuilds a transform of one type from its saved params and its children.
+// Rebuilds a tensor transform of one type from its saved params and its
+// (tensor transform) children.
 using TransformFactory = std::function<TransformPtr(const Params& params, std::vector<TransformPtr> children)>;
+// The same for any transform (text's): children of any kind.
+using AnyTransformFactory =
+    std::function<AnyTransformPtr(const Params& params, std::vector<AnyTransformPtr> children)>;
 // Registers a type for load()/from_json() (user transforms; an existing type
 // name is an error). Thread-safe.
 void register_transform(const std::string& type, TransformFactory factory);
+void register_any_transform(const std::string& type, AnyTransformFactory factory);
 bool is_registered_transform(const std::string& type);
 // Every registered type name, sorted.
 std::vector<std::string> registered_transforms();
@@ -57,6 +67,13 @@ std::vector<std::string> registered_transforms();
 // initializers, which a static link can drop.
 using AddTransform = std::function<void(const std::string& type, TransformFactory factory)>;
 void register_transform_family(const std::string& family, const std::function<void(const AddTransform&)>& fill);
+// The same for a family of transforms of any kind (text's).
+using AddAnyTransform = std::function<void(const std::string& type, AnyTransformFactory factory)>;
+void register_any_transform_family(const std::string& family, const std::function<void(const AddAnyTransform&)>& fill);
+
+// A factory's children as tensor transforms; a child of another kind is an
+// ember::Error naming `type`.
+std::vector<TransformPtr> tensor_transforms(std::vector<AnyTransformPtr> children, const std::string& type);
 
 // A saved parameter, for factories: params.at(key) as T (see IValue::as;
 // std::vector<int64_t> reads a list of integral floats). A missing key or a

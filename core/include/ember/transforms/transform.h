@@ -34,17 +34,34 @@ namespace ember::transforms {
 // serialize::json (Note [Plain values in JSON]).
 using Params = ValueMap;
 
-class TransformImpl : public nn::Module {
+// What every transform shares, whatever it maps: a type name, the params
+// that rebuild it, and its child transforms (registered submodules). Tensor
+// transforms (vision, audio) derive from TransformImpl below; transforms of
+// other values (text's, on strings and token lists) derive from this
+// directly, and all of them save and load through one registry
+// (ember/transforms/serialize.h).
+class TransformBase : public nn::Module {
  public:
-  explicit TransformImpl(std::string type_name) : nn::Module(std::move(type_name)) {}
-
-  // Transforms one input (or a batch of them).
-  virtual Tensor forward(const Tensor& input) = 0;
+  explicit TransformBase(std::string type_name) : nn::Module(std::move(type_name)) {}
 
   // The values that rebuild this transform through its registered factory.
   // Child transforms (of Compose, RandomApply...) are registered submodules
   // and are saved with it, in order.
   virtual Params params() const = 0;
+
+  // "Name(key=value, ...)" from params().
+  void pretty_print(std::ostream& os) const override;
+};
+
+using AnyTransformPtr = std::shared_ptr<TransformBase>;
+
+// A transform of tensors: an image, a waveform, a spectrogram.
+class TransformImpl : public TransformBase {
+ public:
+  explicit TransformImpl(std::string type_name) : TransformBase(std::move(type_name)) {}
+
+  // Transforms one input (or a batch of them).
+  virtual Tensor forward(const Tensor& input) = 0;
 
   // This transform followed by `next` on `input` in one pass, when the pair
   // has a fused form (vision's ConvertImageDtype then Normalize); nullopt
@@ -53,9 +70,6 @@ class TransformImpl : public nn::Module {
   virtual std::optional<Tensor> forward_fused(const TransformImpl& /*next*/, const Tensor& /*input*/) {
     return std::nullopt;
   }
-
-  // "Name(key=value, ...)" from params().
-  void pretty_print(std::ostream& os) const override;
 
   Tensor operator()(const Tensor& input) { return forward(input); }
 };
