@@ -84,11 +84,15 @@ const IValue& member(const IValue& node, const char* key, bool (IValue::*is)() c
 // The saved params object, back as Params (the inverse of json::plain_map_to_json).
 Params read_params(const IValue& object, const std::string& where) {
   Params params = json::plain_map_from_json(object, "transforms::load", where);
-  for (const auto& [key, value] : params)
-    if (value.is_list())
-      for (const IValue& item : value.to_list())
-        EMBER_CHECK(item.is_number(), "transforms::load: ", where, ": parameter '", key,
-                    "' must be a list of numbers");
+  // Lists hold numbers (sizes, means) or strings (text's labels and tokens).
+  for (const auto& [key, value] : params) {
+    if (!value.is_list()) continue;
+    const auto& items = value.to_list();
+    const bool numbers = std::all_of(items.begin(), items.end(), [](const IValue& v) { return v.is_number(); });
+    const bool strings = std::all_of(items.begin(), items.end(), [](const IValue& v) { return v.is_string(); });
+    EMBER_CHECK(numbers || strings, "transforms::load: ", where, ": parameter '", key,
+                "' must be a list of numbers or a list of strings");
+  }
   return params;
 }
 
