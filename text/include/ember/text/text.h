@@ -2,3 +2,4 @@
 // Ember::text: torchtext (0.14) on C++ strings and tensors, and SentencePiece.
 #include "ember/text/transforms.h"
 #include "ember/text/utf8.h"
+#include "ember/text/textdata.h"
