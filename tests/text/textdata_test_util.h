@@ -1,0 +1,73 @@
+#pragma once
+// Helpers of the text dataset tests: a temporary folder, writing files, and
+// reading the `<label> <byte length>\n<bytes>\n` expected-record files that
+// scripts/fixtures/text_textdata.py writes.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ember/core/error.h>
+#include <ember/datasets/iterable_dataset.h>
+
+namespace textdata_test_util {
+
+inline std::filesystem::path fixture_dir() { return std::filesystem::path(EMBER_TEST_DATA_DIR) / "text" / "text_textdata"; }
+
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/ember_textdata_XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    EMBER_CHECK(::mkdtemp(buf.data()) != nullptr, "mkdtemp failed");
+    path_ = buf.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_file(const std::filesystem::path& path, std::string_view bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+inline std::vector<std::pair<int64_t, std::string>> read_expected(const std::string& name) {
+  std::ifstream in(fixture_dir() / name, std::ios::binary);
+  EMBER_CHECK(in, "missing fixture ", name, ": run /usr/bin/python3 scripts/gen_fixtures.py text_textdata");
+  std::vector<std::pair<int64_t, std::string>> out;
+  int64_t label = 0;
+  size_t length = 0;
+  while (in >> label >> length) {
+    in.get();  // "\n"
+    std::string text(length, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(length));
+    in.get();  // "\n"
+    out.emplace_back(label, std::move(text));
+  }
+  return out;
+}
+
+// Every sample of one pass, as worker `id` of `workers`.
+template <class Sample>
+std::vector<Sample> drain(ember::datasets::IterableDataset<Sample>& d, int64_t id = 0, int64_t workers = 1) {
+  auto it = d.iter(ember::datasets::WorkerInfo{id, workers, 0});
+  std::vector<Sample> out;
+  while (auto s = it->next()) out.push_back(std::move(*s));
+  return out;
+}
+
+}  // namespace textdata_test_util
