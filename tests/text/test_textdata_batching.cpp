@@ -81,7 +81,7 @@ TEST(TextShuffleBuffer, SameBatchesForAnyNumWorkers) {
   auto collate = [](std::vector<int64_t> s) { return s; };
   std::vector<std::vector<int64_t>> reference;
   for (int64_t workers : {0, 1, 2, 3, 4}) {
-    datasets::DataLoader loader(std::static_pointer_cast<datasets::IterableDataset<int64_t>>(d),
+    datasets::DataLoader loader(d,
                                 {.batch_size = 4, .num_workers = workers, .seed = 5}, collate);
     std::vector<std::vector<int64_t>> batches;
     for (auto& batch : loader) batches.push_back(batch);
