@@ -97,6 +97,42 @@ TEST(TextShuffleBuffer, SameBatchesForAnyNumWorkers) {
   }
 }
 
+TEST(TextShuffleBuffer, ShufflesATextDatasetTheSameForAnyNumWorkers) {
+  // The committed EnWik9 excerpt, cleaned: sharded text datasets under a
+  // DataLoader give every record once, and shuffled ones the same batches.
+  auto source = std::make_shared<EnWik9>(textdata_test_util::fixture_dir() / "enwik9", EnWik9Options{.clean = true});
+  const auto records = drain<std::string>(*source);
+  auto collate = [](std::vector<std::string> s) { return s; };
+  for (int64_t workers : {0, 2, 3}) {
+    datasets::DataLoader plain(source, {.batch_size = 1, .num_workers = workers}, collate);
+    std::vector<std::string> got;
+    for (auto& batch : plain) got.insert(got.end(), batch.begin(), batch.end());
+    std::sort(got.begin(), got.end());
+    auto expected = records;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(got, expected) << workers << " workers";
+  }
+  auto shuffled = shuffle_buffer(source, {.buffer_size = 4, .seed = 2, .block = 2});
+  std::vector<std::vector<std::string>> reference;
+  for (int64_t workers : {0, 1, 2, 3}) {
+    datasets::DataLoader loader(shuffled, {.batch_size = 2, .num_workers = workers}, collate);
+    std::vector<std::vector<std::string>> batches;
+    for (auto& batch : loader) batches.push_back(batch);
+    if (workers == 0) {
+      reference = batches;
+      std::vector<std::string> flat;
+      for (const auto& b : batches) flat.insert(flat.end(), b.begin(), b.end());
+      EXPECT_NE(flat, records);
+      std::sort(flat.begin(), flat.end());
+      auto expected = records;
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(flat, expected);
+    } else {
+      EXPECT_EQ(batches, reference) << workers << " workers";
+    }
+  }
+}
+
 TEST(TextShuffleBuffer, RejectsBadOptions) {
   auto source = std::make_shared<Counting>(3);
   EXPECT_THROW(shuffle_buffer(source, {.buffer_size = 0}), ember::Error);

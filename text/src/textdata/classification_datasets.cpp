@@ -21,9 +21,11 @@ IMDB::IMDB(const fs::path& root, const std::string& split) {
     EMBER_CHECK(fs::is_directory(dir, ec), "IMDB: dataset not found: expected the folder ", dir.string(),
                 " (layout aclImdb/{train,test}/{neg,pos}/*.txt)");
     std::vector<fs::path> paths;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".txt") paths.push_back(entry.path());
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code file_ec;
+      if (it->is_regular_file(file_ec) && it->path().extension() == ".txt") paths.push_back(it->path());
     }
+    EMBER_CHECK(!ec, "IMDB: cannot list ", dir.string(), ": ", ec.message());
     std::sort(paths.begin(), paths.end());
     for (auto& p : paths) files_.emplace_back(label, std::move(p));
   }
