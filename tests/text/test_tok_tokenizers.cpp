@@ -73,6 +73,15 @@ TEST(TextTokTokenizers, BasicEnglishSpotChecks) {
   EXPECT_EQ(python_lower("\xC4\xB0"), "i\xCC\x87");  // U+0130 lowers to two code points
 }
 
+TEST(TextTokTokenizers, LowerMatchesPythonStrLower) {
+  // Every code point str.lower() changes, run together and spaced, and final-sigma contexts.
+  const auto in = read_lines("lower_in.txt");
+  const auto out = read_lines("lower_out.txt");
+  ASSERT_EQ(in.size(), out.size());
+  ASSERT_GE(in.size(), 10u);
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(python_lower(in[i]), out[i]) << "case " << i << ": " << in[i];
+}
+
 TEST(TextTokTokenizers, RegexTokenizerSplitsOnSpacesOnly) {
   // torchtext's C++ tokenizer splits on ' ' alone: tabs and newlines stay inside tokens.
   const RegexTokenizer identity({});

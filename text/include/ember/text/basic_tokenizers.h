@@ -14,8 +14,8 @@ namespace ember::text {
 
 using Tokenizer = std::function<std::vector<std::string>(std::string_view)>;
 
-// Python's str.lower() on UTF-8 text (Unicode 14.0 table; the one difference: a
-// word-final capital sigma becomes U+03C3, never the final form U+03C2).
+// Python's str.lower() on UTF-8 text (Python 3.11's Unicode 14.0 tables, with
+// its final-sigma rule).
 std::string python_lower(std::string_view text);
 
 // Python's str.split() with no argument: splits on runs of Unicode whitespace
