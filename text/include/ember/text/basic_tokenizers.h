@@ -3,6 +3,7 @@
 // whitespace splitting (torchtext/data/utils.py), RegexTokenizer
 // (torchtext/csrc/regex_tokenizer.cpp, on RE2 as torchtext does) and
 // ngrams_iterator. Every tokenizer checks that its input is valid UTF-8.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
