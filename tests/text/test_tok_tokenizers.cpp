@@ -55,7 +55,10 @@ TEST(TextTokTokenizers, BasicEnglishMatchesTorchtextRules) {
   expect_matches_fixture(get_tokenizer("basic_english"), "basic_english.txt");
 }
 
-TEST(TextTokTokenizers, SplitMatchesPythonStrSplit) { expect_matches_fixture(get_tokenizer("split"), "split.txt"); }
+TEST(TextTokTokenizers, SplitMatchesPythonStrSplit) {
+  expect_matches_fixture(get_tokenizer("split"), "split.txt");
+  expect_matches_fixture(get_tokenizer(nullptr), "split.txt");
+}
 
 TEST(TextTokTokenizers, RegexTokenizerMatchesTorchtextRules) {
   const RegexTokenizer tokenizer(kRegexPatterns);

@@ -194,4 +194,6 @@ Tokenizer get_tokenizer(std::string_view name) {
   EMBER_FAIL("get_tokenizer: unknown tokenizer '", name, "' (supported: \"basic_english\", \"split\")");
 }
 
+Tokenizer get_tokenizer(std::nullptr_t) { return get_tokenizer("split"); }
+
 }  // namespace ember::text

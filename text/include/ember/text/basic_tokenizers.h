@@ -3,6 +3,7 @@
 // whitespace splitting (torchtext/data/utils.py), RegexTokenizer
 // (torchtext/csrc/regex_tokenizer.cpp, on RE2 as torchtext does) and
 // ngrams_iterator. Every tokenizer checks that its input is valid UTF-8.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,8 @@ std::vector<std::string> basic_english_normalize(std::string_view line);
 // "split" (what get_tokenizer(None) returns: str.split()). Any other name raises
 // ember::Error listing the supported ones.
 Tokenizer get_tokenizer(std::string_view name);
+// get_tokenizer(None): str.split().
+Tokenizer get_tokenizer(std::nullptr_t);
 
 // torchtext.transforms.RegexTokenizer: each (pattern, replacement) pair is applied
 // in order with RE2::GlobalReplace (RE2 syntax; \1..\9 in the replacement refer to
