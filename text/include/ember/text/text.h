@@ -3,3 +3,5 @@
 #include "ember/text/transforms.h"
 #include "ember/text/utf8.h"
 #include "ember/text/textdata.h"
+#include "ember/text/basic_tokenizers.h"
+#include "ember/text/vocab.h"
