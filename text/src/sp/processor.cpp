@@ -13,8 +13,8 @@ namespace ember::text {
 using sp_detail::check_status;
 
 // Note [Sampling determinism]
-// libsentencepiece 0.1.97 samples (SampleEncode, BPE dropout, the trainer's
-// sentence shuffling) from a thread_local std::mt19937 that each thread seeds
+// libsentencepiece 0.1.97 samples (SampleEncode, BPE dropout) from a
+// thread_local std::mt19937 that each thread seeds
 // once, on its first draw, from the process-wide seed set by
 // SetRandomGeneratorSeed (std::random_device when none is set). So after
 // set_sentencepiece_random_seed(s), a thread that has not sampled yet draws the

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 #include <ember/core/error.h>
@@ -136,23 +135,12 @@ std::string read_file(const std::string& path, const char* op) {
   return ss.str();
 }
 
-// Note [Training on a fresh thread]
-// The trainer shuffles / samples sentences with the calling thread's
-// thread_local generator, which the library seeds once, on its first draw
-// (Note [Sampling determinism] in processor.cpp). Training on a new thread
-// makes options.seed take effect however often the caller has sampled before.
 std::string run_trainer(std::unordered_map<std::string, std::string> flags, const SentencePieceTrainOptions& o,
                         sentencepiece::SentenceIterator* it, const char* op) {
-  if (o.seed) {
-    EMBER_CHECK(*o.seed != static_cast<unsigned>(-1), op, ": seed ", *o.seed, " is reserved by the library");
-    sentencepiece::SetRandomGeneratorSeed(*o.seed);
-  }
   std::string model;
-  sentencepiece::util::Status status;
-  std::thread([&] {
-    // With a prefix the library writes the files; without, it returns the bytes.
-    status = sentencepiece::SentencePieceTrainer::Train(flags, it, o.model_prefix.empty() ? &model : nullptr);
-  }).join();
+  // With a prefix the library writes the files; without, it returns the bytes.
+  const auto status =
+      sentencepiece::SentencePieceTrainer::Train(flags, it, o.model_prefix.empty() ? &model : nullptr);
   sp_detail::check_status(status, op);
   if (!o.model_prefix.empty()) model = read_file(o.model_prefix + ".model", op);
   return model;

@@ -10,7 +10,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +32,11 @@ struct SentencePieceTrainOptions {
   double character_coverage = 0.9995;
   std::vector<std::string> user_defined_symbols;
   std::vector<std::string> control_symbols;
-  // Sentences sampled for training when the input has more (0: all of them);
-  // which ones depends on shuffle_input_sentence and the random seed.
+  // Sentences sampled for training when the input has more (0: all of them).
+  // The library's sampler has a fixed seed of its own: training is
+  // deterministic, and SetRandomGeneratorSeed does not change the sample
+  // (python3-sentencepiece 0.1.97 gives the same model unseeded and with any
+  // seed).
   int64_t input_sentence_size = 0;
   bool shuffle_input_sentence = true;
   int64_t max_sentence_length = 4192;
@@ -42,14 +44,10 @@ struct SentencePieceTrainOptions {
   bool split_digits = false;
   bool hard_vocab_limit = true;
   std::string normalization_rule_name = "nmt_nfkc";
-  // Threads of the unigram trainer's EM steps. The trained model does not
-  // depend on it (each thread's expected counts are summed in a fixed order).
+  // Threads of the unigram trainer's EM steps. The scores depend on it in
+  // their last bits (the expected counts are summed in another order), so a
+  // byte-identical model needs the same count.
   int num_threads = 16;
-  // Sets the library's random seed (SetRandomGeneratorSeed) before training:
-  // sentence sampling / shuffling then repeats run to run. Without it the
-  // library seeds from std::random_device, which only matters when
-  // input_sentence_size drops sentences.
-  std::optional<unsigned> seed;
   std::map<std::string, std::string> extra;
 };
 
