@@ -3,7 +3,7 @@
 # workload's other peers: raw libjpeg / libpng; torchvision, PyAV, torchaudio in
 # Python), side by side.
 #   benchmarks/run.sh <suite> [--filter SUBSTR] [--target-s SECONDS] [--list]
-# Suites: core, autograd, nn, fft, io, data, models, audio, text.
+# Suites: core, autograd, nn, fft, io, data, models.
 # Environment: EMBER_BENCH_OUT (results folder, default bench-results/),
 #   EMBER_BENCH_BUILD (build folder, default build-bench/), EMBER_BENCH_THREADS (2),
 #   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build
