@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <random>
 #include <thread>
 
 #include <ember/core/error.h>
@@ -165,6 +167,75 @@ TEST(SpProcessorErrors, CorruptOrMissingModelsRaise) {
   EXPECT_TRUE(has(error_of([] { SentencePieceProcessor::from_file("/nonexistent/m.model"); }),
                   "/nonexistent/m.model"));
   EXPECT_NE(error_of([] { SentencePieceProcessor::from_file(fixture("lines.txt")); }), "");
+}
+
+// A NormalizerSpec appended to a valid model merges into it (protobuf's rule),
+// so this forges a model whose normalization trie points outside itself:
+// libsentencepiece would follow it out of bounds (Note [Trusted normalizer
+// tries] in text/src/sp/model_check.cpp).
+std::string with_charsmap(const std::string& model, const std::string& charsmap) {
+  auto varint = [](size_t v) {
+    std::string out;
+    for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7F) | 0x80);
+    return out + static_cast<char>(v);
+  };
+  const std::string spec = "\x12" + varint(charsmap.size()) + charsmap;  // field 2: precompiled_charsmap
+  return model + "\x1A" + varint(spec.size()) + spec;                      // field 3: normalizer_spec
+}
+
+std::string charsmap(uint32_t root_unit, const std::string& strings) {
+  std::string trie(256 * 4, '\0');  // 256 units, all zero but the root
+  std::memcpy(trie.data(), &root_unit, 4);
+  const uint32_t bytes = static_cast<uint32_t>(trie.size());
+  return std::string(reinterpret_cast<const char*>(&bytes), 4) + trie + strings;
+}
+
+TEST(SpProcessorErrors, ForgedNormalizationTablesRaise) {
+  const std::string good = read_bytes(fixture("unigram.model"));
+  // A sane table (the root has no children) loads and encodes.
+  const auto sane = SentencePieceProcessor::from_bytes(with_charsmap(good, charsmap(0, std::string("x\0", 2))));
+  EXPECT_FALSE(sane.encode_as_ids("Botchan").empty());
+  // The root's children at 300 ^ byte: outside 256 units.
+  EXPECT_TRUE(has(error_of([&] { SentencePieceProcessor::from_bytes(with_charsmap(good, charsmap(300u << 10, std::string("x\0", 2)))); }),
+                  "normalization trie node 0"));
+  // A leaf whose value indexes past the strings: root has_leaf, its value unit
+  // (at 0 ^ 0) holds the root's own bits, value 0x100 > 2 bytes.
+  EXPECT_TRUE(has(error_of([&] { SentencePieceProcessor::from_bytes(with_charsmap(good, charsmap(1u << 8, std::string("x\0", 2)))); }),
+                  "normalization trie value"));
+  EXPECT_TRUE(has(error_of([&] { SentencePieceProcessor::from_bytes(with_charsmap(good, charsmap(0, "no NUL"))); }),
+                  "NUL"));
+  std::string oversized = charsmap(0, std::string("x\0", 2));
+  oversized[1] = '\x7F';  // the trie claims more bytes than the table holds
+  EXPECT_TRUE(has(error_of([&] { SentencePieceProcessor::from_bytes(with_charsmap(good, oversized)); }), "corrupt"));
+}
+
+// Truncated and byte-flipped models either load (and then encode) or raise
+// ember::Error: never a crash, whatever the library would do with them.
+TEST(SpProcessorErrors, CorruptedModelsNeverCrash) {
+  std::vector<std::string> paths = {fixture("unigram.model"), fixture("bpe.model")};
+  if (const std::string shared = shared_data("tokenizers/spm_example.model"); !shared.empty()) paths.push_back(shared);
+  std::mt19937 rng(5);
+  for (const std::string& path : paths) {
+    const std::string good = read_bytes(path);
+    int loaded = 0, raised = 0;
+    auto attempt = [&](const std::string& bytes) {
+      try {
+        const auto sp = SentencePieceProcessor::from_bytes(bytes);
+        sp.encode_as_ids(std::string("The quick \0 brown fox \xC3\xA9\xEF\xBC\xA1", 28));
+        ++loaded;
+      } catch (const ember::Error&) {
+        ++raised;
+      }
+    };
+    for (size_t n = 0; n < good.size(); n += good.size() / 40 + 1) attempt(good.substr(0, n));
+    for (int i = 0; i < 300; ++i) {
+      std::string bytes = good;
+      for (int k = 0; k <= i % 3; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+      attempt(bytes);
+    }
+    EXPECT_GT(loaded, 0) << path;
+    EXPECT_GT(raised, 0) << path;
+  }
 }
 
 TEST(SpProcessorErrors, InvalidUtf8AndBadIdsRaise) {

@@ -1,11 +1,15 @@
 // ember::text::SentencePieceProcessor over sentencepiece::SentencePieceProcessor.
 #include <sentencepiece_processor.h>
 
+#include <fstream>
+#include <sstream>
+
 #include <ember/core/error.h>
 #include <ember/core/parallel.h>
 #include <ember/text/sentencepiece.h>
 #include <ember/text/utf8.h>
 
+#include "model_check.h"
 #include "status.h"
 
 namespace ember::text {
@@ -30,17 +34,44 @@ SentencePieceProcessor::SentencePieceProcessor(SentencePieceProcessor&&) noexcep
 SentencePieceProcessor& SentencePieceProcessor::operator=(SentencePieceProcessor&&) noexcept = default;
 SentencePieceProcessor::~SentencePieceProcessor() = default;
 
+namespace {
+
+// A corrupt model can also make the library throw while it builds its tries
+// (darts-clone's "failed to insert key"), not only return a bad status.
+template <class LoadFn>
+void load_checked(const LoadFn& load, const std::string& what) {
+  sentencepiece::util::Status status;
+  try {
+    status = load();
+  } catch (const std::exception& e) {
+    EMBER_CHECK(false, what, ": the model is corrupt (", e.what(), ")");
+  }
+  check_status(status, what.c_str());
+}
+
+}  // namespace
+
 SentencePieceProcessor SentencePieceProcessor::from_file(const std::string& path) {
+  const std::string what = "SentencePieceProcessor: cannot load " + path;
+  std::ifstream in(path, std::ios::binary);
+  EMBER_CHECK(in.good(), what, ": cannot open the file");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  EMBER_CHECK(!in.bad(), what, ": cannot read the file");
+  const std::string model = bytes.str();
+  EMBER_CHECK(!model.empty(), what, ": the file is empty");
+  sp_detail::check_model_tables(model, what.c_str());
   SentencePieceProcessor p;
-  check_status(p.sp_->Load(path), ("SentencePieceProcessor: cannot load " + path).c_str());
+  load_checked([&] { return p.sp_->LoadFromSerializedProto(model); }, what);
   return p;
 }
 
 SentencePieceProcessor SentencePieceProcessor::from_bytes(std::string_view serialized_model) {
   EMBER_CHECK(!serialized_model.empty(), "SentencePieceProcessor::from_bytes: the model is empty (0 bytes)");
+  const char* what = "SentencePieceProcessor::from_bytes: cannot load the model";
+  sp_detail::check_model_tables(serialized_model, what);
   SentencePieceProcessor p;
-  check_status(p.sp_->LoadFromSerializedProto(serialized_model),
-               "SentencePieceProcessor::from_bytes: cannot load the model");
+  load_checked([&] { return p.sp_->LoadFromSerializedProto(serialized_model); }, what);
   return p;
 }
 
