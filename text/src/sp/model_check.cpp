@@ -99,11 +99,11 @@ void check_charsmap(std::string_view blob, const char* what) {
   // The nodes a lookup can reach: the root, then each child whose label is
   // the byte that leads to it.
   std::vector<char> seen(units, 0);
-  std::vector<size_t> todo{0};
+  std::vector<size_t> pending{0};
   seen[0] = 1;
-  while (!todo.empty()) {
-    const size_t j = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {
+    const size_t j = pending.back();
+    pending.pop_back();
     const uint32_t unit = unit_at(j);
     const size_t base = base_of(j, unit);
     EMBER_CHECK((base | 0xFF) < units, what, ": the model is corrupt (normalization trie node ", j,
@@ -117,7 +117,7 @@ void check_charsmap(std::string_view blob, const char* what) {
       const size_t child = base ^ c;
       if (!seen[child] && (unit_at(child) & 0x800000FFU) == c) {
         seen[child] = 1;
-        todo.push_back(child);
+        pending.push_back(child);
       }
     }
   }
