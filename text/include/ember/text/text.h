@@ -5,3 +5,4 @@
 #include "ember/text/textdata.h"
 #include "ember/text/basic_tokenizers.h"
 #include "ember/text/vocab.h"
+#include "ember/text/sentencepiece.h"
