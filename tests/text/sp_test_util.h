@@ -17,7 +17,8 @@ inline std::string fixture(const std::string& name) {
 }
 
 // A file of ../shared/data (EMBER_SHARED_DATA overrides), found from the
-// repository or a worktree beside it; "" when absent (the test then skips).
+// repository or a worktree beside it; "" when absent (the parity suite then
+// instantiates the committed models only).
 inline std::string shared_data(const std::string& rel) {
   if (const char* env = std::getenv("EMBER_SHARED_DATA")) {
     const std::string p = std::string(env) + "/" + rel;
