@@ -1,0 +1,46 @@
+#pragma once
+// torchtext 0.14's GPT2BPETokenizer (GPT-2's byte-level BPE). It reads its
+// vocabulary files once; calling one is const and thread-safe (the BPE cache locks).
+//
+// As in torchtext, calling a tokenizer returns the token ids written as decimal
+// strings, or the tokens themselves when constructed with return_tokens = true;
+// encode() gives the ids as integers and tokenize() the tokens. Input must be
+// valid UTF-8 and bad files (missing, unreadable, malformed) raise
+// ember::Error naming the tokenizer and the file. Unicode properties (letters,
+// numbers) are Python's unicodedata 14.0
+// tables; "whitespace" is the Unicode White_Space property. docs/text.md.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember::text {
+
+namespace detail {
+class BPEModel;
+}  // namespace detail
+
+class GPT2BPETokenizer {
+ public:
+  // encoder_json_path: {"token": id, ...}; vocab_bpe_path: "#version" line, then
+  // one merge "a b" per line, by rank (as GPT-2, the text after the last
+  // newline is not a merge).
+  GPT2BPETokenizer(const std::string& encoder_json_path, const std::string& vocab_bpe_path,
+                   bool return_tokens = false);
+  std::vector<std::string> operator()(std::string_view text) const;
+  std::vector<std::vector<std::string>> operator()(const std::vector<std::string>& texts) const;
+  std::vector<int64_t> encode(std::string_view text) const;
+  std::vector<std::string> tokenize(std::string_view text) const;
+
+ private:
+  std::shared_ptr<detail::BPEModel> model_;
+  bool return_tokens_;
+};
+
+// GPT-2's pre-tokenizer: the pieces of 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+|
+// ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ over `text` (valid UTF-8).
+std::vector<std::string> gpt2_pre_tokenize(std::string_view text);
+
+}  // namespace ember::text
