@@ -1,5 +1,6 @@
 #pragma once
-// torchtext 0.14's GPT2BPETokenizer (GPT-2's byte-level BPE). It reads its
+// torchtext 0.14's GPT2BPETokenizer (GPT-2's byte-level BPE) and CLIPTokenizer
+// (CLIP's lower-cased BPE with </w> word ends). Each reads its
 // vocabulary files once; calling one is const and thread-safe (the BPE cache locks).
 //
 // As in torchtext, calling a tokenizer returns the token ids written as decimal
@@ -7,7 +8,7 @@
 // encode() gives the ids as integers and tokenize() the tokens. Input must be
 // valid UTF-8 and bad files (missing, unreadable, malformed) raise
 // ember::Error naming the tokenizer and the file. Unicode properties (letters,
-// numbers) are Python's unicodedata 14.0
+// numbers, lower-casing) are Python's unicodedata 14.0
 // tables; "whitespace" is the Unicode White_Space property. docs/text.md.
 #include <cstdint>
 #include <memory>
@@ -42,5 +43,29 @@ class GPT2BPETokenizer {
 // GPT-2's pre-tokenizer: the pieces of 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+|
 // ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+ over `text` (valid UTF-8).
 std::vector<std::string> gpt2_pre_tokenize(std::string_view text);
+
+class CLIPTokenizer {
+ public:
+  // merges_path: a header line, then merges "a b". With encoder_json_path the
+  // ids come from it and the first len(encoder) - 514 merges are used; without
+  // it the vocabulary is the 256 byte symbols, the same with "</w>", the first
+  // num_merges merges (all when nullopt) and <|startoftext|>, <|endoftext|>.
+  // Text is lower-cased with Python's str.lower (full Unicode mapping).
+  CLIPTokenizer(const std::string& merges_path,
+                const std::optional<std::string>& encoder_json_path = std::nullopt,
+                std::optional<int64_t> num_merges = std::nullopt, bool return_tokens = false);
+  std::vector<std::string> operator()(std::string_view text) const;
+  std::vector<std::vector<std::string>> operator()(const std::vector<std::string>& texts) const;
+  std::vector<int64_t> encode(std::string_view text) const;
+  std::vector<std::string> tokenize(std::string_view text) const;
+
+ private:
+  std::shared_ptr<detail::BPEModel> model_;
+  bool return_tokens_;
+};
+
+// CLIP's pre-tokenizer (no lower-casing): <|startoftext|>|<|endoftext|>|'s|'t|
+// 're|'ve|'m|'ll|'d|\p{L}+|\p{N}|[^\s\p{L}\p{N}]+ (whitespace only separates).
+std::vector<std::string> clip_pre_tokenize(std::string_view text);
 
 }  // namespace ember::text
