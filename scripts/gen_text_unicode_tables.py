@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Writes text/src/bpe/unicode_tables_data.cpp from Python's unicodedata.
 
-The GPT-2 and CLIP tokenizers need Unicode properties that the C++ standard
-library does not offer: the general category (letters, numbers) and Python's
-str.lower() full case mapping. This script
+The GPT-2, CLIP and BERT tokenizers need a few Unicode properties that the C++
+standard library does not offer: the general category (letters, numbers,
+punctuation, marks, controls), Python's str.lower() full case mapping, the
+canonical decomposition (NFD) and the canonical combining class. This script
 dumps exactly those from the interpreter's unicodedata so that Ember's
 tokenizers and the Python reference tokenizers in
 scripts/fixtures/text_bpe.py see the same Unicode version.
@@ -20,11 +21,14 @@ OUT = ROOT / "text" / "src" / "bpe" / "unicode_tables_data.cpp"
 CATEGORIES = ["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No",
               "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So",
               "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"]
+HANGUL_FIRST, HANGUL_LAST = 0xAC00, 0xD7A3  # decomposed algorithmically in C++
 
 
 def main():
     ranges = []  # (first code point, category index), a new entry where the category changes
     lower = []
+    nfd = []
+    ccc = []
     previous = None
     for cp in range(0x110000):
         ch = chr(cp)
@@ -35,7 +39,14 @@ def main():
         low = ch.lower()
         if low != ch:
             lower.append((cp, [ord(c) for c in low]))
-    assert max(len(v) for _, v in lower) <= 3
+        if not (HANGUL_FIRST <= cp <= HANGUL_LAST):
+            d = unicodedata.normalize("NFD", ch)
+            if d != ch:
+                nfd.append((cp, [ord(c) for c in d]))
+        c = unicodedata.combining(ch)
+        if c:
+            ccc.append((cp, c))
+    assert max(len(v) for _, v in lower) <= 3 and max(len(v) for _, v in nfd) <= 4
 
     def seq(values, width):
         return "{" + ", ".join(f"0x{v:X}" for v in values + [0] * (width - len(values))) + "}"
@@ -56,10 +67,16 @@ def main():
               f"const CodePointMapping<3> kLowerCase[{len(lower)}] = {{"]
     lines += [f"    {{0x{cp:X}, {len(v)}, {seq(v, 3)}}}," for cp, v in lower]
     lines += ["};", f"const size_t kLowerCaseCount = {len(lower)};", "",
+              f"const CodePointMapping<4> kCanonicalDecomposition[{len(nfd)}] = {{"]
+    lines += [f"    {{0x{cp:X}, {len(v)}, {seq(v, 4)}}}," for cp, v in nfd]
+    lines += ["};", f"const size_t kCanonicalDecompositionCount = {len(nfd)};", "",
+              f"const CombiningClass kCombiningClasses[{len(ccc)}] = {{"]
+    lines += [f"    {{0x{cp:X}, {c}}}," for cp, c in ccc]
+    lines += ["};", f"const size_t kCombiningClassCount = {len(ccc)};", "",
               "}  // namespace ember::text::detail", ""]
     OUT.write_text("\n".join(lines))
     print(f"{OUT.relative_to(ROOT)}: {len(ranges)} category ranges, {len(lower)} lower-case "
-          "mappings")
+          f"mappings, {len(nfd)} decompositions, {len(ccc)} combining classes")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-// Look-ups in the generated Unicode tables and UTF-8 conversion.
+// Look-ups in the generated Unicode tables, NFD (with Hangul's algorithmic
+// decomposition and canonical reordering) and UTF-8 conversion.
 #include "unicode_tables.h"
 
 #include <algorithm>
@@ -30,6 +31,10 @@ const CodePointMapping<N>* find_mapping(const CodePointMapping<N>* table, size_t
   return it != end && it->code_point == c ? it : nullptr;
 }
 
+// Hangul syllables decompose by arithmetic (Unicode 3.12).
+constexpr char32_t kSBase = 0xAC00, kLBase = 0x1100, kVBase = 0x1161, kTBase = 0x11A7;
+constexpr char32_t kVCount = 21, kTCount = 28, kSCount = 19 * kVCount * kTCount;
+
 }  // namespace
 
 void append_lower(char32_t c, std::u32string& out) {
@@ -42,6 +47,47 @@ void append_lower(char32_t c, std::u32string& out) {
   } else {
     out.push_back(c);
   }
+}
+
+uint8_t combining_class(char32_t c) {
+  const CombiningClass* end = kCombiningClasses + kCombiningClassCount;
+  const CombiningClass* it = std::lower_bound(
+      kCombiningClasses, end, static_cast<uint32_t>(c),
+      [](const CombiningClass& m, uint32_t v) { return m.code_point < v; });
+  return it != end && it->code_point == c ? it->value : 0;
+}
+
+std::u32string nfd(std::u32string_view s) {
+  std::u32string out;
+  out.reserve(s.size());
+  for (char32_t c : s) {
+    if (c >= kSBase && c < kSBase + kSCount) {
+      const char32_t index = c - kSBase;
+      out.push_back(kLBase + index / (kVCount * kTCount));
+      out.push_back(kVBase + (index % (kVCount * kTCount)) / kTCount);
+      if (index % kTCount != 0) out.push_back(kTBase + index % kTCount);
+    } else if (const auto* m = c < 0xC0 ? nullptr
+                                        : find_mapping(kCanonicalDecomposition,
+                                                       kCanonicalDecompositionCount, c)) {
+      out.append(m->to, m->to + m->length);  // the table holds full (recursive) decompositions
+    } else {
+      out.push_back(c);
+    }
+  }
+  // Canonical ordering: a stable sort of each run of non-starters by combining class.
+  for (size_t i = 0; i < out.size();) {
+    if (combining_class(out[i]) == 0) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < out.size() && combining_class(out[j]) != 0) ++j;
+    std::stable_sort(out.begin() + i, out.begin() + j, [](char32_t a, char32_t b) {
+      return combining_class(a) < combining_class(b);
+    });
+    i = j;
+  }
+  return out;
 }
 
 std::u32string decode_utf8(std::string_view s) {
