@@ -6,3 +6,4 @@
 #include "ember/text/basic_tokenizers.h"
 #include "ember/text/vocab.h"
 #include "ember/text/sentencepiece.h"
+#include "ember/text/bpe.h"
