@@ -4,6 +4,8 @@
 // through the suite's registry.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <ember/ember.h>
 #include <ember/text/transforms.h>
 
@@ -77,6 +79,46 @@ TEST(TextTransforms, StrToIntAndLabelToIndex) {
   EXPECT_THROW(labels(IValue("tech")), Error);
   EXPECT_THROW(TT::LabelToIndex(std::vector<std::string>{"a", "a"}), Error);
   expect_round_trip(sorted, tokens({"sports", "business"}));
+}
+
+TEST(TextTransforms, VocabTransformLooksTokensUp) {
+  TT::VocabTransform lookup(text::Vocab({"<unk>", "the", "cat"}, 0));
+  EXPECT_EQ(lookup(tokens({"the", "cat", "dog"})), ids({1, 2, 0}));
+  EXPECT_EQ(lookup(batch({tokens({"cat"}), tokens({})})), batch({ids({2}), ids({})}));
+  TT::VocabTransform strict(text::Vocab({"a", "b"}));
+  EXPECT_THROW(strict(tokens({"c"})), Error);  // no default index
+  expect_round_trip(lookup, tokens({"cat", "mouse"}));
+  expect_round_trip(strict, tokens({"b", "a"}));
+}
+
+std::vector<std::string> lines_of(const std::string& path, size_t n) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; out.size() < n && std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(TextTransforms, SentencePieceTokenizerMatchesPython) {
+  // The text_sp fixtures: python3-sentencepiece's pieces (tab-separated) of each line.
+  const std::string dir = std::string(EMBER_TEST_DATA_DIR) + "/text/text_sp/";
+  const auto lines = lines_of(dir + "lines.txt", 5);
+  const auto expected = lines_of(dir + "unigram.pieces.txt", 5);
+  ASSERT_EQ(lines.size(), 5u);
+  TT::SentencePieceTokenizer tokenizer(dir + "unigram.model");
+  std::vector<IValue> want;
+  for (const std::string& row : expected) {
+    std::vector<std::string> pieces;
+    for (size_t b = 0, e; b <= row.size(); b = e + 1) {
+      e = row.find('\t', b);
+      if (e == std::string::npos) e = row.size();
+      pieces.push_back(row.substr(b, e - b));
+    }
+    want.push_back(tokens(pieces));
+  }
+  EXPECT_EQ(tokenizer(IValue(lines[0])), want[0]);
+  EXPECT_EQ(tokenizer(tokens(lines)), batch(want));
+  expect_round_trip(tokenizer, tokens(lines));
+  EXPECT_THROW(TT::SentencePieceTokenizer(dir + "no_such.model"), Error);
 }
 
 TEST(TextTransforms, SequentialPipelineSavesAndLoads) {

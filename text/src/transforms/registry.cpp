@@ -47,6 +47,15 @@ void register_text_transforms() {
       return std::make_shared<LabelToIndexImpl>(string_list(p, "label_names", "LabelToIndex"),
                                                 T::param<bool>(p, "sort_names", "LabelToIndex"));
     });
+    add("VocabTransform", [](const Params& p, Children) -> T::AnyTransformPtr {
+      return std::make_shared<VocabTransformImpl>(
+          Vocab(string_list(p, "tokens", "VocabTransform"),
+                T::param<std::optional<int64_t>>(p, "default_index", "VocabTransform")));
+    });
+    add("SentencePieceTokenizer", [](const Params& p, Children) -> T::AnyTransformPtr {
+      return std::make_shared<SentencePieceTokenizerImpl>(
+          T::param<std::string>(p, "sp_model_path", "SentencePieceTokenizer"));
+    });
     add("Sequential", [](const Params&, Children children) -> T::AnyTransformPtr {
       std::vector<TextTransformPtr> transforms;
       for (auto& child : children) transforms.push_back(as_text(std::move(child), "Sequential"));

@@ -18,6 +18,9 @@
 #include <ember/transforms/serialize.h>
 #include <ember/transforms/transform.h>
 
+#include "ember/text/sentencepiece.h"
+#include "ember/text/vocab.h"
+
 namespace ember::text::transforms {
 
 using ::ember::transforms::Params;
@@ -129,6 +132,36 @@ class LabelToIndexImpl : public TextTransformImpl {
   bool sort_names_;
 };
 EMBER_TEXT_TRANSFORM(LabelToIndex);
+
+// Tokens to their vocabulary ids (a sequence or a batch), through
+// Vocab::lookup_indices: a missing token without a default index is an
+// error naming it. Saved with the vocabulary's tokens and default index.
+class VocabTransformImpl : public TextTransformImpl {
+ public:
+  explicit VocabTransformImpl(Vocab vocab);
+  IValue forward(const IValue& input) override;
+  Params params() const override;
+  const Vocab& vocab() const { return vocab_; }
+
+ private:
+  Vocab vocab_;
+};
+EMBER_TEXT_TRANSFORM(VocabTransform);
+
+// A string to its SentencePiece pieces, or a list of strings to a batch of
+// them (encoded on worker threads). Saved with the model's path, as
+// torchtext's SentencePieceTokenizer(sp_model_path).
+class SentencePieceTokenizerImpl : public TextTransformImpl {
+ public:
+  explicit SentencePieceTokenizerImpl(std::string sp_model_path);
+  IValue forward(const IValue& input) override;
+  Params params() const override { return {{"sp_model_path", path_}}; }
+
+ private:
+  std::string path_;
+  std::shared_ptr<const SentencePieceProcessor> sp_;
+};
+EMBER_TEXT_TRANSFORM(SentencePieceTokenizer);
 
 // Applies its transforms in order (torchtext.transforms.Sequential).
 class SequentialImpl : public TextTransformImpl {
