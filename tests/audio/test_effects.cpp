@@ -10,37 +10,13 @@
 #include <ember/autograd/gradcheck.h>
 #include <ember/ember.h>
 
-#include "npy.h"
+#include "effects_testing.h"
 
 namespace effects_test {
 
 using namespace ember;
 namespace AF = ember::audio::functional;
-
-Tensor fixture(const std::string& name) {
-  return ember::testing::load_npy(ember::testing::fixture_path("audio/effects/" + name + ".npy"));
-}
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  return (a.to(kFloat64) - b.to(kFloat64)).abs().max().item<double>();
-}
-
-void expect_close(const Tensor& actual, const Tensor& expected, double tol) {
-  ASSERT_EQ(actual.sizes().vec(), expected.sizes().vec());
-  ASSERT_EQ(actual.dtype(), expected.dtype());
-  EXPECT_LE(max_diff(actual, expected), tol);
-}
-
-// The message of the ember::Error that f raises ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using namespace effects_testing;
 
 TEST(AudioEffects, ContrastMatchesTorchaudio) {
   const Tensor wave = fixture("wave");

@@ -9,32 +9,13 @@
 #include <ember/autograd/gradcheck.h>
 #include <ember/ember.h>
 
-#include "npy.h"
+#include "effects_testing.h"
 
 namespace effects_delay_test {
 
 using namespace ember;
 namespace AF = ember::audio::functional;
-
-Tensor fixture(const std::string& name) {
-  return ember::testing::load_npy(ember::testing::fixture_path("audio/effects/" + name + ".npy"));
-}
-
-void expect_close(const Tensor& actual, const Tensor& expected, double tol) {
-  ASSERT_EQ(actual.sizes().vec(), expected.sizes().vec());
-  ASSERT_EQ(actual.dtype(), expected.dtype());
-  EXPECT_LE((actual.to(kFloat64) - expected.to(kFloat64)).abs().max().item<double>(), tol);
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using namespace effects_testing;
 
 bool check_gradients(const std::function<Tensor(const Tensor&)>& f, const Tensor& x) {
   const auto fn = [&](const autograd::variable_list& in) { return autograd::variable_list{f(in[0])}; };

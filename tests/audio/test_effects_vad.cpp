@@ -9,16 +9,13 @@
 #include <ember/core/warning.h>
 #include <ember/ember.h>
 
-#include "npy.h"
+#include "effects_testing.h"
 
 namespace effects_vad_test {
 
 using namespace ember;
 namespace AF = ember::audio::functional;
-
-Tensor fixture(const std::string& name) {
-  return ember::testing::load_npy(ember::testing::fixture_path("audio/effects/" + name + ".npy"));
-}
+using namespace effects_testing;
 
 // hts1a speech after noise, [2, 12000] at 8 kHz (int16 codes / 32768).
 Tensor speech() { return fixture("vad_codes").to(kFloat64) / 32768; }
@@ -29,16 +26,6 @@ int64_t expected_length(int64_t index) { return fixture("vad_lengths")[index].it
 void expect_trimmed(const Tensor& out, const Tensor& in, int64_t length) {
   ASSERT_EQ(out.size(-1), length);
   EXPECT_TRUE(out.equal(in.narrow(-1, in.size(-1) - length, length)));
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(AudioEffectsVad, MatchesTorchaudio) {

@@ -13,27 +13,12 @@
 #include <ember/serialize/json.h>
 #include <ember/text/bpe.h>
 
+#include "bpe_testing.h"
+
 namespace test_bpe_clip_test {
 
+using namespace bpe_testing;
 using ember::text::CLIPTokenizer;
-
-const std::string kDir = std::string(EMBER_TEST_DATA_DIR) + "/text/text_bpe/";
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void expect_error(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    FAIL() << "expected an ember::Error mentioning " << needle;
-  } catch (const ember::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 TEST(TextCLIPTokenizer, MatchesSimpleTokenizerForEveryVocabulary) {
   const std::map<std::string, CLIPTokenizer> tokenizers{

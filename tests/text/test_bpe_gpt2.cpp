@@ -12,18 +12,12 @@
 #include <ember/serialize/json.h>
 #include <ember/text/bpe.h>
 
+#include "bpe_testing.h"
+
 namespace test_bpe_gpt2_test {
 
+using namespace bpe_testing;
 using ember::text::GPT2BPETokenizer;
-
-const std::string kDir = std::string(EMBER_TEST_DATA_DIR) + "/text/text_bpe/";
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Case {
   std::string text;
@@ -108,19 +102,8 @@ TEST(TextGPT2BPE, InvalidUtf8IsAnError) {
   }
 }
 
-void expect_error(const std::function<void()>& f, const std::string& needle) {
-  try {
-    f();
-    FAIL() << "expected an ember::Error mentioning " << needle;
-  } catch (const ember::Error& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
 std::string write_temp(const std::string& name, const std::string& contents) {
-  const std::string path = ::testing::TempDir() + "/test_bpe_gpt2_" + name;
-  std::ofstream(path, std::ios::binary) << contents;
-  return path;
+  return bpe_testing::write_temp("test_bpe_gpt2_", name, contents);
 }
 
 TEST(TextGPT2BPE, BadFilesAreErrors) {
