@@ -8,7 +8,8 @@
 #include "bpe_model.h"
 #include "ember/text/bpe.h"
 #include "ember/text/utf8.h"
-#include "unicode_tables.h"
+#include "unicode/python_lower.h"
+#include "unicode/unicode_tables.h"
 
 namespace ember::text {
 
@@ -101,11 +102,7 @@ std::vector<std::string> BERTTokenizer::tokenize(std::string_view text) const {
   // Lower-casing, accent stripping and punctuation splitting, word by word.
   std::vector<std::u32string> words;
   for (std::u32string& token : split_python_whitespace(cleaned)) {
-    if (do_lower_case_) {
-      std::u32string lower;
-      for (char32_t c : token) detail::append_lower(c, lower);
-      token = std::move(lower);
-    }
+    if (do_lower_case_) token = detail::python_lower(token);
     if (strip_accents_) {
       std::u32string stripped;
       for (char32_t c : detail::nfd(token))

@@ -9,7 +9,7 @@
 #include <ember/serialize/json.h>
 
 #include "ember/text/utf8.h"
-#include "unicode_tables.h"
+#include "unicode/unicode_tables.h"
 
 namespace ember::text::detail {
 

@@ -6,7 +6,8 @@
 #include "bpe_model.h"
 #include "ember/text/bpe.h"
 #include "ember/text/utf8.h"
-#include "unicode_tables.h"
+#include "unicode/python_lower.h"
+#include "unicode/unicode_tables.h"
 
 namespace ember::text {
 
@@ -112,10 +113,8 @@ CLIPTokenizer::CLIPTokenizer(const std::string& merges_path,
 
 std::vector<std::string> CLIPTokenizer::tokenize(std::string_view text) const {
   check_utf8(text, kCLIPOp);
-  std::u32string lower;
-  for (char32_t c : detail::decode_utf8(text)) detail::append_lower(c, lower);
   std::vector<std::string> tokens;
-  for (const std::string& piece : clip_pre_tokenize(detail::encode_utf8(lower)))
+  for (const std::string& piece : clip_pre_tokenize(detail::python_lower_utf8(text)))
     model_->tokenize_word(piece, tokens);
   return tokens;
 }

@@ -5,7 +5,7 @@
 #include "bpe_model.h"
 #include "ember/text/bpe.h"
 #include "ember/text/utf8.h"
-#include "unicode_tables.h"
+#include "unicode/unicode_tables.h"
 
 namespace ember::text {
 

@@ -1,5 +1,6 @@
-// Look-ups in the generated Unicode tables, NFD (with Hangul's algorithmic
-// decomposition and canonical reordering) and UTF-8 conversion.
+// Look-ups in the generated Unicode tables (categories, case mapping and case
+// properties), NFD (with Hangul's algorithmic decomposition and canonical
+// reordering) and UTF-8 conversion.
 #include "unicode_tables.h"
 
 #include <algorithm>
@@ -37,17 +38,23 @@ constexpr char32_t kVCount = 21, kTCount = 28, kSCount = 19 * kVCount * kTCount;
 
 }  // namespace
 
-void append_lower(char32_t c, std::u32string& out) {
-  if (c < 0x80) {
-    out.push_back(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    return;
-  }
-  if (const auto* m = find_mapping(kLowerCase, kLowerCaseCount, c)) {
-    out.append(m->to, m->to + m->length);
-  } else {
-    out.push_back(c);
-  }
+const CodePointMapping<3>* lower_case_mapping(char32_t c) {
+  return find_mapping(kLowerCase, kLowerCaseCount, c);
 }
+
+namespace {
+
+bool in_ranges(const CodePointRange* table, size_t count, char32_t c) {
+  const CodePointRange* end = table + count;
+  const CodePointRange* it = std::upper_bound(
+      table, end, static_cast<uint32_t>(c), [](uint32_t v, const CodePointRange& r) { return v < r.first; });
+  return it != table && c <= (it - 1)->last;
+}
+
+}  // namespace
+
+bool is_case_ignorable(char32_t c) { return in_ranges(kCaseIgnorable, kCaseIgnorableCount, c); }
+bool is_cased_not_ignorable(char32_t c) { return in_ranges(kCasedNotIgnorable, kCasedNotIgnorableCount, c); }
 
 uint8_t combining_class(char32_t c) {
   const CombiningClass* end = kCombiningClasses + kCombiningClassCount;
@@ -90,26 +97,23 @@ std::u32string nfd(std::u32string_view s) {
   return out;
 }
 
+size_t decode_utf8_at(std::string_view s, size_t i, char32_t& c) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  const auto cont = [&](size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k]) & 0x3F); };
+  if (b0 < 0x80) { c = b0; return 1; }
+  if (b0 < 0xE0) { c = ((b0 & 0x1Fu) << 6) | cont(1); return 2; }
+  if (b0 < 0xF0) { c = ((b0 & 0x0Fu) << 12) | (cont(1) << 6) | cont(2); return 3; }
+  c = ((b0 & 0x07u) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+  return 4;
+}
+
 std::u32string decode_utf8(std::string_view s) {
   std::u32string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    const auto b = [&](size_t k) { return static_cast<char32_t>(static_cast<uint8_t>(s[k])); };
-    const char32_t b0 = b(i);
-    if (b0 < 0x80) {
-      out.push_back(b0);
-      i += 1;
-    } else if (b0 < 0xE0) {
-      out.push_back(((b0 & 0x1F) << 6) | (b(i + 1) & 0x3F));
-      i += 2;
-    } else if (b0 < 0xF0) {
-      out.push_back(((b0 & 0x0F) << 12) | ((b(i + 1) & 0x3F) << 6) | (b(i + 2) & 0x3F));
-      i += 3;
-    } else {
-      out.push_back(((b0 & 0x07) << 18) | ((b(i + 1) & 0x3F) << 12) | ((b(i + 2) & 0x3F) << 6) |
-                    (b(i + 3) & 0x3F));
-      i += 4;
-    }
+    char32_t c;
+    i += decode_utf8_at(s, i, c);
+    out.push_back(c);
   }
   return out;
 }
