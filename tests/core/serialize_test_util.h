@@ -11,25 +11,11 @@
 
 #include <ember/ember.h>
 
+#include "temp_dir.h"
+
 namespace ember::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ember_serialize_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
-    std::filesystem::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
+using TempDir = ember::testing::TempDir;  // temp_dir.h
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

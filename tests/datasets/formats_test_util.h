@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the dataset-format tests: a temporary folder, file writers, the
+// Helpers for the dataset-format tests: file writers (TempDir is temp_dir.h's), the
 // committed fixture tree (tests/data/datasets/datasets_formats, written by
 // scripts/fixtures/datasets_formats.py with torchvision 0.14) and its
 // expectations.
@@ -19,6 +19,7 @@
 #include <ember/serialize/json.h>
 
 #include "npy.h"
+#include "temp_dir.h"
 
 namespace ember::testing {
 
@@ -44,30 +45,6 @@ inline const IValue& at(const IValue& v, std::string_view key) {
   EMBER_CHECK(m, "expected.json: no member ", key);
   return *m;
 }
-
-// A folder under the system temp folder, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/ember_formats_XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    EMBER_CHECK(::mkdtemp(buf.data()) != nullptr, "mkdtemp failed");
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& rel) const { return path_ + "/" + rel; }
-
- private:
-  std::string path_;
-};
 
 inline void write_bytes(const std::string& path, std::string_view bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());

@@ -98,7 +98,7 @@ TEST(FormatsDatasetFolder, ExtensionsAndOrder) {
   // "b/x/deep" ('/' 0x2F sorts after '-' and '.'); files sort as strings
   // ("10" < "2"). This list is what torchvision 0.14 returns for this tree.
   std::vector<std::string> rel;
-  for (const auto& s : ds.samples()) rel.push_back(s.first.substr(tmp.path().size() + 1));
+  for (const auto& s : ds.samples()) rel.push_back(s.first.substr(tmp.path().string().size() + 1));
   std::vector<std::string> expected = {"a/q.npy",     "b/10.npy",    "b/2.npy",        "b/x/1.NPY",
                                        "b/x-y/0.npy", "b/x.y/0.npy", "b/x/deep/2.npy", "c d/e.npy"};
   EXPECT_EQ(rel, expected);
@@ -119,7 +119,7 @@ TEST(FormatsDatasetFolder, FollowsLinksWithoutLooping) {
                                   .extensions = {".png"}});
   EXPECT_EQ(ds.classes(), (std::vector<std::string>{"cls", "other"}));
   std::vector<std::string> rel;
-  for (const auto& s : ds.samples()) rel.push_back(s.first.substr(tmp.path().size() + 1));
+  for (const auto& s : ds.samples()) rel.push_back(s.first.substr(tmp.path().string().size() + 1));
   EXPECT_EQ(rel, (std::vector<std::string>{"data/cls/a.png", "data/cls/linked/b.png",
                                            "data/other/b.png"}));
 }

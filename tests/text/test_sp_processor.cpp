@@ -51,8 +51,9 @@ TEST_P(SpParity, EncodesAndDecodesLikePython) {
     EXPECT_EQ(sp.encode_as_pieces(lines_[i]), split(pieces[i], '\t')) << "line " << i;
     EXPECT_EQ(sp.decode_ids(got), decoded[i]) << "line " << i;
     // Pieces keep the surface of unknown characters, which ids decode to " \u2047 ".
-    if (std::find(got.begin(), got.end(), sp.unk_id()) == got.end())
+    if (std::find(got.begin(), got.end(), sp.unk_id()) == got.end()) {
       EXPECT_EQ(sp.decode_pieces(split(pieces[i], '\t')), decoded[i]) << "line " << i;
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include <ember/text/sentencepiece.h>
 
 #include "sp_test_util.h"
+#include "temp_dir.h"
 
 namespace test_sp_train_test {
 
@@ -38,16 +39,7 @@ SentencePieceTrainOptions bpe_options() {
   return o;
 }
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() /
-           ("ember_sp_train_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using ember::testing::TempDir;  // temp_dir.h
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -106,7 +98,7 @@ TEST(SpTrain, ThreadCountMovesOnlyTheScoresLastBits) {
 TEST(SpTrain, FromFilesWritesModelAndVocab) {
   TempDir dir;
   auto options = unigram_options();
-  options.model_prefix = (dir.path / "m").string();
+  options.model_prefix = (dir.path() / "m").string();
   const std::string model = ember::text::train_sentencepiece({fixture("corpus.txt")}, options);
   EXPECT_EQ(read_bytes(options.model_prefix + ".model"), model);
   const auto vocab = read_lines(options.model_prefix + ".vocab");
@@ -123,7 +115,7 @@ TEST(SpTrain, FromFilesWritesModelAndVocab) {
 
 TEST(SpTrain, GenerateSpModelUsesTorchtextsDefaultsAndReportsTheLibrarysError) {
   TempDir dir;
-  const std::string prefix = (dir.path / "m_user").string();
+  const std::string prefix = (dir.path() / "m_user").string();
   // torchtext's default vocab_size (20000) is too large for a 600-line corpus:
   // the library's message comes through.
   const std::string e = error_of([&] { ember::text::generate_sp_model(fixture("corpus.txt"), 20000, "unigram", prefix); });

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the text dataset tests: a temporary folder, writing files, and
+// Helpers of the text dataset tests: writing files and
 // reading the `<label> <byte length>\n<bytes>\n` expected-record files that
 // scripts/fixtures/text_textdata.py writes.
 #include <cstdlib>
@@ -13,31 +13,14 @@
 #include <ember/core/error.h>
 #include <ember/datasets/iterable_dataset.h>
 
+#include "temp_dir.h"
+
 namespace textdata_test_util {
 
 inline std::filesystem::path fixture_dir() { return std::filesystem::path(EMBER_TEST_DATA_DIR) / "text" / "text_textdata"; }
 
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/ember_textdata_XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    EMBER_CHECK(::mkdtemp(buf.data()) != nullptr, "mkdtemp failed");
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+// TempDir("ember_textdata"): a folder removed with everything in it.
+using ember::testing::TempDir;
 
 inline void write_file(const std::filesystem::path& path, std::string_view bytes) {
   std::filesystem::create_directories(path.parent_path());
