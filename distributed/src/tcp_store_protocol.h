@@ -60,13 +60,14 @@ struct Message {
 
 enum class Parse { kIncomplete, kComplete, kMalformed };
 
-// Parses one message from the front of buffer; on kComplete, `consumed` bytes
-// made it.
-inline Parse parse(const std::string& buffer, Message& message, size_t& consumed) {
-  if (buffer.size() < 5) return Parse::kIncomplete;
-  const uint32_t argc = get_u32(&buffer[1]);
+// Parses one message from buffer at offset; on kComplete, the `consumed` bytes
+// from offset made it. An incomplete argument is not copied, so re-parsing as
+// a large value trickles in stays cheap.
+inline Parse parse(const std::string& buffer, Message& message, size_t& consumed, size_t offset = 0) {
+  if (buffer.size() < offset + 5) return Parse::kIncomplete;
+  const uint32_t argc = get_u32(&buffer[offset + 1]);
   if (argc > (1u << 20)) return Parse::kMalformed;
-  size_t pos = 5;
+  size_t pos = offset + 5;
   std::vector<std::string> args;
   args.reserve(argc);
   for (uint32_t i = 0; i < argc; ++i) {
@@ -78,9 +79,9 @@ inline Parse parse(const std::string& buffer, Message& message, size_t& consumed
     args.emplace_back(buffer, pos, len);
     pos += len;
   }
-  message.head = static_cast<uint8_t>(buffer[0]);
+  message.head = static_cast<uint8_t>(buffer[offset]);
   message.args = std::move(args);
-  consumed = pos;
+  consumed = pos - offset;
   return Parse::kComplete;
 }
 

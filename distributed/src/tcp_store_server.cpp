@@ -208,7 +208,7 @@ void TCPStoreServer::State::read_from(int fd) {
   while (!conn.parked) {
     Message request;
     size_t consumed = 0;
-    const Parse p = parse(conn.in.substr(offset), request, consumed);
+    const Parse p = parse(conn.in, request, consumed, offset);
     if (p == Parse::kIncomplete) break;
     if (p == Parse::kMalformed) {
       close_connection(fd);

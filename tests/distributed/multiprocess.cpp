@@ -103,7 +103,11 @@ Ranks::Ranks(const std::string& worker, int world_size, const std::map<std::stri
     const std::string log_path = logs_ / ("rank" + std::to_string(rank) + ".log");
 
     const pid_t pid = ::fork();
-    EMBER_CHECK(pid >= 0, "Ranks: fork failed: ", std::strerror(errno));
+    if (pid < 0) {
+      const std::string error = std::strerror(errno);
+      kill_all();  // the ranks started so far: a throwing constructor runs no destructor
+      EMBER_FAIL("Ranks: fork failed: ", error);
+    }
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
@@ -122,7 +126,9 @@ Ranks::Ranks(const std::string& worker, int world_size, const std::map<std::stri
   }
 }
 
-Ranks::~Ranks() {
+Ranks::~Ranks() { kill_all(); }
+
+void Ranks::kill_all() {
   for (int rank = 0; rank < size(); ++rank) {
     if (done_[rank]) continue;
     ::kill(pids_[rank], SIGKILL);

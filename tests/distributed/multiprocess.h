@@ -76,6 +76,7 @@ class Ranks {
 
  private:
   bool reap(int rank, bool block);
+  void kill_all();
 
   TempDir logs_{"ember_dist_ranks"};
   std::vector<pid_t> pids_;

@@ -114,6 +114,13 @@ TEST(InitProcessGroup, TcpInitMethod) {
   EXPECT_TRUE(ranks.all_succeed(60s));
 }
 
+TEST(InitProcessGroup, TcpInitMethodOnTheInterfaceOfGlooSocketIfname) {
+  const uint16_t port = ember::testing::free_port();
+  Ranks ranks("gloo_init_method_worker", 2,
+              {{"INIT_METHOD", "tcp://127.0.0.1:" + std::to_string(port)}, {"GLOO_SOCKET_IFNAME", "lo"}});
+  EXPECT_TRUE(ranks.all_succeed(60s));
+}
+
 TEST(InitProcessGroup, FileInitMethodRemovesItsFile) {
   ember::testing::TempDir dir("ember_init_file");
   const std::string path = dir / "rendezvous";
@@ -195,6 +202,13 @@ TEST(ProcessGroupGloo, RendezvousTimesOutWhenARankNeverComes) {
   const std::string error = store_error_of([&] { ProcessGroupGloo group(store, 0, 2, {.timeout = 300ms}); });
   EXPECT_NE(error.find("ProcessGroupGloo: the rendezvous of rank 0 of 2 failed after"), std::string::npos) << error;
   EXPECT_NE(error.find("timed out after"), std::string::npos) << error;
+}
+
+TEST(ProcessGroupGloo, AnUnknownInterfaceIsNamed) {
+  const std::string error = store_error_of([] {
+    ProcessGroupGloo group(std::make_shared<HashStore>(), 0, 1, {.timeout = 10s, .interface = "ember_no_if0"});
+  });
+  EXPECT_NE(error.find("cannot create a TCP device for interface ember_no_if0"), std::string::npos) << error;
 }
 
 // One rank in-process (world size 1) for the argument checks.
