@@ -1,5 +1,6 @@
 #include <ember/distributed/process_group_gloo.h>
 
+#include <net/if.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -67,6 +68,9 @@ std::shared_ptr<::gloo::transport::Device> create_device(const ProcessGroupGlooO
     }
   }
   if (!interface.empty()) {
+    // Checked here: gloo's own lookup throws for it but leaks its getifaddrs list.
+    EMBER_CHECK(::if_nametoindex(interface.c_str()) != 0, "ProcessGroupGloo: cannot create a TCP device for interface ",
+                interface, ": no such network interface");
     attr.iface = interface;
   } else if (!options.hostname.empty()) {
     attr.hostname = options.hostname;

@@ -225,6 +225,28 @@ TEST(TCPStore, AWaitInProgressFailsWhenTheServerDies) {
   EXPECT_NE(error.find("127.0.0.1:" + std::to_string(port)), std::string::npos) << error;
 }
 
+EMBER_DIST_WORKER(tcp_store_parked_worker) {
+  auto store = worker_client();
+  store->set("parked/" + std::to_string(rank), "");
+  store->wait({"never"});
+}
+
+TEST(TCPStore, ServerOutlivesClientsKilledWhileWaiting) {
+  TCPStoreServer server;
+  TCPStore store = client_of(server.port());
+  {
+    Ranks ranks("tcp_store_parked_worker", 3, port_env(server.port()));
+    store.wait({"parked/0", "parked/1", "parked/2"});
+    std::this_thread::sleep_for(20ms);  // their waits reach the server
+    ranks.kill(0, SIGKILL);
+    ranks.kill(1, SIGKILL);
+    store.set("never", "now");  // wakes rank 2, and maybe answers the dead ones
+    EXPECT_TRUE(ranks.wait(2, 10s).ok()) << ranks.log(2);
+  }
+  EXPECT_EQ(store.add("n", 1), 1);
+  EXPECT_EQ(client_of(server.port()).get("never"), "now");
+}
+
 TEST(TCPStore, ConnectingToNothingTimesOutNamingTheAddress) {
   const uint16_t port = free_port();
   const auto start = std::chrono::steady_clock::now();
