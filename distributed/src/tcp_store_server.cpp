@@ -321,14 +321,11 @@ void TCPStoreServer::State::handle(int fd, Connection& conn, const Message& requ
 void TCPStoreServer::State::wake_waiters() {
   for (auto it = waiters.begin(); it != waiters.end();) {
     if (missing(it->keys).empty()) {
+      // The answer goes out on the next poll round (POLLOUT).
       Connection& conn = connections.at(it->fd);
       reply(conn, kOk);
       conn.parked = false;
-      const int fd = it->fd;
       it = waiters.erase(it);
-      // Answers go out on the next poll round (POLLOUT), and the requests the
-      // client may have queued behind its wait are read then too.
-      (void)fd;
     } else {
       ++it;
     }
