@@ -14,7 +14,8 @@ packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openm
           libjpeg62-turbo-dev libpng-dev zlib1g-dev libexpat1-dev
           libsox-dev libsox-fmt-all
           libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg
-          libsentencepiece-dev libre2-dev)
+          libsentencepiece-dev libre2-dev
+          libgloo-dev)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev libfftw3-dev python3-opencv) ;;

@@ -1,0 +1,12 @@
+#pragma once
+// Ember::distributed: torch.distributed's stores and process groups.
+#include "ember/distributed/store.h"
+#include "ember/distributed/hash_store.h"
+#include "ember/distributed/prefix_store.h"
+#include "ember/distributed/file_store.h"
+#include "ember/distributed/tcp_store.h"
+#include "ember/distributed/types.h"
+#include "ember/distributed/work.h"
+#include "ember/distributed/process_group.h"
+#include "ember/distributed/process_group_gloo.h"
+#include "ember/distributed/init.h"

@@ -1,0 +1,162 @@
+#include <ember/distributed/init.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <mutex>
+
+#include <ember/core/error.h>
+#include <ember/distributed/file_store.h>
+#include <ember/distributed/prefix_store.h>
+#include <ember/distributed/process_group_gloo.h>
+#include <ember/distributed/tcp_store.h>
+
+namespace ember::distributed {
+
+namespace {
+
+std::mutex default_group_mutex;
+std::shared_ptr<ProcessGroup> default_group;
+
+std::string env_or_fail(const char* name, const char* why) {
+  const char* value = std::getenv(name);
+  EMBER_CHECK(value && *value, "init_process_group: environment variable ", name, " expected, but not set (", why,
+              ")");
+  return value;
+}
+
+int64_t parse_int(const std::string& text, const char* what) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  EMBER_CHECK(!text.empty() && errno == 0 && *end == '\0', "init_process_group: ", what, " is not an integer: '",
+              text, "'");
+  return v;
+}
+
+uint16_t parse_port(const std::string& text, const std::string& where) {
+  const int64_t port = parse_int(text, "the port");
+  EMBER_CHECK(port > 0 && port < 65536, "init_process_group: port ", port, " of ", where, " is outside [1, 65535]");
+  return static_cast<uint16_t>(port);
+}
+
+// "host:port" or "[v6]:port".
+std::pair<std::string, uint16_t> split_host_port(const std::string& text, const std::string& init_method) {
+  const auto colon = text.rfind(':');
+  EMBER_CHECK(colon != std::string::npos && colon > 0, "init_process_group: ", init_method,
+              " has no host:port");
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return {host, parse_port(text.substr(colon + 1), init_method)};
+}
+
+std::shared_ptr<Store> tcp_store(const std::string& host, uint16_t port, int64_t rank, int64_t world_size,
+                                 std::chrono::milliseconds timeout) {
+  return std::make_shared<TCPStore>(host, TCPStoreOptions{.port = port, .is_master = rank == 0,
+                                                          .world_size = world_size, .timeout = timeout});
+}
+
+std::shared_ptr<ProcessGroup> checked_default(const char* caller) {
+  std::lock_guard<std::mutex> lock(default_group_mutex);
+  EMBER_CHECK(default_group != nullptr, caller,
+              ": the default process group has not been initialized (call init_process_group first)");
+  return default_group;
+}
+
+}  // namespace
+
+std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, const InitOptions& options) {
+  std::string name = backend;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  EMBER_CHECK(name == "gloo", "init_process_group: unknown backend '", backend,
+              "'; Ember::distributed offers: gloo");
+  {
+    std::lock_guard<std::mutex> lock(default_group_mutex);
+    EMBER_CHECK(default_group == nullptr,
+                "init_process_group: the default process group is already initialized (destroy_process_group first)");
+  }
+  EMBER_CHECK(!(options.store && options.init_method), "init_process_group: init_method '", *options.init_method,
+              "' and a store were both given; pass one");
+  int64_t rank = options.rank;
+  int64_t world_size = options.world_size;
+  std::shared_ptr<Store> store = options.store;
+  if (!store) {
+    const std::string method = options.init_method.value_or("env://");
+    if (method.rfind("env://", 0) == 0) {
+      const std::string why = "env:// rendezvous";
+      const std::string addr = env_or_fail("MASTER_ADDR", why.c_str());
+      const uint16_t port = parse_port(env_or_fail("MASTER_PORT", why.c_str()), "MASTER_PORT");
+      if (rank < 0) rank = parse_int(env_or_fail("RANK", why.c_str()), "RANK");
+      if (world_size < 0) world_size = parse_int(env_or_fail("WORLD_SIZE", why.c_str()), "WORLD_SIZE");
+      EMBER_CHECK(world_size >= 1 && rank >= 0 && rank < world_size, "init_process_group: rank ", rank,
+                  " is outside [0, ", world_size, ")");
+      store = tcp_store(addr, port, rank, world_size, options.timeout);
+    } else {
+      EMBER_CHECK(rank >= 0 && world_size >= 1, "init_process_group: ", method,
+                  " needs rank and world_size, got rank ", rank, " and world_size ", world_size);
+      EMBER_CHECK(rank < world_size, "init_process_group: rank ", rank, " is outside [0, ", world_size, ")");
+      if (method.rfind("tcp://", 0) == 0) {
+        const auto [host, port] = split_host_port(method.substr(6), method);
+        store = tcp_store(host, port, rank, world_size, options.timeout);
+      } else if (method.rfind("file://", 0) == 0) {
+        EMBER_CHECK(method.size() > 7, "init_process_group: ", method, " names no file");
+        store = std::make_shared<FileStore>(method.substr(7), options.timeout);
+      } else {
+        EMBER_FAIL("init_process_group: unknown init_method '", method, "' (env://, tcp://host:port, file://path)");
+      }
+    }
+  } else {
+    EMBER_CHECK(rank >= 0 && world_size >= 1 && rank < world_size,
+                "init_process_group: a store needs rank in [0, world_size), got rank ", rank, " and world_size ",
+                world_size);
+  }
+  // As c10d: the default group's keys live under "default_pg/".
+  auto group = std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("default_pg", store), rank,
+                                                  world_size, ProcessGroupGlooOptions{.timeout = options.timeout});
+  std::lock_guard<std::mutex> lock(default_group_mutex);
+  EMBER_CHECK(default_group == nullptr, "init_process_group: another thread initialized the default group meanwhile");
+  default_group = group;
+  return group;
+}
+
+bool is_initialized() {
+  std::lock_guard<std::mutex> lock(default_group_mutex);
+  return default_group != nullptr;
+}
+
+std::shared_ptr<ProcessGroup> default_process_group() { return checked_default("default_process_group"); }
+int64_t get_rank() { return checked_default("get_rank")->rank(); }
+int64_t get_world_size() { return checked_default("get_world_size")->size(); }
+
+void destroy_process_group() {
+  std::shared_ptr<ProcessGroup> group;
+  {
+    std::lock_guard<std::mutex> lock(default_group_mutex);
+    EMBER_CHECK(default_group != nullptr, "destroy_process_group: there is no default process group");
+    group = std::move(default_group);
+  }
+  group.reset();  // waits for its queued collectives when this was the last reference
+}
+
+namespace {
+std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
+  if (async_op) return work;
+  work->wait();
+  return nullptr;
+}
+}  // namespace
+
+std::shared_ptr<Work> broadcast(Tensor& tensor, int64_t src, bool async_op) {
+  return finish(checked_default("broadcast")->broadcast(tensor, {.root_rank = src}), async_op);
+}
+
+std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, bool async_op) {
+  return finish(checked_default("all_reduce")->all_reduce(tensor, {.reduce_op = op}), async_op);
+}
+
+std::shared_ptr<Work> barrier(bool async_op) {
+  return finish(checked_default("barrier")->barrier(), async_op);
+}
+
+}  // namespace ember::distributed
