@@ -50,3 +50,22 @@ inline void expect_waveform(const Tensor& w, const IValue& rec) {
 inline const std::vector<IValue>& as_list(const IValue& v) { return v.to_list(); }
 
 }  // namespace ember::testing
+
+namespace ember::testing {
+
+// ../shared/data/generated/speech (EMBER_SHARED_DATA overrides ../shared/data),
+// found from the repository or a worktree beside it; "" when absent.
+inline std::string shared_speech_dir() {
+  if (const char* env = std::getenv("EMBER_SHARED_DATA")) {
+    const std::string p = std::string(env) + "/generated/speech";
+    return std::filesystem::is_directory(p) ? p : "";
+  }
+  const std::string repo = std::string(EMBER_TEST_DATA_DIR) + "/../..";
+  for (const char* up : {"/..", "/../.."}) {
+    const std::string candidate = repo + up + "/shared/data/generated/speech";
+    if (std::filesystem::is_directory(candidate)) return candidate;
+  }
+  return "";
+}
+
+}  // namespace ember::testing

@@ -4,7 +4,8 @@
 // collates as default_collate, and returns the lengths before padding (as
 // torchaudio's recipes batch LibriSpeech with pad_sequence and keep lengths).
 //
-//   DataLoader loader(std::make_shared<LIBRISPEECH>(root), {.batch_size = 8}, PadCollate{});
+//   DataLoader<LibriSpeechSample, PaddedBatch<LibriSpeechSample>> loader(
+//       std::make_shared<LIBRISPEECH>(root), {.batch_size = 8}, PadCollate{});
 //   for (auto& b : loader) {
 //     b.batch.waveform;    // float32 [8, 1, longest]
 //     b.lengths;           // int64 [8]: each sample's frames
