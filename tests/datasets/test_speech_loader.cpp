@@ -45,7 +45,9 @@ TEST(SpeechLoader, PadCollatePadsToTheLongestAndKeepsLengths) {
         EXPECT_EQ(b.lengths.select(0, j).item<int64_t>(), len);
         const Tensor row = b.batch.waveform.select(0, j);
         EXPECT_TRUE(row.narrow(1, 0, len).equal(s.waveform));
-        if (len < longest) EXPECT_TRUE(row.narrow(1, len, longest - len).equal(zeros({1, longest - len})));
+        if (len < longest) {
+          EXPECT_TRUE(row.narrow(1, len, longest - len).equal(zeros({1, longest - len})));
+        }
         EXPECT_EQ(b.batch.transcript[static_cast<size_t>(j)], s.transcript);
         EXPECT_EQ(b.batch.speaker_id.select(0, j).item<int64_t>(), s.speaker_id);
         EXPECT_EQ(b.batch.utterance_id.select(0, j).item<int64_t>(), s.utterance_id);
@@ -128,7 +130,9 @@ class SharedSpeech : public ::testing::TestWithParam<std::string> {
     ASSERT_NE(it, manifest_.end()) << "not in MANIFEST.txt";
     EXPECT_EQ(rate, it->second.rate);
     EXPECT_EQ(w.size(0), it->second.channels);
-    if (path.size() < 4 || path.substr(path.size() - 4) != ".mp3") EXPECT_EQ(w.size(1), it->second.frames);
+    if (path.size() < 4 || path.substr(path.size() - 4) != ".mp3") {
+      EXPECT_EQ(w.size(1), it->second.frames);
+    }
   }
   std::string root_;
   std::map<std::string, ManifestEntry> manifest_;
@@ -205,7 +209,9 @@ TEST_P(SharedSpeech, EverySampleLoadsAsTheManifestSays) {
         SourceSeparationSample s = ds.get(i);
         expect_listed(root_ + "/Libri2Mix/" + ds.metadata(i).mixture_path, s.mixture, s.sample_rate);
         const std::string& name = ds.files()[static_cast<size_t>(i)];
-        if (lengths.count(name)) EXPECT_EQ(s.mixture.size(1), lengths[name]) << name;
+        if (lengths.count(name)) {
+          EXPECT_EQ(s.mixture.size(1), lengths[name]) << name;
+        }
         EXPECT_EQ(s.sources.size(), std::string(task) == "enh_both" ? 1u : 2u);
       }
     }
