@@ -11,6 +11,7 @@
 #include "ember/datasets/iterable_dataset.h"
 #include "ember/datasets/map_dataset.h"
 #include "ember/datasets/progress.h"
+#include "ember/datasets/speech.h"
 #include "ember/datasets/sampler.h"
 #include "ember/datasets/subset.h"
 #include "ember/datasets/tensor_dataset.h"
