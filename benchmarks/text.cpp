@@ -7,10 +7,12 @@
 // repeated and cut, written to the scratch folder for the peers. Workloads:
 //  - sp_encode_100k_1thread: SentencePiece ids of every line with
 //    ../shared/data/tokenizers/spm_example.model, one line after another on
-//    one thread, vs python3-sentencepiece 0.1.97's encode(list) (a loop in
-//    one thread).
+//    one thread, vs python3-sentencepiece 0.1.97's encode(list,
+//    num_threads=1) (its C++ batch encoder on one thread; its default, -1,
+//    takes every core).
 //  - sp_encode_100k_batched: the same with encode_batch_as_ids on the
-//    harness's threads, vs the same single-threaded peer (target 1.8x on 2).
+//    harness's threads, vs the same single-threaded peer (target 1.8x on 2)
+//    and vs encode(list, num_threads=<the harness's threads>).
 //  - basic_english_vocab_100k: get_tokenizer("basic_english") then the vocab's
 //    lookup_indices per line, vs torchtext 0.14's _basic_english_normalize
 //    (Python re) and a dict lookup with a default index
@@ -143,7 +145,10 @@ ember_bench::Workload sp_encode(bool batched) {
               for (const auto& line : c.lines) ids.push_back(sp->encode_as_ids(line));
               return flatten(ids);
             };
-            Case k = external_only(run, peer("sentencepiece_1thread", "sp_encode", {"--model", model}));
+            Case k = external_only(run, peer("sentencepiece_1thread", "sp_encode", {"--model", model, "--sp-threads", "1"}));
+            if (batched)
+              k.external_peers.push_back(
+                  peer("sentencepiece_batched", "sp_encode", {"--model", model, "--sp-threads", "all"}));
             k.units = kLines;
             k.unit_name = "line";
             // The batched encoder is the one that uses the threads: also timed
