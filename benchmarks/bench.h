@@ -2,6 +2,10 @@
 // Side-by-side benchmark harness: each workload runs with Ember and with
 // libtorch (the peer) in one process, on the same inputs and thread count.
 //
+// The harness is built twice (Note [Two harness builds]): into ember_bench
+// with libtorch (EMBER_BENCH_LIBTORCH=1), and into ember_bench_text without it
+// (EMBER_BENCH_LIBTORCH=0), whose peers all run in other processes.
+//
 // A suite area (core_elementwise.cpp, core_reduce.cpp, ...) registers its
 // workloads with a table:
 //
@@ -16,7 +20,12 @@
 //
 // make() builds the inputs once, right before the workload is timed, so only
 // one workload's tensors are alive at a time.
+#ifndef EMBER_BENCH_LIBTORCH
+#error "EMBER_BENCH_LIBTORCH must be 0 or 1 (benchmarks/CMakeLists.txt defines it)"
+#endif
+#if EMBER_BENCH_LIBTORCH
 #include <ATen/ATen.h>
+#endif
 
 #include <functional>
 #include <optional>
@@ -27,6 +36,22 @@
 #include "ember/ember.h"
 
 namespace ember_bench {
+
+// Note [Two harness builds]
+// Debian's libsentencepiece bundles its own protobuf-lite and crashes any
+// process that also loads libtorch (docs/text.md, "SentencePiece"), so the
+// text suite cannot live in ember_bench. The harness's sources (main,
+// measure, report, registry, external peers, scratch, busy core) know the
+// in-process peer's result only as PeerTensor: a libtorch tensor in
+// ember_bench, an Ember tensor in ember_bench_text, where no workload has an
+// in-process peer and only external peers' results (bytes read back from a
+// file) are compared. tensor_bridge.cpp (libtorch) and result_check.cpp
+// (Ember alone) implement the conversions and the check for each build.
+#if EMBER_BENCH_LIBTORCH
+using PeerTensor = at::Tensor;
+#else
+using PeerTensor = ember::Tensor;
+#endif
 
 // A reference ceiling: the same work done by a specialised library that is
 // not a peer Ember is compared with as a product (e.g. FFTW for transforms,
@@ -39,7 +64,7 @@ struct Ceiling {
   std::function<void()> run;  // one run; writes into buffers the workload owns
   // Optional: the result of the last run as a libtorch tensor (may alias those
   // buffers), checked against the peer's result like Ember's.
-  std::function<at::Tensor()> result = {};
+  std::function<PeerTensor()> result = {};
 };
 
 // A peer in another process, e.g. torchvision through Python: after the
@@ -62,7 +87,7 @@ struct Case {
   // The in-process peer. May be empty when a workload has only external peers
   // (e.g. video decoding vs torchvision and PyAV): Ember is then timed alone
   // and each external peer's row is the only one.
-  std::function<at::Tensor()> peer;
+  std::function<PeerTensor()> peer;
   // Memory traffic of one run (bytes read + written, STREAM convention) for
   // the achieved-bandwidth column; 0 when the workload is not a stream.
   double bytes = 0;
@@ -103,6 +128,7 @@ struct Workload {
 bool add_workloads(std::vector<Workload> workloads);
 const std::vector<Workload>& workloads();
 
+#if EMBER_BENCH_LIBTORCH
 // The same values as an Ember tensor and a libtorch tensor (separate copies).
 struct Twin {
   ember::Tensor e;
@@ -112,12 +138,20 @@ Twin twin(const at::Tensor& t);
 
 ember::Tensor to_ember(const at::Tensor& t);
 at::Tensor to_torch(const ember::Tensor& t);
+#endif
 
 // "" when the results agree (same shape and dtype, allclose for floating
 // results, equal otherwise), else a short description of the difference.
-std::string compare(const ember::Tensor& ours, const at::Tensor& peer, double rtol, double atol);
+std::string compare(const ember::Tensor& ours, const PeerTensor& peer, double rtol, double atol);
+#if EMBER_BENCH_LIBTORCH
 // The same for two libtorch tensors (e.g. a ceiling's result).
 std::string compare(const at::Tensor& ours, const at::Tensor& peer, double rtol, double atol);
+#endif
+
+// A peer-side tensor holding a copy of `bytes` (C order) with `like`'s shape
+// and dtype: an external peer's result, read back from its file. `bytes`
+// must hold like.nbytes() bytes.
+PeerTensor peer_tensor_from_bytes(const void* bytes, const ember::Tensor& like);
 
 // A folder for the files workloads hand to external peers: made on first use,
 // removed with its contents when ember_bench exits.

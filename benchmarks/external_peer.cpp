@@ -102,15 +102,13 @@ std::string check_result(const std::string& path, const ember::Tensor& ember_res
   std::ifstream f(path, std::ios::binary);
   if (!f) return "no result file";
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const at::Tensor ours = to_torch(ember_result);
-  const size_t expected = static_cast<size_t>(ours.numel()) * ours.element_size();
+  const size_t expected = static_cast<size_t>(ember_result.numel()) * ember_result.element_size();
   if (bytes.size() != expected) {
     std::ostringstream s;
     s << "result of " << bytes.size() << " bytes vs Ember's " << expected;
     return s.str();
   }
-  const at::Tensor theirs = at::from_blob(bytes.data(), ours.sizes(), ours.options());
-  return compare(ember_result, theirs, rtol, atol);
+  return compare(ember_result, peer_tensor_from_bytes(bytes.data(), ember_result), rtol, atol);
 }
 
 }  // namespace

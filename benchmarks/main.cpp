@@ -2,8 +2,11 @@
 // Runs every workload of a suite with Ember and with its peers (libtorch, or
 // what the workload names), prints a table and writes one JSON line per
 // (workload, peer) to DIR/<suite>.jsonl.
+#include "bench.h"  // first: EMBER_BENCH_LIBTORCH's check
+#if EMBER_BENCH_LIBTORCH
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,7 +17,6 @@
 #include <optional>
 #include <string>
 
-#include "bench.h"
 #include "busy_core.h"
 #include "external_peer.h"
 #include "measure.h"
@@ -143,11 +145,15 @@ Timed time_workload(const std::string& name, const ember_bench::Case& c, const e
 
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
+#if EMBER_BENCH_LIBTORCH
   // The peer's fastest documented inference path: no autograd bookkeeping.
   c10::InferenceMode inference_mode;
+#endif
   ember::set_num_threads(args.threads);
+#if EMBER_BENCH_LIBTORCH
   at::set_num_threads(args.threads);
   at::manual_seed(0);
+#endif
 
   std::vector<const ember_bench::Workload*> selected;
   for (const auto& w : ember_bench::workloads())

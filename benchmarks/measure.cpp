@@ -46,7 +46,7 @@ Measurement measure(const Case& c, const TimingOptions& o) {
     if (!c.peer) {  // external peers only: their results are checked later
       c.ember();
     } else {
-      const at::Tensor peer_result = c.peer();
+      const PeerTensor peer_result = c.peer();
       m.mismatch = compare(c.ember(), peer_result, c.rtol, c.atol);
       if (ceiling) {
         ceiling->run();

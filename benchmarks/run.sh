@@ -3,7 +3,8 @@
 # workload's other peers: raw libjpeg / libpng; torchvision, PyAV, torchaudio in
 # Python), side by side.
 #   benchmarks/run.sh <suite> [--filter SUBSTR] [--target-s SECONDS] [--list]
-# Suites: core, autograd, nn, fft, io, data, models.
+# Suites: core, autograd, nn, fft, io, data, models, audio, text (the text
+# suite is its own binary, ember_bench_text, without libtorch).
 # Environment: EMBER_BENCH_OUT (results folder, default bench-results/),
 #   EMBER_BENCH_BUILD (build folder, default build-bench/), EMBER_BENCH_THREADS (2),
 #   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build
@@ -13,7 +14,7 @@ set -euo pipefail
 
 suite=${1:-}
 if [[ -z "$suite" || "$suite" == -* ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 shift
@@ -29,11 +30,13 @@ generator=()
 if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null; then generator=(-G Ninja); fi
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DEMBER_BUILD_BENCHMARKS=ON -DEMBER_BUILD_TESTS=OFF -DEMBER_WITH_CUDA="${EMBER_WITH_CUDA:-OFF}" >/dev/null
-CCACHE_BASEDIR=$(dirname "$root") flock "$lock" cmake --build "$build" --target ember_bench -j "$jobs"
+bench=ember_bench
+if [[ "$suite" == text ]]; then bench=ember_bench_text; fi
+CCACHE_BASEDIR=$(dirname "$root") flock "$lock" cmake --build "$build" --target "$bench" -j "$jobs"
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then commit="$commit+dirty"; fi
-cmd=(env OMP_NUM_THREADS="$threads" "$build/benchmarks/ember_bench" "$suite"
+cmd=(env OMP_NUM_THREADS="$threads" "$build/benchmarks/$bench" "$suite"
      --threads "$threads" --out "$out" --commit "$commit" "$@")
 if [[ "${EMBER_BENCH_EXCLUSIVE:-1}" == 1 ]]; then
   flock "$lock" "${cmd[@]}"

@@ -1,4 +1,5 @@
-// Copies between Ember and libtorch tensors, and the result check.
+// Copies between Ember and libtorch tensors, and the result check, for
+// ember_bench (libtorch; result_check.cpp is ember_bench_text's).
 #include <cmath>
 #include <sstream>
 
@@ -70,6 +71,11 @@ at::Tensor to_torch(const ember::Tensor& t) {
 }
 
 Twin twin(const at::Tensor& t) { return {to_ember(t), t.contiguous()}; }
+
+at::Tensor peer_tensor_from_bytes(const void* bytes, const ember::Tensor& like) {
+  std::vector<int64_t> sizes(like.sizes().begin(), like.sizes().end());
+  return at::from_blob(const_cast<void*>(bytes), sizes, at::TensorOptions(to_torch_dtype(like.dtype()))).clone();
+}
 
 std::string compare(const ember::Tensor& ours, const at::Tensor& peer, double rtol, double atol) {
   return compare(to_torch(ours), peer, rtol, atol);
