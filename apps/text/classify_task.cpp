@@ -246,6 +246,7 @@ TextResult train_classifier(const TextConfig& c) {
     state.epochs_done = resume->state.epochs_done;
     state.best_val = resume->state.best_val;
     state.last_val = resume->state.last_val;
+    state.history = resume->state.history;
     std::printf("resume: %s after epoch %lld (validation accuracy %.2f%%)\n", c.resume.c_str(),
                 static_cast<long long>(state.epochs_done), 100 * state.last_val);
   }
@@ -266,6 +267,7 @@ TextResult train_classifier(const TextConfig& c) {
   summary.vocab_size = pipeline.vocab().size();
   summary.classes = corpus.classes;
   summary.checkpoint = last_path;
+  summary.epochs = state.history;
   TextResult result;
   int64_t run_epochs = 0;
   for (int64_t epoch = state.epochs_done; epoch < epochs; ++epoch) {
@@ -319,6 +321,7 @@ TextResult train_classifier(const TextConfig& c) {
     state.last_val = val.accuracy;
     const bool best = state.epochs_done == 1 || val.accuracy > state.best_val;
     if (best) state.best_val = val.accuracy;
+    state.history.push_back(rec);
     save_text_checkpoint(last_path, model, pipeline, optimizer.get(), &scheduler, state);
     if (best) fs::copy_file(last_path, best_path, fs::copy_options::overwrite_existing);
     std::printf("epoch %lld/%lld: train loss %.4f, train acc %.2f%%, val loss %.4f, val acc %.2f%%%s, lr %g, "
@@ -327,7 +330,7 @@ TextResult train_classifier(const TextConfig& c) {
                 100.0 * static_cast<double>(correct) / static_cast<double>(seen), val.loss, 100 * val.accuracy,
                 best ? " (best)" : "", rec.lr, rec.tokens_per_s, seconds);
     std::fflush(stdout);
-    summary.epochs.push_back(rec);
+    summary.epochs = state.history;
     summary.total_seconds = seconds_since(t_start);
     write_metrics(metrics_path, summary);
     result.final_train_loss = rec.train_loss;
@@ -336,7 +339,7 @@ TextResult train_classifier(const TextConfig& c) {
   }
   result.epochs_done = state.epochs_done;
   result.checkpoint = last_path;
-  if (summary.epochs.empty()) result.val_metric = evaluate(model, corpus.val, 2 * batch_size).accuracy;
+  if (run_epochs == 0) result.val_metric = evaluate(model, corpus.val, 2 * batch_size).accuracy;
   if (state.epochs_done == epochs) {
     const Evaluation test = evaluate(model, corpus.test, 2 * batch_size);
     result.test_metric = test.accuracy;

@@ -154,6 +154,7 @@ TextResult train_language_model(const TextConfig& c) {
     state.epochs_done = resume->state.epochs_done;
     state.best_val = resume->state.best_val;
     state.last_val = resume->state.last_val;
+    state.history = resume->state.history;
     std::printf("resume: %s after epoch %lld (validation perplexity %.2f)\n", c.resume.c_str(),
                 static_cast<long long>(state.epochs_done), state.last_val);
   }
@@ -172,6 +173,7 @@ TextResult train_language_model(const TextConfig& c) {
   summary.metric = "perplexity";
   summary.vocab_size = pipeline.vocab().size();
   summary.checkpoint = last_path;
+  summary.epochs = state.history;
   TextResult result;
   const int64_t T = train_data.size(0);
   const int64_t steps = (T - 1 + c.bptt - 1) / c.bptt;
@@ -215,6 +217,7 @@ TextResult train_language_model(const TextConfig& c) {
     state.last_val = val.perplexity;
     const bool best = state.epochs_done == 1 || val.perplexity < state.best_val;
     if (best) state.best_val = val.perplexity;
+    state.history.push_back(rec);
     save_text_checkpoint(last_path, model, pipeline, optimizer.get(), &scheduler, state);
     if (best) fs::copy_file(last_path, best_path, fs::copy_options::overwrite_existing);
     std::printf("epoch %lld/%lld: train loss %.4f (ppl %.2f), valid loss %.4f, valid ppl %.2f%s, lr %g, "
@@ -223,7 +226,7 @@ TextResult train_language_model(const TextConfig& c) {
                 std::exp(rec.train_loss), val.loss, val.perplexity, best ? " (best)" : "", lr_now, rec.tokens_per_s,
                 seconds);
     std::fflush(stdout);
-    summary.epochs.push_back(rec);
+    summary.epochs = state.history;
     summary.total_seconds = seconds_since(t_start);
     write_metrics(metrics_path, summary);
     result.final_train_loss = rec.train_loss;
@@ -232,7 +235,7 @@ TextResult train_language_model(const TextConfig& c) {
   }
   result.epochs_done = state.epochs_done;
   result.checkpoint = last_path;
-  if (summary.epochs.empty()) result.val_metric = evaluate(model, val_data, c.bptt).perplexity;
+  if (run_epochs == 0) result.val_metric = evaluate(model, val_data, c.bptt).perplexity;
   if (state.epochs_done == epochs) {
     const Evaluation test = evaluate(model, test_data, c.bptt);
     result.test_metric = test.perplexity;

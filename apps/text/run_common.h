@@ -39,16 +39,6 @@ std::optional<TextCheckpoint> load_resume(const TextConfig& config, const std::s
 // SGD (no momentum, as both tutorials) or AdamW.
 std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, double lr, std::vector<Tensor> params);
 
-struct EpochRecord {
-  int64_t epoch = 0;
-  double train_loss = 0;
-  double val_metric = 0;  // accuracy or perplexity
-  double val_loss = 0;
-  double lr = 0;
-  double seconds = 0;
-  double tokens_per_s = 0;
-};
-
 struct MetricsSummary {
   std::string task, model, tokenizer, metric;  // metric: "accuracy" or "perplexity"
   int64_t vocab_size = 0;

@@ -99,6 +99,14 @@ void save_text_checkpoint(const std::string& path, const TextModel& model, const
   meta["text.seed"] = std::to_string(state.seed);
   meta["text.best_val"] = number(state.best_val);
   meta["text.last_val"] = number(state.last_val);
+  std::string history = "[";
+  for (size_t i = 0; i < state.history.size(); ++i) {
+    const EpochRecord& e = state.history[i];
+    history += (i ? ", [" : "[") + std::to_string(e.epoch) + ", " + number(e.train_loss) + ", " +
+               number(e.val_metric) + ", " + number(e.val_loss) + ", " + number(e.lr) + ", " + number(e.seconds) +
+               ", " + number(e.tokens_per_s) + "]";
+  }
+  meta["text.history"] = history + "]";
 
   std::string vocab_bytes;
   std::vector<int64_t> lengths;
@@ -138,6 +146,14 @@ TextCheckpoint load_text_checkpoint(const std::string& path) {
   state.seed = static_cast<uint64_t>(parse_number(meta, "text.seed", path));
   state.best_val = parse_number(meta, "text.best_val", path);
   state.last_val = parse_number(meta, "text.last_val", path);
+  const IValue history = json::parse(entry(meta, "text.history", path), "checkpoint history");
+  EMBER_CHECK(history.is_list(), "ember-text: checkpoint '", path, "': 'text.history' is not a list");
+  for (const auto& row : history.to_list()) {
+    const std::vector<double> v = row.to_double_list();
+    EMBER_CHECK(v.size() == 7, "ember-text: checkpoint '", path, "': a 'text.history' entry is not 7 numbers");
+    state.history.push_back({.epoch = static_cast<int64_t>(v[0]), .train_loss = v[1], .val_metric = v[2],
+                             .val_loss = v[3], .lr = v[4], .seconds = v[5], .tokens_per_s = v[6]});
+  }
   const ModelSpec spec = ModelSpec::read(meta, path);
   EMBER_CHECK(state.task != "classify" || static_cast<int64_t>(state.classes.size()) == spec.num_classes,
               "ember-text: checkpoint '", path, "' lists ", state.classes.size(), " class names for ",

@@ -20,6 +20,17 @@
 
 namespace ember::apps::text_app {
 
+// One epoch of a run, as metrics.json lists it.
+struct EpochRecord {
+  int64_t epoch = 0;
+  double train_loss = 0;
+  double val_metric = 0;  // accuracy or perplexity
+  double val_loss = 0;
+  double lr = 0;
+  double seconds = 0;
+  double tokens_per_s = 0;
+};
+
 struct RunState {
   std::string task;                  // classify or lm
   std::vector<std::string> classes;  // classify: index -> name
@@ -27,6 +38,7 @@ struct RunState {
   uint64_t seed = 0;
   double best_val = 0;               // best validation accuracy, or lowest perplexity
   double last_val = 0;               // the last epoch's (the classifier's schedule reads it)
+  std::vector<EpochRecord> history;  // every epoch so far, so a resumed run's metrics.json lists them all
 };
 
 struct TextCheckpoint {
