@@ -118,7 +118,8 @@ TEST(TextApp, GeneratedCorpusIsDeterministicAndInAgNewsLayout) {
 }
 
 // The stated accuracy of docs/text.md on a reduced corpus: the mixed and
-// relabelled rows bound it near 90% (measured 89-91% for seeds 0-2).
+// relabelled rows bound it near 90% (this config measured 89.5%, 87.8% and
+// 86.0% test accuracy for seeds 0, 1, 2; the test runs seed 0).
 TEST(TextApp, EmbeddingBagClassifierReachesItsStatedAccuracy) {
   app::TextConfig c = small_config(fresh_dir("embbag_accuracy"));
   c.data.clear();  // the generated corpus, written under OUTPUT/data
@@ -133,6 +134,38 @@ TEST(TextApp, EmbeddingBagClassifierReachesItsStatedAccuracy) {
   for (const char* key : {"\"train_loss\"", "\"val_accuracy\"", "\"tokens_per_s\"", "\"seconds\"",
                           "\"test_accuracy\"", "\"epoch\": 5"})
     EXPECT_NE(metrics.find(key), std::string::npos) << key << "\n" << metrics;
+}
+
+// An IMDB layout (aclImdb/{train,test}/{pos,neg}/*.txt) read through
+// Ember::text's IMDB dataset: classes neg and pos.
+TEST(TextApp, ClassifierReadsAnImdbLayout) {
+  const fs::path root = fresh_dir("imdb");
+  const char* good[] = {"a wonderful moving film, great acting", "brilliant and beautiful, I loved it",
+                        "superb story, wonderful cast"};
+  const char* bad[] = {"a boring awful film, terrible acting", "dull and stupid, I hated it",
+                       "awful story, terrible cast"};
+  for (const char* split : {"train", "test"})
+    for (int i = 0; i < (std::string(split) == "train" ? 60 : 12); ++i) {
+      for (const char* label : {"pos", "neg"}) {
+        fs::create_directories(root / "aclImdb" / split / label);
+        std::ofstream f(root / "aclImdb" / split / label / (std::to_string(i) + "_7.txt"));
+        f << (std::string(label) == "pos" ? good[i % 3] : bad[i % 3]) << " <br /><br />number " << i;
+      }
+    }
+  app::TextConfig c = small_config(fresh_dir("imdb_out"));
+  c.data = root.string();
+  c.format = "imdb";
+  c.epochs = 4;
+  c.val_fraction = 0.1;
+  const app::TextResult r = app::train_text(c);
+  EXPECT_EQ(r.test_metric, 1.0);
+  const app::TextCheckpoint ckpt = app::load_text_checkpoint(r.checkpoint);
+  EXPECT_EQ(ckpt.state.classes, (std::vector<std::string>{"neg", "pos"}));
+  std::istringstream in("wonderful acting, I loved it\nterrible and boring\n");
+  std::ostringstream out;
+  app::predict_lines(r.checkpoint, in, out);
+  EXPECT_EQ(out.str().rfind("pos\t", 0), 0u) << out.str();
+  EXPECT_NE(out.str().find("\nneg\t"), std::string::npos) << out.str();
 }
 
 TEST(TextApp, TransformerClassifierLearns) {
@@ -336,6 +369,32 @@ TEST(TextApp, ProgramTrainsPredictsAndWritesFiles) {
   const std::string last_line = low.err.substr(low.err.rfind('\n', low.err.size() - 2) + 1);
   EXPECT_EQ(last_line.rfind("ember-text: test accuracy ", 0), 0u) << low.err;
   EXPECT_NE(last_line.find("is below --min-accuracy 0.9990"), std::string::npos) << low.err;
+}
+
+// --task lm --from-text: a plain text file split into a WikiText layout
+// under OUTPUT/data, then --predict with the LM checkpoint.
+TEST(TextApp, ProgramTrainsALanguageModelFromText) {
+  const std::string out = fresh_dir("program_lm");
+  {
+    std::ifstream in(fs::path(wikitext_corpus()) / "wikitext-2" / "wiki.train.tokens");
+    std::ofstream text(fs::path(out) / "plain.txt");
+    int n = 0;
+    for (std::string line; n < 400 && std::getline(in, line); ++n) text << line << '\n';
+  }
+  const RunResult r = run(kText + " --task lm --from-text " + out + "/plain.txt --epochs 1 --embed-dim 16 --nhead 2 " +
+                          "--layers 1 --dim-feedforward 32 --batch-size 4 --no-progress --output " + out + "/run");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* line : {"data: split 400 lines of", "wiki.{train,valid,test}.tokens (80/10/10%)",
+                           "model: transformer LM, d_model 16", "valid ppl", "test: loss", "done: 1/1 epochs"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  for (const char* split : {"train", "valid", "test"})
+    EXPECT_TRUE(fs::exists(fs::path(out) / "run" / "data" / "wikitext-2" / ("wiki." + std::string(split) + ".tokens")));
+  const RunResult p = run("echo 'investors cut interest rates' | " + kText + " --predict " + out +
+                          "/run/checkpoint.safetensors");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const double ppl = std::stod(p.out.substr(0, p.out.find('\t')));
+  EXPECT_TRUE(std::isfinite(ppl) && ppl > 1.0) << p.out;
+  EXPECT_NE(p.out.find("\tinvestors cut interest rates\n"), std::string::npos) << p.out;
 }
 
 TEST(TextApp, ProgramBadInputGivesOneErrorLine) {
