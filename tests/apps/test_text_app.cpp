@@ -33,6 +33,8 @@ void expect_one_error_line(const RunResult& r, int code, const std::string& what
   EXPECT_EQ(r.exit_code, code) << r.out << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("ember-text: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("ember-text: ember-text:"), std::string::npos) << r.err;
 }
 
 // The generated news corpus the tests share: 400 training rows per topic.
