@@ -159,4 +159,59 @@ std::shared_ptr<Work> barrier(bool async_op) {
   return finish(checked_default("barrier")->barrier(), async_op);
 }
 
+std::shared_ptr<Work> reduce(Tensor& tensor, int64_t dst, ReduceOp op, bool async_op) {
+  return finish(checked_default("reduce")->reduce(tensor, {.reduce_op = op, .root_rank = dst}), async_op);
+}
+
+std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor, bool async_op) {
+  return finish(checked_default("all_gather")->all_gather(tensor_list, tensor), async_op);
+}
+
+std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input, bool async_op) {
+  return finish(checked_default("all_gather_into_tensor")->all_gather_into_tensor(output, input), async_op);
+}
+
+std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>& gather_list, int64_t dst, bool async_op) {
+  return finish(checked_default("gather")->gather(gather_list, tensor, {.root_rank = dst}), async_op);
+}
+
+std::shared_ptr<Work> scatter(Tensor& tensor, const std::vector<Tensor>& scatter_list, int64_t src, bool async_op) {
+  return finish(checked_default("scatter")->scatter(tensor, scatter_list, {.root_rank = src}), async_op);
+}
+
+std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& input_list, ReduceOp op,
+                                     bool async_op) {
+  return finish(checked_default("reduce_scatter")->reduce_scatter(output, input_list, {.reduce_op = op}), async_op);
+}
+
+std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input,
+                                        const std::vector<int64_t>& output_split_sizes,
+                                        const std::vector<int64_t>& input_split_sizes, bool async_op) {
+  return finish(checked_default("all_to_all_single")
+                    ->all_to_all_single(output, input, output_split_sizes, input_split_sizes),
+                async_op);
+}
+
+std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, const std::vector<Tensor>& input_tensor_list,
+                                 bool async_op) {
+  return finish(checked_default("all_to_all")->all_to_all(output_tensor_list, input_tensor_list), async_op);
+}
+
+std::shared_ptr<Work> isend(const Tensor& tensor, int64_t dst, int64_t tag) {
+  return checked_default("isend")->send(tensor, dst, tag);
+}
+
+std::shared_ptr<Work> irecv(Tensor& tensor, int64_t src, int64_t tag) {
+  auto group = checked_default("irecv");
+  return src < 0 ? group->recv_anysource(tensor, tag) : group->recv(tensor, src, tag);
+}
+
+void send(const Tensor& tensor, int64_t dst, int64_t tag) { isend(tensor, dst, tag)->wait(); }
+
+int64_t recv(Tensor& tensor, int64_t src, int64_t tag) {
+  auto work = irecv(tensor, src, tag);
+  work->wait();
+  return work->source_rank();
+}
+
 }  // namespace ember::distributed

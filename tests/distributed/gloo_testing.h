@@ -72,6 +72,19 @@ inline std::vector<double> values_of(const Tensor& t) {
   return std::vector<double>(p, p + d.numel());
 }
 
+inline constexpr distributed::ReduceOp kAllOps[] = {
+    distributed::ReduceOp::SUM,  distributed::ReduceOp::PRODUCT, distributed::ReduceOp::MIN,
+    distributed::ReduceOp::MAX,  distributed::ReduceOp::BAND,    distributed::ReduceOp::BOR,
+    distributed::ReduceOp::BXOR, distributed::ReduceOp::AVG};
+
+// Raises (failing the rank) unless got's values equal expected exactly.
+inline void check_values(const Tensor& got, const std::vector<double>& expected, const std::string& what) {
+  const std::vector<double> values = values_of(got);
+  EMBER_CHECK(values.size() == expected.size(), what, ": ", values.size(), " values, expected ", expected.size());
+  for (size_t k = 0; k < values.size(); ++k)
+    EMBER_CHECK(values[k] == expected[k], what, ": element ", k, " is ", values[k], ", expected ", expected[k]);
+}
+
 // The environment that tells a rank the test's store server.
 inline std::map<std::string, std::string> store_env(const distributed::TCPStoreServer& server) {
   return {{"STORE_PORT", std::to_string(server.port())}};

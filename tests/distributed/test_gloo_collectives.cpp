@@ -24,16 +24,8 @@ using ember::testing::is_bitwise;
 using ember::testing::Ranks;
 using ember::testing::tensor_of;
 using ember::testing::values_of;
-
-constexpr ReduceOp kAllOps[] = {ReduceOp::SUM,  ReduceOp::PRODUCT, ReduceOp::MIN,  ReduceOp::MAX,
-                                ReduceOp::BAND, ReduceOp::BOR,     ReduceOp::BXOR, ReduceOp::AVG};
-
-void check_values(const Tensor& got, const std::vector<double>& expected, const std::string& what) {
-  const std::vector<double> values = values_of(got);
-  EMBER_CHECK(values.size() == expected.size(), what, ": ", values.size(), " values, expected ", expected.size());
-  for (size_t k = 0; k < values.size(); ++k)
-    EMBER_CHECK(values[k] == expected[k], what, ": element ", k, " is ", values[k], ", expected ", expected[k]);
-}
+using ember::testing::check_values;
+using ember::testing::kAllOps;
 
 // Every dtype x op, on a contiguous [3, 5] tensor and on a transposed
 // (non-contiguous) view, which must be updated in place.
