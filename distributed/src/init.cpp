@@ -197,6 +197,14 @@ std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, const 
   return finish(checked_default("all_to_all")->all_to_all(output_tensor_list, input_tensor_list), async_op);
 }
 
+std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors, ReduceOp op, bool async_op) {
+  return finish(checked_default("all_reduce_coalesced")->all_reduce_coalesced(tensors, {.reduce_op = op}), async_op);
+}
+
+void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks) {
+  checked_default("monitored_barrier")->monitored_barrier(timeout, wait_all_ranks);
+}
+
 std::shared_ptr<Work> isend(const Tensor& tensor, int64_t dst, int64_t tag) {
   return checked_default("isend")->send(tensor, dst, tag);
 }

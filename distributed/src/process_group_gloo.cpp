@@ -29,6 +29,7 @@
 #include <ember/ops/factories.h>
 #include <ember/ops/shape.h>
 
+#include "gloo_desync.h"
 #include "gloo_reduce.h"
 #include "gloo_store.h"
 
@@ -166,6 +167,7 @@ struct ProcessGroupGloo::State {
     if (tensor.defined()) outputs.push_back(tensor);
     auto work = std::make_shared<Work>(op, seq, std::move(outputs));
     queue.push_back([this, work, op, what, seq, tensor, work_tensor, body = std::move(body)]() mutable {
+      gloo_detail::record_entry(*store, rank, seq, op, what);
       const auto start = Clock::now();
       try {
         body(static_cast<uint32_t>(seq));
@@ -175,7 +177,8 @@ struct ProcessGroupGloo::State {
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
         std::ostringstream message;
         message << "ProcessGroupGloo: " << op << " " << what << " on rank " << rank << " of " << size
-                << " (sequence number " << seq << ") failed after " << ms << " ms: " << e.what();
+                << " (sequence number " << seq << ") failed after " << ms << " ms: " << e.what() << ". "
+                << gloo_detail::desync_report(*store, rank, size, seq, op);
         work->finish(std::make_exception_ptr(Error(message.str())));
       }
     });
@@ -616,6 +619,87 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
                              at += t.numel();
                            }
                          });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::all_reduce_coalesced(std::vector<Tensor>& tensors,
+                                                             const AllreduceOptions& options) {
+  EMBER_CHECK(!tensors.empty(), "ProcessGroupGloo::all_reduce_coalesced: no tensors");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    check_tensor(tensors[i], "all_reduce_coalesced");
+    EMBER_CHECK(tensors[i].dtype() == tensors[0].dtype(), "ProcessGroupGloo::all_reduce_coalesced: tensors[", i,
+                "] is ", describe_tensor(tensors[i]), ", but tensors[0] is ", tensors[0].dtype());
+  }
+  const DType dtype = tensors[0].dtype();
+  check_reduce(dtype, options.reduce_op, "all_reduce_coalesced");
+  Tensor flat = flat_concat(tensors, dtype);
+  const auto timeout = state_->timeout_of(options.timeout, timeout_);
+  auto context = state_->context;
+  const ReduceOp op = options.reduce_op;
+  const int64_t group_size = size();
+  std::vector<Tensor> outs = tensors;
+  std::ostringstream what;
+  what << "(" << reduce_op_name(op) << ", " << describe_list(tensors) << ")";
+  return state_->enqueue("all_reduce_coalesced", what.str(), Tensor(), Tensor(), [=](uint32_t tag) mutable {
+    const size_t n = static_cast<size_t>(flat.numel());
+    if (n == 0) return;
+    ::gloo::AllreduceOptions opts(context);
+    set_output(opts, dtype, flat.data_ptr(), n);
+    opts.setReduceFunction(gloo_detail::reduce_function(dtype, op));
+    opts.setTag(tag);
+    opts.setTimeout(timeout);
+    ::gloo::allreduce(opts);
+    if (op == ReduceOp::AVG) gloo_detail::divide_in_place(dtype, flat.data_ptr(), n, group_size);
+    int64_t at = 0;
+    for (Tensor& t : outs) {
+      t.copy_(flat.narrow(0, at, t.numel()).reshape(t.sizes()));
+      at += t.numel();
+    }
+  });
+}
+
+// Note [monitored_barrier]: as c10d's, a barrier that can name who is
+// missing, which Gloo's barrier cannot. It runs on the caller's thread
+// through the store: the n-th call on rank r sets "monitored_barrier/n/r";
+// rank 0 polls for every rank's key until the timeout, then either sets
+// "monitored_barrier/n/released" or raises naming the missing ranks. It does
+// not wait for the group's queued collectives (c10d's does not either).
+void ProcessGroupGloo::monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks) {
+  EMBER_CHECK(timeout.count() > 0, "ProcessGroupGloo::monitored_barrier: the timeout must be positive, got ",
+              timeout.count(), " ms");
+  Store& store = *state_->store;
+  const std::string prefix = "monitored_barrier/" + std::to_string(monitored_barriers_++) + "/";
+  const auto deadline = Clock::now() + timeout;
+  if (rank() != 0) {
+    store.set(prefix + std::to_string(rank()), "1");
+    try {
+      store.wait({prefix + "released"}, timeout);
+    } catch (const std::exception& e) {
+      EMBER_FAIL("ProcessGroupGloo::monitored_barrier: rank ", rank(), " of ", size(),
+                 " was not released by rank 0 within ", timeout.count(), " ms (rank 0 reports the missing ranks): ",
+                 e.what());
+    }
+    return;
+  }
+  std::vector<int64_t> missing;
+  for (int64_t r = 1; r < size(); ++r) missing.push_back(r);
+  for (;;) {
+    std::vector<int64_t> still;
+    for (int64_t r : missing)
+      if (!store.check({prefix + std::to_string(r)})) still.push_back(r);
+    missing = std::move(still);
+    if (missing.empty() || Clock::now() >= deadline) break;
+    // Without wait_all_ranks only the first missing rank is named, as c10d.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (missing.empty()) {
+    store.set(prefix + "released", "1");
+    return;
+  }
+  std::ostringstream names;
+  const size_t shown = wait_all_ranks ? missing.size() : 1;
+  for (size_t i = 0; i < shown; ++i) names << (i ? ", " : "") << missing[i];
+  EMBER_FAIL("ProcessGroupGloo::monitored_barrier: ", wait_all_ranks ? "ranks " : "rank ", names.str(),
+             " did not arrive within ", timeout.count(), " ms (rank 0 of ", size(), ")");
 }
 
 // Note [Gloo send and recv]: point-to-point transfers bypass the collective

@@ -280,3 +280,49 @@ INSTANTIATE_TEST_SUITE_P(ProcessGroupGloo, GlooMoreRanks, ::testing::Values(2, 4
                          [](const auto& info) { return std::to_string(info.param) + "Ranks"; });
 
 }  // namespace
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace ember::distributed;
+
+// Tensors of several shapes (one non-contiguous) reduced as one buffer.
+EMBER_DIST_WORKER(gloo_all_reduce_coalesced_worker) {
+  auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
+  for (ember::DType dtype : ember::testing::gloo_reduce_dtypes()) {
+    for (ReduceOp op : {ReduceOp::SUM, ReduceOp::MAX, ReduceOp::AVG}) {
+      std::vector<ember::Tensor> tensors;
+      std::vector<std::vector<double>> expected;
+      int64_t k0 = 0;
+      for (int64_t n : {1, 6, 4}) {
+        std::vector<double> in(n), want(n);
+        for (int64_t k = 0; k < n; ++k) {
+          in[k] = ember::testing::gloo_input_value(rank, k0 + k, dtype, op);
+          want[k] = ember::testing::gloo_expected_value(world_size, k0 + k, dtype, op);
+        }
+        k0 += n;
+        ember::Tensor t = ember::testing::tensor_of(in, dtype);
+        if (n == 6) t = t.reshape({3, 2}).t().contiguous().t();  // a non-contiguous [3, 2] view of in
+        tensors.push_back(t);
+        expected.push_back(want);
+      }
+      all_reduce_coalesced(tensors, op);
+      for (size_t i = 0; i < tensors.size(); ++i)
+        ember::testing::check_values(tensors[i].contiguous(), expected[i], "all_reduce_coalesced");
+    }
+  }
+  destroy_process_group();
+}
+
+class GlooCoalesced : public ::testing::TestWithParam<int> {};
+
+TEST_P(GlooCoalesced, AllReduceCoalescedManyShapes) {
+  TCPStoreServer server;
+  ember::testing::Ranks ranks("gloo_all_reduce_coalesced_worker", GetParam(), ember::testing::store_env(server));
+  EXPECT_TRUE(ranks.all_succeed(60s));
+}
+
+INSTANTIATE_TEST_SUITE_P(ProcessGroupGloo, GlooCoalesced, ::testing::Values(2, 4),
+                         [](const auto& info) { return std::to_string(info.param) + "Ranks"; });
+
+}  // namespace

@@ -61,6 +61,9 @@ std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input,
                                         const std::vector<int64_t>& input_split_sizes = {}, bool async_op = false);
 std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list,
                                  const std::vector<Tensor>& input_tensor_list, bool async_op = false);
+std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors, ReduceOp op = ReduceOp::SUM,
+                                           bool async_op = false);
+void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks = false);
 // Point to point on the default group: send and recv wait; isend and irecv
 // return the Work. src -1 receives from any rank; recv returns the sender.
 void send(const Tensor& tensor, int64_t dst, int64_t tag = 0);

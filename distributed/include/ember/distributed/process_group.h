@@ -4,6 +4,7 @@
 // (process_group_gloo.h) on CPU tensors. Every collective returns a Work at
 // once and runs asynchronously; collectives of one group run in the order
 // they were called, which must be the same on every rank.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,6 +33,15 @@ class ProcessGroup {
   virtual std::shared_ptr<Work> all_reduce(Tensor& tensor, const AllreduceOptions& options = {}) = 0;
   // Finishes once every rank entered it.
   virtual std::shared_ptr<Work> barrier(const BarrierOptions& options = {}) = 0;
+  // Every tensor (one dtype) is all-reduced, through one flat buffer: one
+  // collective instead of tensors.size().
+  virtual std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors,
+                                                     const AllreduceOptions& options = {}) = 0;
+  // A barrier through the store, run on the caller's thread: rank 0 waits up
+  // to timeout for every rank and raises naming the first rank that did not
+  // arrive (every such rank with wait_all_ranks); the others raise when rank
+  // 0 does not release them in time.
+  virtual void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks = false) = 0;
   // tensor on root_rank becomes the reduction of all ranks' tensors; the
   // other ranks' tensors are left as they were.
   virtual std::shared_ptr<Work> reduce(Tensor& tensor, const ReduceOptions& options = {}) = 0;

@@ -41,6 +41,9 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> broadcast(Tensor& tensor, const BroadcastOptions& options = {}) override;
   std::shared_ptr<Work> all_reduce(Tensor& tensor, const AllreduceOptions& options = {}) override;
   std::shared_ptr<Work> barrier(const BarrierOptions& options = {}) override;
+  std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors,
+                                             const AllreduceOptions& options = {}) override;
+  void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks = false) override;
   std::shared_ptr<Work> reduce(Tensor& tensor, const ReduceOptions& options = {}) override;
   std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input,
                                    const CollectiveOptions& options = {}) override;
@@ -72,6 +75,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                                   const PointToPointOptions& options, const char* op);
   std::unique_ptr<State> state_;
   std::chrono::milliseconds timeout_;
+  int64_t monitored_barriers_ = 0;  // how many this rank called (their store keys)
 };
 
 }  // namespace ember::distributed
