@@ -18,6 +18,11 @@ namespace {
 
 std::mutex default_group_mutex;
 std::shared_ptr<ProcessGroup> default_group;
+// What new_group needs of the default group: its store (unprefixed), its
+// timeout, and how many groups new_group made (each its store prefix).
+std::shared_ptr<Store> world_store;
+std::chrono::milliseconds world_timeout{0};
+int64_t groups_made = 0;
 
 std::string env_or_fail(const char* name, const char* why) {
   const char* value = std::getenv(name);
@@ -117,6 +122,9 @@ std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, con
   std::lock_guard<std::mutex> lock(default_group_mutex);
   EMBER_CHECK(default_group == nullptr, "init_process_group: another thread initialized the default group meanwhile");
   default_group = group;
+  world_store = store;
+  world_timeout = options.timeout;
+  groups_made = 0;
   return group;
 }
 
@@ -135,8 +143,42 @@ void destroy_process_group() {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group != nullptr, "destroy_process_group: there is no default process group");
     group = std::move(default_group);
+    world_store.reset();
   }
   group.reset();  // waits for its queued collectives when this was the last reference
+}
+
+// Note [new_group]: as c10d, every rank of the world calls new_group with
+// the same ranks in the same order (members or not), so that the n-th group
+// gets the store prefix "group_<n>" on every rank; members rendezvous there
+// as ranks 0..k-1 in the order of the sorted ranks, the others get null
+// (c10d's GroupMember.NON_GROUP_MEMBER).
+std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optional<std::chrono::milliseconds> timeout) {
+  std::shared_ptr<Store> store;
+  int64_t world_size = 0, world_rank = 0, index = 0;
+  std::chrono::milliseconds group_timeout{0};
+  {
+    std::lock_guard<std::mutex> lock(default_group_mutex);
+    EMBER_CHECK(default_group != nullptr, "new_group: there is no default process group (call init_process_group)");
+    store = world_store;
+    world_size = default_group->size();
+    world_rank = default_group->rank();
+    group_timeout = timeout ? *timeout : world_timeout;
+    index = groups_made++;
+  }
+  if (ranks.empty())
+    for (int64_t r = 0; r < world_size; ++r) ranks.push_back(r);
+  std::sort(ranks.begin(), ranks.end());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    EMBER_CHECK(ranks[i] >= 0 && ranks[i] < world_size, "new_group: rank ", ranks[i], " is outside [0, ", world_size,
+                ")");
+    EMBER_CHECK(i == 0 || ranks[i] != ranks[i - 1], "new_group: rank ", ranks[i], " is listed twice");
+  }
+  const auto member = std::find(ranks.begin(), ranks.end(), world_rank);
+  if (member == ranks.end()) return nullptr;
+  return std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("group_" + std::to_string(index), store),
+                                            member - ranks.begin(), static_cast<int64_t>(ranks.size()),
+                                            ProcessGroupGlooOptions{.timeout = group_timeout});
 }
 
 namespace {

@@ -39,6 +39,13 @@ int64_t get_world_size();
 // Waits for the default group's queued collectives and removes it.
 void destroy_process_group();
 
+// A group of some ranks of the default group (empty: all), ranked by their
+// order; every rank must call it, in the same order of calls (Note
+// [new_group] in init.cpp). Non-members get null. The timeout defaults to the
+// default group's.
+std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks = {},
+                                        std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
 // Collectives on the default group. Without async_op they wait and return
 // null; with it they return the Work.
 std::shared_ptr<Work> broadcast(Tensor& tensor, int64_t src, bool async_op = false);
