@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <complex>
 #include <cstring>
 #include <cstdlib>
 #include <deque>
@@ -113,6 +114,12 @@ void set_output(Options& opts, DType dtype, void* data, size_t n) {
     case DType::Int64: return opts.setOutput(static_cast<int64_t*>(data), n);
     case DType::Float32: return opts.setOutput(static_cast<float*>(data), n);
     case DType::Float64: return opts.setOutput(static_cast<double*>(data), n);
+    // 16-bit floats and complex numbers: gloo only needs the element size.
+    case DType::Bool: return opts.setOutput(static_cast<uint8_t*>(data), n);
+    case DType::Float16:
+    case DType::BFloat16: return opts.setOutput(static_cast<uint16_t*>(data), n);
+    case DType::Complex64: return opts.setOutput(static_cast<uint64_t*>(data), n);
+    case DType::Complex128: return opts.setOutput(static_cast<std::complex<double>*>(data), n);
     default: EMBER_FAIL("ProcessGroupGloo::all_reduce: unsupported dtype ", dtype);
   }
 }
@@ -259,9 +266,10 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, const Allredu
   check_tensor(tensor, "all_reduce");
   const DType dtype = tensor.dtype();
   EMBER_CHECK(gloo_detail::reduce_dtype_supported(dtype), "ProcessGroupGloo::all_reduce: dtype ", dtype,
-              " is not supported (UInt8, Int8, Int16, Int32, Int64, Float32, Float64)");
+              " is not supported (", gloo_detail::kReduceDtypeNames, ")");
   EMBER_CHECK(gloo_detail::op_supported(dtype, options.reduce_op), "ProcessGroupGloo::all_reduce: ReduceOp ",
-              reduce_op_name(options.reduce_op), " needs an integer tensor, got ", dtype);
+              reduce_op_name(options.reduce_op), " does not apply to ", dtype,
+              " (bitwise ops need integers or bool, MIN/MAX/BAND/BOR/BXOR no complex, AVG no bool)");
   Tensor work_tensor = tensor.is_contiguous() ? tensor : tensor.contiguous();
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
   auto context = state_->context;
@@ -312,9 +320,10 @@ Tensor contiguous_of(const Tensor& t) { return t.is_contiguous() ? t : t.contigu
 
 void check_reduce(DType dtype, ReduceOp op, const char* name) {
   EMBER_CHECK(gloo_detail::reduce_dtype_supported(dtype), "ProcessGroupGloo::", name, ": dtype ", dtype,
-              " is not supported (UInt8, Int8, Int16, Int32, Int64, Float32, Float64)");
+              " is not supported (", gloo_detail::kReduceDtypeNames, ")");
   EMBER_CHECK(gloo_detail::op_supported(dtype, op), "ProcessGroupGloo::", name, ": ReduceOp ", reduce_op_name(op),
-              " needs an integer tensor, got ", dtype);
+              " does not apply to ", dtype,
+              " (bitwise ops need integers or bool, MIN/MAX/BAND/BOR/BXOR no complex, AVG no bool)");
 }
 
 void check_root(int64_t root, int64_t size, const char* name) {
