@@ -14,6 +14,8 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
@@ -146,8 +148,22 @@ struct ProcessGroupGloo::State {
   bool stopping = false;
   uint64_t sequence = 0;
   std::thread worker;
-  // One per send/recv, each waiting for its transfer (bounded by its timeout).
-  std::vector<std::thread> p2p_threads;
+  // One per send/recv, each waiting for its transfer (bounded by its timeout);
+  // with its Work, so that finished ones are joined when the next is posted.
+  std::vector<std::pair<std::thread, std::shared_ptr<Work>>> p2p_threads;
+
+  // Starts a send/recv waiter; the caller holds mutex.
+  void start_p2p(std::shared_ptr<Work> work, std::function<void()> wait) {
+    for (auto it = p2p_threads.begin(); it != p2p_threads.end();) {
+      if (it->second->is_completed()) {  // its thread has nothing left but to return
+        it->first.join();
+        it = p2p_threads.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    p2p_threads.emplace_back(std::thread(std::move(wait)), std::move(work));
+  }
 
   void run() {
     for (;;) {
@@ -232,12 +248,12 @@ ProcessGroupGloo::~ProcessGroupGloo() {
   }
   s.queued.notify_all();
   if (s.worker.joinable()) s.worker.join();
-  std::vector<std::thread> p2p;
+  std::vector<std::pair<std::thread, std::shared_ptr<Work>>> p2p;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     p2p.swap(s.p2p_threads);
   }
-  for (std::thread& t : p2p) t.join();
+  for (auto& [thread, work] : p2p) thread.join();
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, const BroadcastOptions& options) {
@@ -742,7 +758,7 @@ std::shared_ptr<Work> ProcessGroupGloo::send(const Tensor& tensor, int64_t dst_r
       state_->context->createUnboundBuffer(in.data_ptr(), in.nbytes());
   buffer->send(static_cast<int>(dst_rank), static_cast<uint64_t>(tag));
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->p2p_threads.emplace_back([work, buffer, in, timeout, what = what.str()] {
+  state_->start_p2p(work, [work, buffer, in, timeout, what = what.str()] {
     const auto start = Clock::now();
     try {
       EMBER_CHECK(buffer->waitSend(timeout), "the send was aborted");
@@ -793,7 +809,7 @@ std::shared_ptr<Work> ProcessGroupGloo::post_recv(Tensor& tensor, std::vector<in
   buffer->recv(sources, static_cast<uint64_t>(tag));
   Tensor out = tensor;
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->p2p_threads.emplace_back([work, buffer, out, work_tensor, timeout, what = what.str()]() mutable {
+  state_->start_p2p(work, [work, buffer, out, work_tensor, timeout, what = what.str()]() mutable {
     const auto start = Clock::now();
     try {
       int source = -1;
