@@ -188,6 +188,34 @@ TEST(Launcher, SignalsToTheAgentReachTheWorkers) {
   EXPECT_NE(agent.output().find("got signal 15: forwarding it to the workers"), std::string::npos) << agent.output();
 }
 
+TEST(Launcher, ARoundOfMinMaxNodesClosesAfterTheLastCall) {
+  TempDir dir("ember_run_last_call");
+  const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
+  // --nnodes 1:2 with one agent: the round closes last_call_timeout after the
+  // first node joined, with 1 node.
+  const auto start = std::chrono::steady_clock::now();
+  AgentProcess agent({"--nproc-per-node", "2", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-conf",
+                      "last_call_timeout=0.3", "--log-dir", dir / "logs", "sh", "-c",
+                      env_dump_script(dir.path().string())});
+  ASSERT_EQ(agent.wait(20s), 0) << agent.output();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 300ms);
+  EXPECT_EQ(read_env_file(dir / "env_1_0")["WORLD_SIZE"], "2");
+  EXPECT_EQ(read_env_file(dir / "env_1_0")["GROUP_WORLD_SIZE"], "1");
+}
+
+TEST(Launcher, TooFewNodesWithinTheJoinTimeoutIsAnError) {
+  TempDir dir("ember_run_join_timeout");
+  const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
+  AgentProcess agent({"--nproc-per-node", "1", "--nnodes", "2", "--rdzv-endpoint", endpoint, "--rdzv-id", "lonely",
+                      "--rdzv-conf", "join_timeout=0.3", "--log-dir", dir / "logs", "true"});
+  EXPECT_EQ(agent.wait(20s), 1);
+  EXPECT_NE(agent.output().find("ember-run: rendezvous 'lonely' round 0: only 1 of at least 2 nodes joined within the "
+                                "join timeout of 0.3 s"),
+            std::string::npos)
+      << agent.output();
+  EXPECT_FALSE(std::filesystem::exists(dir / "logs/round_0")) << "no worker started";
+}
+
 // Launched by ember-run (not by the test harness): init_process_group from
 // ember-run's environment, then an all_reduce across both nodes.
 EMBER_DIST_WORKER(launcher_all_reduce_worker) {
