@@ -280,8 +280,14 @@ class Agent {
       store_->add(key, 1);
       if (!server_) return;
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (store_->add(key, 0) < r.group_world_size && std::chrono::steady_clock::now() < deadline)
+      // (a signal that ended the round does not end this wait: the other
+      // agents are stopping their workers and still need the store; a second
+      // one does)
+      const int signal_before = g_signal.exchange(0);
+      while (store_->add(key, 0) < r.group_world_size && std::chrono::steady_clock::now() < deadline &&
+             g_signal.load() == 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (signal_before) g_signal.store(signal_before);
     } catch (const std::exception& e) {
       say(std::string("while leaving: ") + e.what());
     }
