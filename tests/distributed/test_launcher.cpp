@@ -216,6 +216,31 @@ TEST(Launcher, TooFewNodesWithinTheJoinTimeoutIsAnError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "logs/round_0")) << "no worker started";
 }
 
+TEST(Launcher, ANodeJoiningAClosedRoundIsRefused) {
+  TempDir dir("ember_run_late");
+  const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
+  const std::string d = dir.path().string();
+  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
+                      "--rdzv-conf", "last_call_timeout=0.1", "--log-dir", dir / "logs1", "sh", "-c",
+                      "touch " + d + "/started; sleep 1"});
+  ASSERT_TRUE(wait_for_file(dir / "started", 10s)) << first.output();
+  AgentProcess late({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
+                     "--local-addr", "127.0.0.2", "--log-dir", dir / "logs2", "true"});
+  EXPECT_EQ(late.wait(20s), 1);
+  EXPECT_NE(late.output().find("ember-run: rendezvous 'late' round 0 closed with 1 nodes before this node joined (as "
+                               "node 2)"),
+            std::string::npos)
+      << late.output();
+  EXPECT_EQ(first.wait(20s), 0) << first.output();
+}
+
+TEST(Launcher, BadFlagsExitWith2) {
+  AgentProcess agent({"--nproc-per-node", "0", "true"});
+  EXPECT_EQ(agent.wait(10s), 2);
+  EXPECT_NE(agent.output().find("ember-run: --nproc-per-node must be an integer >= 1, got '0'"), std::string::npos)
+      << agent.output();
+}
+
 // Launched by ember-run (not by the test harness): init_process_group from
 // ember-run's environment, then an all_reduce across both nodes.
 EMBER_DIST_WORKER(launcher_all_reduce_worker) {
