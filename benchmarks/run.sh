@@ -4,7 +4,8 @@
 # Python), side by side.
 #   benchmarks/run.sh <suite> [--filter SUBSTR] [--target-s SECONDS] [--list]
 # Suites: core, autograd, nn, fft, io, data, models, audio, text (the text
-# suite is its own binary, ember_bench_text, without libtorch).
+# suite is its own binary, ember_bench_text, without libtorch), distributed
+# (ember_bench_distributed: 2 rank processes per side, vs torch.distributed gloo).
 # Environment: EMBER_BENCH_OUT (results folder, default bench-results/),
 #   EMBER_BENCH_BUILD (build folder, default build-bench/), EMBER_BENCH_THREADS (2),
 #   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build
@@ -14,7 +15,7 @@ set -euo pipefail
 
 suite=${1:-}
 if [[ -z "$suite" || "$suite" == -* ]]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 shift
@@ -32,6 +33,8 @@ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DEMBER_BUILD_BENCHMARKS=ON -DEMBER_BUILD_TESTS=OFF -DEMBER_WITH_CUDA="${EMBER_WITH_CUDA:-OFF}" >/dev/null
 bench=ember_bench
 if [[ "$suite" == text ]]; then bench=ember_bench_text; fi
+# The distributed suite: rank processes on both sides, no libtorch in the binary.
+if [[ "$suite" == distributed ]]; then bench=ember_bench_distributed; fi
 CCACHE_BASEDIR=$(dirname "$root") flock "$lock" cmake --build "$build" --target "$bench" -j "$jobs"
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)

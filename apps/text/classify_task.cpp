@@ -49,6 +49,8 @@ std::string prepare_root(const TextConfig& c) {
                .seed = static_cast<uint64_t>(c.seed)});
     std::printf("data: generated %lld news rows of %zu topics (AG_NEWS layout) in %s in %.1f s\n",
                 static_cast<long long>(rows), news_topics().size(), root.c_str(), seconds_since(t0));
+  } else {
+    std::printf("data: reusing the generated corpus in %s (delete it to generate it again)\n", root.c_str());
   }
   return root;
 }

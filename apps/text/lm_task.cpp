@@ -31,6 +31,9 @@ std::string prepare_root(const TextConfig& c) {
       const int64_t lines = write_wikitext_from_text(c.from_text, root, c.from_text_lines);
       std::printf("data: split %lld lines of %s into %s/wikitext-2/wiki.{train,valid,test}.tokens (80/10/10%%)\n",
                   static_cast<long long>(lines), c.from_text.c_str(), root.c_str());
+    } else {
+      std::printf("data: reusing %s/wikitext-2 (written by an earlier run; delete it to split --from-text again)\n",
+                  root.c_str());
     }
     return root;
   }

@@ -39,7 +39,7 @@
 // the calls to them bind directly, never through the PLT.
 #define EMBER_CPU_KERNELS_BEGIN \
   namespace ember {             \
-  namespace __attribute__((visibility("hidden"))) cpu_kernels {
+  namespace [[gnu::visibility("hidden")]] cpu_kernels {
 #define EMBER_CPU_KERNELS_END \
   }                           \
   }
