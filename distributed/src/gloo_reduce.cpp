@@ -2,13 +2,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <complex>
 #include <type_traits>
+
+#include <ember/core/dtype.h>
+#include <ember/core/half.h>
 
 #include <ember/core/error.h>
 
 namespace ember::distributed::gloo_detail {
 
 namespace {
+
+template <class T>
+constexpr bool is_complex_v = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 
 template <class T, class Op>
 ReduceFunction elementwise(Op op) {
@@ -29,10 +36,13 @@ ReduceFunction reduce_for(ReduceOp op) {
     case ReduceOp::PRODUCT:
       return elementwise<T>([](T x, T y) { return x * y; });
     case ReduceOp::MIN:
-      // NaN propagates, as torch's gloo MIN/MAX (std::min would drop it).
-      return elementwise<T>([](T x, T y) { return (x < y || x != x) ? x : y; });
     case ReduceOp::MAX:
-      return elementwise<T>([](T x, T y) { return (x > y || x != x) ? x : y; });
+      if constexpr (!is_complex_v<T>) {
+        // NaN propagates, as torch's gloo MIN/MAX (std::min would drop it).
+        if (op == ReduceOp::MIN) return elementwise<T>([](T x, T y) { return (x < y || x != x) ? x : y; });
+        return elementwise<T>([](T x, T y) { return (x > y || x != x) ? x : y; });
+      }
+      break;
     case ReduceOp::BAND:
     case ReduceOp::BOR:
     case ReduceOp::BXOR:
@@ -56,10 +66,14 @@ auto dispatch_reduce_dtype(DType dtype, F&& f) {
     case DType::Int64: return f(int64_t{});
     case DType::Float32: return f(float{});
     case DType::Float64: return f(double{});
+    case DType::Bool: return f(bool{});
+    case DType::Float16: return f(Half{});
+    case DType::BFloat16: return f(BFloat16{});
+    case DType::Complex64: return f(complex64{});
+    case DType::Complex128: return f(complex128{});
     default: break;
   }
-  EMBER_FAIL("all_reduce: dtype ", dtype,
-             " is not supported by the gloo backend (UInt8, Int8, Int16, Int32, Int64, Float32, Float64)");
+  EMBER_FAIL("all_reduce: dtype ", dtype, " is not supported by the gloo backend (", kReduceDtypeNames, ")");
 }
 
 }  // namespace
@@ -73,6 +87,11 @@ bool reduce_dtype_supported(DType dtype) {
     case DType::Int64:
     case DType::Float32:
     case DType::Float64:
+    case DType::Bool:
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Complex64:
+    case DType::Complex128:
       return true;
     default:
       return false;
@@ -82,6 +101,11 @@ bool reduce_dtype_supported(DType dtype) {
 bool op_supported(DType dtype, ReduceOp op) {
   if (!reduce_dtype_supported(dtype)) return false;
   const bool bitwise = op == ReduceOp::BAND || op == ReduceOp::BOR || op == ReduceOp::BXOR;
+  const bool complex = dtype == DType::Complex64 || dtype == DType::Complex128;
+  // Complex numbers have no order (MIN/MAX) and no bits; the mean of bools is
+  // no bool.
+  if (complex) return op == ReduceOp::SUM || op == ReduceOp::PRODUCT || op == ReduceOp::AVG;
+  if (dtype == DType::Bool) return op != ReduceOp::AVG;
   return !bitwise || !is_floating_point(dtype);
 }
 
@@ -93,7 +117,8 @@ void divide_in_place(DType dtype, void* data, size_t n, int64_t divisor) {
   dispatch_reduce_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
     T* p = static_cast<T*>(data);
-    for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(p[i] / static_cast<T>(divisor));
+    if constexpr (!std::is_same_v<T, bool>)
+      for (size_t i = 0; i < n; ++i) p[i] = static_cast<T>(p[i] / static_cast<T>(static_cast<float>(divisor)));
     return 0;
   });
 }

@@ -12,6 +12,10 @@ namespace ember::distributed::gloo_detail {
 // gloo's reduction signature: out[i] = a[i] op b[i] for n elements.
 using ReduceFunction = std::function<void(void* out, const void* a, const void* b, size_t n)>;
 
+// The dtypes of reduce_dtype_supported, for error messages.
+inline constexpr const char* kReduceDtypeNames =
+    "Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64, Complex64, Complex128";
+
 // True when all_reduce supports dtype (and then every op on it that
 // op_supported allows).
 bool reduce_dtype_supported(DType dtype);

@@ -18,6 +18,11 @@ namespace {
 
 std::mutex default_group_mutex;
 std::shared_ptr<ProcessGroup> default_group;
+// What new_group needs of the default group: its store (unprefixed), its
+// timeout, and how many groups new_group made (each its store prefix).
+std::shared_ptr<Store> world_store;
+std::chrono::milliseconds world_timeout{0};
+int64_t groups_made = 0;
 
 std::string env_or_fail(const char* name, const char* why) {
   const char* value = std::getenv(name);
@@ -117,6 +122,9 @@ std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, con
   std::lock_guard<std::mutex> lock(default_group_mutex);
   EMBER_CHECK(default_group == nullptr, "init_process_group: another thread initialized the default group meanwhile");
   default_group = group;
+  world_store = store;
+  world_timeout = options.timeout;
+  groups_made = 0;
   return group;
 }
 
@@ -135,8 +143,42 @@ void destroy_process_group() {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group != nullptr, "destroy_process_group: there is no default process group");
     group = std::move(default_group);
+    world_store.reset();
   }
   group.reset();  // waits for its queued collectives when this was the last reference
+}
+
+// Note [new_group]: as c10d, every rank of the world calls new_group with
+// the same ranks in the same order (members or not), so that the n-th group
+// gets the store prefix "group_<n>" on every rank; members rendezvous there
+// as ranks 0..k-1 in the order of the sorted ranks, the others get null
+// (c10d's GroupMember.NON_GROUP_MEMBER).
+std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optional<std::chrono::milliseconds> timeout) {
+  std::shared_ptr<Store> store;
+  int64_t world_size = 0, world_rank = 0, index = 0;
+  std::chrono::milliseconds group_timeout{0};
+  {
+    std::lock_guard<std::mutex> lock(default_group_mutex);
+    EMBER_CHECK(default_group != nullptr, "new_group: there is no default process group (call init_process_group)");
+    store = world_store;
+    world_size = default_group->size();
+    world_rank = default_group->rank();
+    group_timeout = timeout ? *timeout : world_timeout;
+    index = groups_made++;
+  }
+  if (ranks.empty())
+    for (int64_t r = 0; r < world_size; ++r) ranks.push_back(r);
+  std::sort(ranks.begin(), ranks.end());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    EMBER_CHECK(ranks[i] >= 0 && ranks[i] < world_size, "new_group: rank ", ranks[i], " is outside [0, ", world_size,
+                ")");
+    EMBER_CHECK(i == 0 || ranks[i] != ranks[i - 1], "new_group: rank ", ranks[i], " is listed twice");
+  }
+  const auto member = std::find(ranks.begin(), ranks.end(), world_rank);
+  if (member == ranks.end()) return nullptr;
+  return std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("group_" + std::to_string(index), store),
+                                            member - ranks.begin(), static_cast<int64_t>(ranks.size()),
+                                            ProcessGroupGlooOptions{.timeout = group_timeout});
 }
 
 namespace {
@@ -157,6 +199,69 @@ std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, bool async_op) {
 
 std::shared_ptr<Work> barrier(bool async_op) {
   return finish(checked_default("barrier")->barrier(), async_op);
+}
+
+std::shared_ptr<Work> reduce(Tensor& tensor, int64_t dst, ReduceOp op, bool async_op) {
+  return finish(checked_default("reduce")->reduce(tensor, {.reduce_op = op, .root_rank = dst}), async_op);
+}
+
+std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor, bool async_op) {
+  return finish(checked_default("all_gather")->all_gather(tensor_list, tensor), async_op);
+}
+
+std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input, bool async_op) {
+  return finish(checked_default("all_gather_into_tensor")->all_gather_into_tensor(output, input), async_op);
+}
+
+std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>& gather_list, int64_t dst, bool async_op) {
+  return finish(checked_default("gather")->gather(gather_list, tensor, {.root_rank = dst}), async_op);
+}
+
+std::shared_ptr<Work> scatter(Tensor& tensor, const std::vector<Tensor>& scatter_list, int64_t src, bool async_op) {
+  return finish(checked_default("scatter")->scatter(tensor, scatter_list, {.root_rank = src}), async_op);
+}
+
+std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& input_list, ReduceOp op,
+                                     bool async_op) {
+  return finish(checked_default("reduce_scatter")->reduce_scatter(output, input_list, {.reduce_op = op}), async_op);
+}
+
+std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input,
+                                        const std::vector<int64_t>& output_split_sizes,
+                                        const std::vector<int64_t>& input_split_sizes, bool async_op) {
+  return finish(checked_default("all_to_all_single")
+                    ->all_to_all_single(output, input, output_split_sizes, input_split_sizes),
+                async_op);
+}
+
+std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, const std::vector<Tensor>& input_tensor_list,
+                                 bool async_op) {
+  return finish(checked_default("all_to_all")->all_to_all(output_tensor_list, input_tensor_list), async_op);
+}
+
+std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors, ReduceOp op, bool async_op) {
+  return finish(checked_default("all_reduce_coalesced")->all_reduce_coalesced(tensors, {.reduce_op = op}), async_op);
+}
+
+void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks) {
+  checked_default("monitored_barrier")->monitored_barrier(timeout, wait_all_ranks);
+}
+
+std::shared_ptr<Work> isend(const Tensor& tensor, int64_t dst, int64_t tag) {
+  return checked_default("isend")->send(tensor, dst, tag);
+}
+
+std::shared_ptr<Work> irecv(Tensor& tensor, int64_t src, int64_t tag) {
+  auto group = checked_default("irecv");
+  return src < 0 ? group->recv_anysource(tensor, tag) : group->recv(tensor, src, tag);
+}
+
+void send(const Tensor& tensor, int64_t dst, int64_t tag) { isend(tensor, dst, tag)->wait(); }
+
+int64_t recv(Tensor& tensor, int64_t src, int64_t tag) {
+  auto work = irecv(tensor, src, tag);
+  work->wait();
+  return work->source_rank();
 }
 
 }  // namespace ember::distributed

@@ -44,4 +44,14 @@ void Work::finish(std::exception_ptr error) {
   finished_.notify_all();
 }
 
+int64_t Work::source_rank() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return source_rank_;
+}
+
+void Work::set_source_rank(int64_t rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  source_rank_ = rank;
+}
+
 }  // namespace ember::distributed

@@ -16,10 +16,12 @@
 
 namespace ember::testing {
 
-// The dtypes all_reduce supports with the gloo backend.
+// The real dtypes all_reduce supports with the gloo backend (complex ones
+// are tested apart).
 inline const std::vector<DType>& gloo_reduce_dtypes() {
-  static const std::vector<DType> dtypes = {DType::UInt8, DType::Int8,    DType::Int16,  DType::Int32,
-                                            DType::Int64, DType::Float32, DType::Float64};
+  static const std::vector<DType> dtypes = {DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int16,
+                                            DType::Int32,   DType::Int64,    DType::Float16, DType::BFloat16,
+                                            DType::Float32, DType::Float64};
   return dtypes;
 }
 
@@ -27,10 +29,20 @@ inline bool is_bitwise(distributed::ReduceOp op) {
   return op == distributed::ReduceOp::BAND || op == distributed::ReduceOp::BOR || op == distributed::ReduceOp::BXOR;
 }
 
+// Whether op applies to dtype (as the backend's check).
+inline bool gloo_op_applies(DType dtype, distributed::ReduceOp op) {
+  if (dtype == DType::Bool) return op != distributed::ReduceOp::AVG;
+  return !is_bitwise(op) || !is_floating_point(dtype);
+}
+
 // Element k of rank's input: small values whose sums, products and averages
 // are exact in every dtype (floats are multiples of 1/4 in [-1.25, 1.25]).
 inline double gloo_input_value(int rank, int64_t k, DType dtype, distributed::ReduceOp op) {
+  if (dtype == DType::Bool) return static_cast<double>((rank * 3 + k) % 2);
   if (is_bitwise(op)) return static_cast<double>((rank * 37 + k * 11) % 100);
+  // bfloat16 holds 8 significant bits: products of powers of two stay exact.
+  if (dtype == DType::BFloat16 && op == distributed::ReduceOp::PRODUCT)
+    return std::vector<double>{0.5, 1, 2, -1}[(rank + k) % 4];
   if (is_floating_point(dtype)) return static_cast<double>((rank * 7 + k) % 11 - 5) * 0.25;
   if (dtype == DType::UInt8) return static_cast<double>(1 + (rank + k) % 3);
   return static_cast<double>((rank + k) % 5 - 2);
@@ -55,6 +67,7 @@ inline double gloo_expected_value(int world_size, int64_t k, DType dtype, distri
       case ReduceOp::BXOR: bits ^= static_cast<int64_t>(v); break;
     }
   }
+  if (dtype == DType::Bool) return is_bitwise(op) ? double(bits != 0) : double(acc != 0);  // SUM: or, PRODUCT: and
   if (is_bitwise(op)) return static_cast<double>(bits);
   if (op == ReduceOp::AVG)
     return integral ? static_cast<double>(static_cast<int64_t>(acc) / world_size) : acc / world_size;
@@ -70,6 +83,19 @@ inline std::vector<double> values_of(const Tensor& t) {
   Tensor d = t.to(DType::Float64).contiguous();
   const double* p = d.data_ptr<double>();
   return std::vector<double>(p, p + d.numel());
+}
+
+inline constexpr distributed::ReduceOp kAllOps[] = {
+    distributed::ReduceOp::SUM,  distributed::ReduceOp::PRODUCT, distributed::ReduceOp::MIN,
+    distributed::ReduceOp::MAX,  distributed::ReduceOp::BAND,    distributed::ReduceOp::BOR,
+    distributed::ReduceOp::BXOR, distributed::ReduceOp::AVG};
+
+// Raises (failing the rank) unless got's values equal expected exactly.
+inline void check_values(const Tensor& got, const std::vector<double>& expected, const std::string& what) {
+  const std::vector<double> values = values_of(got);
+  EMBER_CHECK(values.size() == expected.size(), what, ": ", values.size(), " values, expected ", expected.size());
+  for (size_t k = 0; k < values.size(); ++k)
+    EMBER_CHECK(values[k] == expected[k], what, ": element ", k, " is ", values[k], ", expected ", expected[k]);
 }
 
 // The environment that tells a rank the test's store server.

@@ -216,10 +216,17 @@ TEST(ProcessGroupGloo, ArgumentErrors) {
   ProcessGroupGloo group(std::make_shared<HashStore>(), 0, 1, {.timeout = 10s});
   Tensor f = tensor_of({1.5, 2}, DType::Float32);
   EXPECT_NE(store_error_of([&] { group.all_reduce(f, {.reduce_op = ReduceOp::BXOR}); })
-                .find("ReduceOp BXOR needs an integer tensor, got float32"),
+                .find("ReduceOp BXOR does not apply to float32"),
             std::string::npos);
   Tensor c = tensor_of({1, 2}, DType::Complex64);
-  EXPECT_NE(store_error_of([&] { group.all_reduce(c); }).find("dtype complex64 is not supported"), std::string::npos);
+  EXPECT_NE(store_error_of([&] { group.all_reduce(c, {.reduce_op = ReduceOp::MAX}); })
+                .find("ReduceOp MAX does not apply to complex64"),
+            std::string::npos);
+  Tensor b = tensor_of({1, 0}, DType::Bool);
+  EXPECT_NE(store_error_of([&] { group.all_reduce(b, {.reduce_op = ReduceOp::AVG}); })
+                .find("ReduceOp AVG does not apply to bool"),
+            std::string::npos);
+
   EXPECT_NE(store_error_of([&] { group.broadcast(f, {.root_rank = 1}); }).find("root rank 1 is outside [0, 1)"),
             std::string::npos);
   Tensor undefined;

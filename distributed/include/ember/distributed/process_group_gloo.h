@@ -41,12 +41,41 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> broadcast(Tensor& tensor, const BroadcastOptions& options = {}) override;
   std::shared_ptr<Work> all_reduce(Tensor& tensor, const AllreduceOptions& options = {}) override;
   std::shared_ptr<Work> barrier(const BarrierOptions& options = {}) override;
+  std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors,
+                                             const AllreduceOptions& options = {}) override;
+  void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks = false) override;
+  std::shared_ptr<Work> reduce(Tensor& tensor, const ReduceOptions& options = {}) override;
+  std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input,
+                                   const CollectiveOptions& options = {}) override;
+  std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input,
+                                               const CollectiveOptions& options = {}) override;
+  std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input,
+                               const CollectiveOptions& options = {}) override;
+  std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                const CollectiveOptions& options = {}) override;
+  std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                       const ReduceScatterOptions& options = {}) override;
+  std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input,
+                                          const std::vector<int64_t>& output_splits = {},
+                                          const std::vector<int64_t>& input_splits = {},
+                                          const CollectiveOptions& options = {}) override;
+  std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                                   const CollectiveOptions& options = {}) override;
+  std::shared_ptr<Work> send(const Tensor& tensor, int64_t dst_rank, int64_t tag = 0,
+                             const PointToPointOptions& options = {}) override;
+  std::shared_ptr<Work> recv(Tensor& tensor, int64_t src_rank, int64_t tag = 0,
+                             const PointToPointOptions& options = {}) override;
+  std::shared_ptr<Work> recv_anysource(Tensor& tensor, int64_t tag = 0,
+                                       const PointToPointOptions& options = {}) override;
 
   struct State;
 
  private:
+  std::shared_ptr<Work> post_recv(Tensor& tensor, std::vector<int> sources, int64_t tag,
+                                  const PointToPointOptions& options, const char* op);
   std::unique_ptr<State> state_;
   std::chrono::milliseconds timeout_;
+  int64_t monitored_barriers_ = 0;  // how many this rank called (their store keys)
 };
 
 }  // namespace ember::distributed

@@ -31,4 +31,25 @@ struct BarrierOptions {
   std::optional<std::chrono::milliseconds> timeout = std::nullopt;
 };
 
+struct ReduceOptions {
+  ReduceOp reduce_op = ReduceOp::SUM;
+  int64_t root_rank = 0;
+  std::optional<std::chrono::milliseconds> timeout = std::nullopt;
+};
+
+// all_gather, all_gather_into_tensor, gather, scatter and all_to_all.
+struct CollectiveOptions {
+  int64_t root_rank = 0;  // gather and scatter
+  std::optional<std::chrono::milliseconds> timeout = std::nullopt;
+};
+
+struct ReduceScatterOptions {
+  ReduceOp reduce_op = ReduceOp::SUM;
+  std::optional<std::chrono::milliseconds> timeout = std::nullopt;
+};
+
+struct PointToPointOptions {
+  std::optional<std::chrono::milliseconds> timeout = std::nullopt;
+};
+
 }  // namespace ember::distributed

@@ -48,6 +48,10 @@ class Work {
   // For backends: marks the work finished (error null on success) and wakes
   // the waiters.
   void finish(std::exception_ptr error = nullptr);
+  // The rank a recv_anysource received from (-1 before it finished, and for
+  // other ops).
+  int64_t source_rank() const;
+  void set_source_rank(int64_t rank);
 
  private:
   std::string op_;
@@ -57,6 +61,7 @@ class Work {
   std::condition_variable finished_;
   bool completed_ = false;
   std::exception_ptr error_;
+  int64_t source_rank_ = -1;
 };
 
 }  // namespace ember::distributed
