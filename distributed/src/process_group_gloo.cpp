@@ -141,6 +141,7 @@ struct ProcessGroupGloo::State {
   std::shared_ptr<Store> store;
   std::shared_ptr<::gloo::transport::Device> device;
   std::shared_ptr<::gloo::rendezvous::Context> context;
+  std::unique_ptr<gloo_detail::EntryRecorder> recorder;  // Note [Desync report]
 
   std::mutex mutex;
   std::condition_variable queued;
@@ -190,7 +191,7 @@ struct ProcessGroupGloo::State {
     if (tensor.defined()) outputs.push_back(tensor);
     auto work = std::make_shared<Work>(op, seq, std::move(outputs));
     queue.push_back([this, work, op, what, seq, tensor, work_tensor, body = std::move(body)]() mutable {
-      gloo_detail::record_entry(*store, rank, seq, op, what);
+      recorder->record(seq, op, what);
       const auto start = Clock::now();
       try {
         body(static_cast<uint32_t>(seq));
@@ -237,6 +238,7 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int64_t rank, i
     EMBER_FAIL("ProcessGroupGloo: the rendezvous of rank ", rank, " of ", size, " failed after ", ms, " ms: ",
                e.what());
   }
+  s.recorder = std::make_unique<gloo_detail::EntryRecorder>(store, rank);
   s.worker = std::thread([&s] { s.run(); });
 }
 
