@@ -12,52 +12,18 @@
 // than seq (with what they last entered, or that they entered none), and
 // those that entered seq as another op (a desync of the call order). The
 // group's store is under its prefix (PrefixStore), so sub-groups report on
-// their own ranks. The entries are written off the collective's path, the
-// latest one at most every 20 ms (EntryRecorder): a report comes after a
-// timeout of seconds, by when every rank's entry is current.
+// their own ranks. The cost is one store round trip per collective.
 namespace ember::distributed::gloo_detail {
 
 namespace {
 std::string key_of(int64_t rank) { return "ember_desync/" + std::to_string(rank); }
 }  // namespace
 
-EntryRecorder::EntryRecorder(std::shared_ptr<Store> store, int64_t rank)
-    : store_(std::move(store)), key_(key_of(rank)), thread_([this] { run(); }) {}
-
-EntryRecorder::~EntryRecorder() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_one();
-  thread_.join();
-}
-
-void EntryRecorder::record(uint64_t seq, const std::string& op, const std::string& what) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pending_ = std::to_string(seq) + " " + op + (what.empty() ? "" : " " + what);
-  }
-  changed_.notify_one();
-}
-
-void EntryRecorder::run() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    changed_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
-    if (pending_.empty()) return;  // stopping, everything written
-    const std::string entry = std::move(pending_);
-    pending_.clear();
-    lock.unlock();
-    try {
-      store_->set(key_, entry);
-    } catch (const std::exception&) {
-      // The store is gone (its server rank died): the collective reports that.
-    }
-    lock.lock();
-    // Entries recorded meanwhile wait out the interval (the latest one wins),
-    // unless the group is being destroyed.
-    changed_.wait_for(lock, kMinInterval, [&] { return stopping_; });
+void record_entry(Store& store, int64_t rank, uint64_t seq, const std::string& op, const std::string& what) {
+  try {
+    store.set(key_of(rank), std::to_string(seq) + " " + op + (what.empty() ? "" : " " + what));
+  } catch (const std::exception&) {
+    // The store is gone (its server rank died): the collective reports that.
   }
 }
 

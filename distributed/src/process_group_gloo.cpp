@@ -141,7 +141,6 @@ struct ProcessGroupGloo::State {
   std::shared_ptr<Store> store;
   std::shared_ptr<::gloo::transport::Device> device;
   std::shared_ptr<::gloo::rendezvous::Context> context;
-  std::unique_ptr<gloo_detail::EntryRecorder> recorder;  // Note [Desync report]
 
   std::mutex mutex;
   std::condition_variable queued;
@@ -191,7 +190,7 @@ struct ProcessGroupGloo::State {
     if (tensor.defined()) outputs.push_back(tensor);
     auto work = std::make_shared<Work>(op, seq, std::move(outputs));
     queue.push_back([this, work, op, what, seq, tensor, work_tensor, body = std::move(body)]() mutable {
-      recorder->record(seq, op, what);
+      gloo_detail::record_entry(*store, rank, seq, op, what);
       const auto start = Clock::now();
       try {
         body(static_cast<uint32_t>(seq));
@@ -238,7 +237,6 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int64_t rank, i
     EMBER_FAIL("ProcessGroupGloo: the rendezvous of rank ", rank, " of ", size, " failed after ", ms, " ms: ",
                e.what());
   }
-  s.recorder = std::make_unique<gloo_detail::EntryRecorder>(store, rank);
   s.worker = std::thread([&s] { s.run(); });
 }
 
