@@ -84,7 +84,8 @@ PitResult pit_loss(const Tensor& estimate, const Tensor& reference, const SdrOpt
   PitResult result;
   result.best_si_sdr = best;
   result.loss = -best.mean();
-  result.permutation = ember::tensor(permutation_values, TensorOptions().dtype(kInt64)).reshape({batch, sources});
+  result.permutation =
+      ember::tensor(permutation_values, TensorOptions().dtype(kInt64)).reshape({batch, sources}).to(estimate.device());
   return result;
 }
 

@@ -37,7 +37,7 @@ struct PitResult {
   Tensor loss;
   // [batch]: per item, the mean over sources of si_sdr under its best permutation.
   Tensor best_si_sdr;
-  // [batch, sources] int64: estimate[b, permutation[b]] lines up with
+  // [batch, sources] int64 (on the inputs' device): estimate[b, permutation[b]] lines up with
   // reference[b] (torchmetrics' pit_permutate convention). Ties go to the
   // first permutation in lexicographic order.
   Tensor permutation;
