@@ -40,44 +40,46 @@ double log_add(double a, double b) {
   return hi + std::log1p(std::exp(std::min(a, b) - hi));
 }
 
+// Note [Prefix arena]
+// Prefixes are nodes of a tree (parent, last token): extending one is a map
+// lookup, not a copy of its tokens, and a beam entry is a node id. Ids are
+// dense, so the next frame's entries are found through a vector indexed by id.
+// Token sequences are rebuilt only for ties in ranking and for the results.
+class PrefixArena {
+ public:
+  static constexpr int32_t kEmpty = 0;
+  PrefixArena() : parent_{-1}, last_{-1} {}
+  int32_t child(int32_t prefix, int64_t token) {
+    const uint64_t key = (static_cast<uint64_t>(prefix) << 32) | static_cast<uint64_t>(token);
+    auto [it, inserted] = children_.try_emplace(key, static_cast<int32_t>(parent_.size()));
+    if (inserted) {
+      parent_.push_back(prefix);
+      last_.push_back(token);
+    }
+    return it->second;
+  }
+  int64_t last(int32_t prefix) const { return last_[static_cast<size_t>(prefix)]; }
+  size_t size() const { return parent_.size(); }
+  std::vector<int64_t> tokens(int32_t prefix) const {
+    std::vector<int64_t> out;
+    for (int32_t p = prefix; p != kEmpty; p = parent_[static_cast<size_t>(p)]) out.push_back(last_[static_cast<size_t>(p)]);
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::vector<int32_t> parent_;
+  std::vector<int64_t> last_;
+  std::unordered_map<uint64_t, int32_t> children_;
+};
+
 struct Beam {
-  std::vector<int64_t> prefix;
+  int32_t prefix = PrefixArena::kEmpty;
   double p_blank = kNegInf;
   double p_non_blank = kNegInf;
   int32_t node = Lexicon::kRoot;
-  double total() const { return log_add(p_blank, p_non_blank); }
+  double total = kNegInf;  // log_add(p_blank, p_non_blank), set before ranking
 };
-
-struct PrefixHash {
-  size_t operator()(const std::vector<int64_t>& prefix) const {
-    uint64_t h = 1469598103934665603ULL;
-    for (const int64_t token : prefix) {
-      h ^= static_cast<uint64_t>(token) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-    }
-    return static_cast<size_t>(h);
-  }
-};
-
-bool ranks_before(const Beam& a, double a_total, const Beam& b, double b_total) {
-  if (a_total != b_total) return a_total > b_total;
-  return a.prefix < b.prefix;
-}
-
-// Ranks beams best first, keeps `keep` of them.
-void prune(std::vector<Beam>& beams, size_t keep) {
-  std::vector<std::pair<double, size_t>> order;
-  order.reserve(beams.size());
-  for (size_t i = 0; i < beams.size(); ++i) order.emplace_back(beams[i].total(), i);
-  const auto cmp = [&](const auto& x, const auto& y) {
-    return ranks_before(beams[x.second], x.first, beams[y.second], y.first);
-  };
-  const size_t kept = std::min(keep, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(), cmp);
-  std::vector<Beam> out;
-  out.reserve(kept);
-  for (size_t i = 0; i < kept; ++i) out.push_back(std::move(beams[order[i].second]));
-  beams = std::move(out);
-}
 
 class Search {
  public:
@@ -85,47 +87,66 @@ class Search {
       : frames_(frames), options_(options), lexicon_(options.lexicon ? &*options.lexicon : nullptr) {}
 
   std::vector<CtcHypothesis> run(int64_t n) const {
+    PrefixArena arena;
+    std::vector<int32_t> slot_of(1, -1);  // prefix id -> index in the next frame's beams
     std::vector<Beam> beams(1);
     beams[0].p_blank = 0.0;
+    beams[0].total = 0.0;
+    std::vector<Beam> next;
     for (int64_t t = 0; t < frames_.lengths[static_cast<size_t>(n)]; ++t) {
-      beams = step(beams, frames_.frame(n, t));
-      prune(beams, static_cast<size_t>(options_.beam_size));
+      step(beams, frames_.frame(n, t), arena, slot_of, next);
+      std::swap(beams, next);
+      prune(beams, static_cast<size_t>(options_.beam_size), arena);
     }
     if (lexicon_) {
       std::erase_if(beams, [&](const Beam& b) { return b.node != Lexicon::kRoot && !lexicon_->is_word(b.node); });
     }
-    prune(beams, static_cast<size_t>(options_.nbest));
+    prune(beams, static_cast<size_t>(options_.nbest), arena);
     std::vector<CtcHypothesis> out;
     out.reserve(beams.size());
-    for (auto& b : beams) out.push_back(CtcHypothesis{std::move(b.prefix), b.total()});
+    for (const Beam& b : beams) out.push_back(CtcHypothesis{arena.tokens(b.prefix), b.total});
     return out;
   }
 
  private:
+  // Ranks beams best first (ties: the smaller token sequence) and keeps `keep`.
+  static void prune(std::vector<Beam>& beams, size_t keep, const PrefixArena& arena) {
+    const auto before = [&](const Beam& a, const Beam& b) {
+      if (a.total != b.total) return a.total > b.total;
+      return arena.tokens(a.prefix) < arena.tokens(b.prefix);
+    };
+    const size_t kept = std::min(keep, beams.size());
+    std::partial_sort(beams.begin(), beams.begin() + static_cast<std::ptrdiff_t>(kept), beams.end(), before);
+    beams.resize(kept);
+  }
+
   // The trie node after appending token to beam (Note [Lexicon-constrained prefixes]), or -1.
   int32_t extend(const Beam& beam, int64_t token) const {
     if (!lexicon_) return Lexicon::kRoot;
     if (token == lexicon_->word_delimiter()) {
-      return (lexicon_->is_word(beam.node) || beam.prefix.empty()) ? Lexicon::kRoot : -1;
+      return (lexicon_->is_word(beam.node) || beam.prefix == PrefixArena::kEmpty) ? Lexicon::kRoot : -1;
     }
     return lexicon_->child(beam.node, token);
   }
 
-  std::vector<Beam> step(const std::vector<Beam>& beams, const double* y) const {
-    std::vector<Beam> next;
-    std::unordered_map<std::vector<int64_t>, size_t, PrefixHash> index;
-    const auto slot = [&](const std::vector<int64_t>& prefix, int32_t node) -> Beam& {
-      auto [it, inserted] = index.try_emplace(prefix, next.size());
-      if (inserted) {
+  void step(const std::vector<Beam>& beams, const double* y, PrefixArena& arena, std::vector<int32_t>& slot_of,
+            std::vector<Beam>& next) const {
+    next.clear();
+    const auto slot = [&](int32_t prefix, int32_t node) -> Beam& {
+      if (slot_of.size() < arena.size()) slot_of.resize(arena.size(), -1);
+      int32_t& index = slot_of[static_cast<size_t>(prefix)];
+      if (index < 0) {
+        index = static_cast<int32_t>(next.size());
         next.emplace_back();
         next.back().prefix = prefix;
         next.back().node = node;
       }
-      return next[it->second];
+      return next[static_cast<size_t>(index)];
     };
     const int64_t blank = options_.blank;
     for (const Beam& beam : beams) {
-      const double total = beam.total();
+      const double total = beam.total;
+      const int64_t last = beam.prefix == PrefixArena::kEmpty ? -1 : arena.last(beam.prefix);
       for (int64_t c = 0; c < frames_.classes; ++c) {
         const double p = y[c];
         if (p == kNegInf) continue;  // adds nothing; keeps impossible prefixes out of the beam
@@ -134,7 +155,7 @@ class Search {
           same.p_blank = log_add(same.p_blank, total + p);
           continue;
         }
-        const bool repeat = !beam.prefix.empty() && beam.prefix.back() == c;
+        const bool repeat = c == last;
         if (repeat) {
           Beam& same = slot(beam.prefix, beam.node);
           same.p_non_blank = log_add(same.p_non_blank, beam.p_non_blank + p);
@@ -143,13 +164,14 @@ class Search {
         if (node < 0) continue;
         const double from = repeat ? beam.p_blank + p : total + p;
         if (from == kNegInf) continue;
-        std::vector<int64_t> longer = beam.prefix;
-        longer.push_back(c);
-        Beam& grown = slot(longer, node);
+        Beam& grown = slot(arena.child(beam.prefix, c), node);
         grown.p_non_blank = log_add(grown.p_non_blank, from);
       }
     }
-    return next;
+    for (Beam& b : next) {
+      slot_of[static_cast<size_t>(b.prefix)] = -1;
+      b.total = log_add(b.p_blank, b.p_non_blank);
+    }
   }
 
   const detail::CtcFrames& frames_;
