@@ -3,3 +3,4 @@
 #include "ember/audio/functional.h"
 #include "ember/audio/transforms.h"
 #include "ember/audio/kaldi.h"
+#include "ember/audio/speech.h"
