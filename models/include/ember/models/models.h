@@ -10,3 +10,4 @@
 #include "ember/models/resnet.h"
 #include "ember/models/shufflenet_v2.h"
 #include "ember/models/vgg.h"
+#include "ember/models/wav2letter.h"
