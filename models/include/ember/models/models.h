@@ -1,6 +1,7 @@
 #pragma once
 // Ember::models: every model family.
 #include "ember/models/classifier.h"
+#include "ember/models/conv_tasnet.h"
 #include "ember/models/densenet.h"
 #include "ember/models/efficientnet.h"
 #include "ember/models/googlenet.h"
