@@ -12,3 +12,4 @@
 #include "ember/models/shufflenet_v2.h"
 #include "ember/models/vgg.h"
 #include "ember/models/wav2letter.h"
+#include "ember/models/wavernn.h"
