@@ -294,11 +294,12 @@ std::pair<Tensor, std::optional<Tensor>> WaveRNNImpl::infer(const Tensor& specgr
                                                             const WaveRNNSampler& sampler) {
   EMBER_CHECK(specgram.defined() && specgram.dim() == 3 && specgram.size(1) == options.n_freq,
               "WaveRNN::infer: expected specgram [N, n_freq = ", options.n_freq, ", frames], got ",
-              specgram.defined() ? "sizes " : "an undefined tensor", specgram.defined() ? specgram.sizes() : IntArrayRef{});
+              specgram.defined() ? "sizes " : "an undefined tensor",
+              specgram.defined() ? specgram.sizes() : IntArrayRef{});
   EMBER_CHECK(specgram.dtype() == kFloat32 || specgram.dtype() == kFloat64,
               "WaveRNN::infer: expected a float32 or float64 specgram, got ", specgram.dtype());
-  EMBER_CHECK(specgram.size(0) > 0 && specgram.size(2) > 0, "WaveRNN::infer: expected a non-empty specgram, got sizes ",
-              specgram.sizes());
+  EMBER_CHECK(specgram.size(0) > 0 && specgram.size(2) > 0,
+              "WaveRNN::infer: expected a non-empty specgram, got sizes ", specgram.sizes());
   EMBER_CHECK(fc->weight.dtype() == specgram.dtype(), "WaveRNN::infer: the model's weights are ", fc->weight.dtype(),
               " but the specgram is ", specgram.dtype());
   EMBER_CHECK(sampler != nullptr, "WaveRNN::infer: the sampler is empty");

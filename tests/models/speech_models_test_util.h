@@ -74,7 +74,8 @@ inline void expect_grad_norms(const nn::Module& model, const std::string& name, 
     const double ours = p.grad().to(kFloat64).norm().item<double>();
     const double ref = norms[i].item<double>(), torch_err = torch_errors[i].item<double>();
     ++i;
-    const double allowed = dtype == kFloat64 ? 1e-9 * largest : std::max({4 * torch_err, 2e-5 * ref, 1e-7 * largest});
+    const double allowed =
+        dtype == kFloat64 ? 1e-9 * largest : std::max({4 * torch_err, 2e-5 * ref, 1e-7 * largest});
     EXPECT_LE(std::abs(ours - ref), allowed) << name << ": gradient norm of " << pname << " is " << ours
                                              << ", float64 reference " << ref << ", torch's float32 error " << torch_err;
   }
