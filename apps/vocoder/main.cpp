@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   flags.add("--batch-size", &c.batch_size, "N", "segments per step");
   flags.add("--segments-per-utterance", &c.segments_per_utterance, "N",
             "random segments of each training utterance per epoch");
+  flags.add("--train-utterances", &c.train_utterances, "N", "train on the first N utterances only (0: all)");
   flags.add("--epochs", &c.epochs, "N", "passes over the training data");
   flags.add("--lr", &c.lr, "X", "Adam learning rate");
   flags.add("--clip", &c.clip, "X", "gradient norm clipping");

@@ -21,7 +21,7 @@ namespace ember::apps::vocoder {
 // The WaveRNN's size (torchaudio's constructor arguments besides the
 // features'); n_freq is the features' n_mels, n_classes 2^bits.
 struct ModelSpec {
-  int64_t n_rnn = 128, n_fc = 128, n_res_block = 2, n_hidden = 64, n_output = 64, kernel_size = 5;
+  int64_t n_rnn = 96, n_fc = 96, n_res_block = 2, n_hidden = 64, n_output = 64, kernel_size = 5;
 
   void validate() const;
   models::WaveRNNOptions options(const FeatureSpec& features) const;

@@ -25,13 +25,14 @@ struct VocoderConfig {
   double min_level_db = -100;
   int64_t bits = 8;                 // mu-law classes 2^bits
   // Model (torchaudio's WaveRNN arguments; small defaults for 2 cores).
-  int64_t n_rnn = 128, n_fc = 128, n_res_block = 2, n_hidden = 64, n_output = 64, kernel_size = 5;
+  int64_t n_rnn = 96, n_fc = 96, n_res_block = 2, n_hidden = 64, n_output = 64, kernel_size = 5;
   // Training.
   int64_t seq_len_factor = 5;       // frames per training segment (segments of seq_len_factor * hop samples)
-  int64_t batch_size = 32;
-  int64_t segments_per_utterance = 4;  // random segments drawn from each training utterance per epoch
-  int64_t epochs = 10;
-  double lr = 2e-3;                 // Adam
+  int64_t batch_size = 16;
+  int64_t segments_per_utterance = 1;  // random segments drawn from each training utterance per epoch
+  int64_t train_utterances = 0;     // > 0: train on the first N utterances of the subset only
+  int64_t epochs = 8;
+  double lr = 4e-3;                 // Adam
   double clip = 4.0;                // gradient norm clipping (torchaudio's clip_grad)
   int64_t threads = 0;              // intra-op threads; 0: Ember's default
   int64_t seed = 0;

@@ -20,6 +20,7 @@
 #include <ember/optim/adam.h>
 #include <ember/serialize/json.h>
 
+#include "common/speech_corpus.h"
 #include "vocoder_checkpoint.h"
 #include "vocoder_data.h"
 #include "vocoder_generate.h"
@@ -90,6 +91,8 @@ void check_training_flags(const VocoderConfig& c) {
               c.segments_per_utterance, ")");
   EMBER_CHECK(c.lr > 0, "ember-vocoder: --lr must be positive (got ", c.lr, ")");
   EMBER_CHECK(c.clip > 0, "ember-vocoder: --clip must be positive (got ", c.clip, ")");
+  EMBER_CHECK(c.train_utterances >= 0, "ember-vocoder: --train-utterances must be >= 0 (got ", c.train_utterances,
+              ")");
   EMBER_CHECK(c.num_samples >= 1, "ember-vocoder: --num-samples must be >= 1 (got ", c.num_samples, ")");
   EMBER_CHECK(c.stop_after >= 0, "ember-vocoder: --stop-after must be >= 0 (got ", c.stop_after, ")");
 }
@@ -203,7 +206,7 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
   const auto t_start = Clock::now();
   check_training_flags(c);
   RunScope scope(c);
-  EMBER_CHECK(!c.data.empty(), "ember-vocoder: --data DIR is required");
+  const std::string root = c.data.empty() ? default_speech_corpus() : c.data;
   std::optional<VocoderCheckpoint> resume;
   if (!c.resume.empty()) resume = load_vocoder_checkpoint(c.resume);
   const FeatureSpec fspec = resume ? resume->features : feature_spec(c);
@@ -216,9 +219,9 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
                         .bits = fspec.bits};
 
   const auto t_data = Clock::now();
-  const std::vector<Utterance> train_all = load_subset(c.data, c.train_subset, features);
-  const std::vector<Utterance> val_all = load_subset(c.data, c.val_subset, features);
-  const std::vector<Utterance> test_all = load_subset(c.data, c.test_subset, features);
+  const std::vector<Utterance> train_all = load_subset(root, c.train_subset, features, c.train_utterances);
+  const std::vector<Utterance> val_all = load_subset(root, c.val_subset, features);
+  const std::vector<Utterance> test_all = load_subset(root, c.test_subset, features);
   const std::vector<const Utterance*> train = usable(train_all, seg), val = usable(val_all, seg);
   EMBER_CHECK(!train.empty(), "ember-vocoder: no utterance of ", c.train_subset, " is long enough for a segment of ",
               c.seq_len_factor, " frames");
@@ -229,7 +232,7 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
   train_seconds /= static_cast<double>(fspec.sample_rate);
   std::printf("data: %s/LibriTTS: %zu %s utterances (%.1f min), %zu %s, %zu %s; %lld Hz, hop %lld, %lld mels "
               "(%.1f s)\n",
-              c.data.c_str(), train.size(), c.train_subset.c_str(), train_seconds / 60, val.size(),
+              root.c_str(), train.size(), c.train_subset.c_str(), train_seconds / 60, val.size(),
               c.val_subset.c_str(), test_all.size(), c.test_subset.c_str(), static_cast<long long>(fspec.sample_rate),
               static_cast<long long>(fspec.hop_length()), static_cast<long long>(fspec.n_mels),
               seconds_since(t_data));
@@ -276,13 +279,14 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
 
   const std::string last_path = last_checkpoint_path(c.out), best_path = best_checkpoint_path(c.out);
   const std::string metrics_path = (fs::path(c.out) / "metrics.json").string();
-  MetricsSummary summary{.features = fspec,
-                         .model = mspec,
-                         .train_utterances = static_cast<int64_t>(train.size()),
-                         .val_utterances = static_cast<int64_t>(val.size()),
-                         .parameters = num_params,
-                         .epochs = state.history,
-                         .checkpoint = last_path};
+  MetricsSummary summary;
+  summary.features = fspec;
+  summary.model = mspec;
+  summary.train_utterances = static_cast<int64_t>(train.size());
+  summary.val_utterances = static_cast<int64_t>(val.size());
+  summary.parameters = num_params;
+  summary.epochs = state.history;
+  summary.checkpoint = last_path;
   VocoderResult result;
   result.checkpoint = last_path;
   int64_t run_epochs = 0;
