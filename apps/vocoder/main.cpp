@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   flags.add("--lr", &c.lr, "X", "Adam learning rate");
   flags.add("--clip", &c.clip, "X", "gradient norm clipping");
   flags.add("--num-samples", &c.num_samples, "N", "test utterances generated after training");
+  flags.add("--temperature", &c.temperature, "X", "generation samples softmax(logits / X) (1: torchaudio's infer)");
   flags.add("--threads", &c.threads, "N", "intra-op threads (0: all cores)");
   flags.add("--seed", &c.seed, "N", "seed of the initialisation, segments, validation segments and sampling");
   flags.add_switch("--deterministic", &c.deterministic, "bitwise-reproducible results under any machine load");
@@ -72,7 +73,7 @@ int main(int argc, char** argv) {
   if (!vocode.empty() && rest.empty()) fail("ember-vocoder", "--vocode CHECKPOINT needs one or more WAV files", 2);
   try {
     if (!vocode.empty()) {
-      app::vocode_files(vocode, rest, c.out, static_cast<uint64_t>(c.seed), c.threads);
+      app::vocode_files(vocode, rest, c.out, static_cast<uint64_t>(c.seed), c.threads, c.temperature);
       return 0;
     }
     const app::VocoderResult r = app::train_vocoder(c);

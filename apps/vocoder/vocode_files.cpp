@@ -16,7 +16,8 @@ namespace ember::apps::vocoder {
 namespace fs = std::filesystem;
 
 std::vector<VocodedFile> vocode_files(const std::string& checkpoint, const std::vector<std::string>& inputs,
-                                      const std::string& out, uint64_t seed, int64_t threads) {
+                                      const std::string& out, uint64_t seed, int64_t threads,
+                                      double temperature) {
   EMBER_CHECK(!inputs.empty(), "ember-vocoder: --vocode needs one or more WAV files");
   if (threads > 0) set_num_threads(static_cast<int>(threads));
   const VocoderCheckpoint ckpt = load_vocoder_checkpoint(checkpoint);
@@ -34,7 +35,7 @@ std::vector<VocodedFile> vocode_files(const std::string& checkpoint, const std::
                 " samples at ", rate, " Hz; at least ", 2 * hop, ")");
     waves.push_back(mono.clamp(-1.0, 1.0).contiguous());
   }
-  const std::vector<Tensor> generated = vocode(net, features, waves, seed);
+  const std::vector<Tensor> generated = vocode(net, features, waves, seed, temperature);
   const fs::path dir = fs::path(out) / "vocoded";
   fs::create_directories(dir);
   std::vector<VocodedFile> results;

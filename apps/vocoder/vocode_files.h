@@ -14,6 +14,7 @@ struct VocodedFile {
 };
 
 std::vector<VocodedFile> vocode_files(const std::string& checkpoint, const std::vector<std::string>& inputs,
-                                      const std::string& out, uint64_t seed, int64_t threads = 0);
+                                      const std::string& out, uint64_t seed, int64_t threads = 0,
+                                      double temperature = 1.0);
 
 }  // namespace ember::apps::vocoder

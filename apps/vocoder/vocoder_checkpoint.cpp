@@ -93,7 +93,8 @@ ModelSpec ModelSpec::read(const Metadata& meta, const std::string& path) {
 }
 
 void save_vocoder_checkpoint(const std::string& path, const models::WaveRNN& net, const FeatureSpec& features,
-                             const ModelSpec& model, const optim::Optimizer* optimizer, const RunState& state) {
+                             const ModelSpec& model, const optim::Optimizer* optimizer,
+                             const optim::LRScheduler* scheduler, const RunState& state) {
   StateDict tensors = net->state_dict();
   Metadata meta;
   meta[kFormatKey] = kFormat;
@@ -112,6 +113,7 @@ void save_vocoder_checkpoint(const std::string& path, const models::WaveRNN& net
   meta["vocoder.history"] = history + "]";
   tensors.insert(kGenerator, default_generator().get_state().clone());
   if (optimizer != nullptr) optim::write_optimizer_state(optimizer->state_dict(), tensors, meta, kOptimizerPrefix);
+  if (scheduler != nullptr) optim::write_scheduler_state(scheduler->state_dict(), meta);
   const std::string partial = path + ".partial";
   ember::save(partial, tensors, meta);
   EMBER_CHECK(std::rename(partial.c_str(), path.c_str()) == 0,
@@ -153,8 +155,9 @@ models::WaveRNN load_vocoder_model(const VocoderCheckpoint& c) {
   return net;
 }
 
-void restore_training_state(const VocoderCheckpoint& c, optim::Optimizer& optimizer) {
+void restore_training_state(const VocoderCheckpoint& c, optim::Optimizer& optimizer, optim::LRScheduler* scheduler) {
   optimizer.load_state_dict(optim::read_optimizer_state(c.tensors, c.metadata, kOptimizerPrefix));
+  if (scheduler != nullptr) scheduler->load_state_dict(optim::read_scheduler_state(c.metadata));
   const Tensor* g = c.tensors.find(kGenerator);
   EMBER_CHECK(g != nullptr, "ember-vocoder: checkpoint has no '", kGenerator, "' tensor");
   default_generator().set_state(*g);

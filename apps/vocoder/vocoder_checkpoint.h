@@ -2,7 +2,7 @@
 // ember-vocoder's checkpoint: one safetensors file holding the WaveRNN's
 // weights (under their state_dict keys, so `ember::load` + `load_state_dict`
 // reads them directly), the optimizer's state ("optimizer.*"), the default
-// generator's state, and as metadata the features (sample rate, STFT, mel and
+// generator's state, and as metadata the scheduler's state, the features (sample rate, STFT, mel and
 // mu-law parameters), the model's size and the progress of the run. A
 // checkpoint alone rebuilds the vocoder (--vocode needs no corpus).
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include <ember/core/ordered_dict.h>
 #include <ember/models/wavernn.h>
+#include <ember/optim/lr_scheduler.h>
 #include <ember/optim/optimizer.h>
 
 #include "vocoder_config.h"
@@ -45,9 +46,10 @@ struct VocoderCheckpoint {
   Metadata metadata;
 };
 
-// optimizer may be null. Written to PATH.partial, then renamed.
+// optimizer and scheduler may be null. Written to PATH.partial, then renamed.
 void save_vocoder_checkpoint(const std::string& path, const models::WaveRNN& net, const FeatureSpec& features,
-                             const ModelSpec& model, const optim::Optimizer* optimizer, const RunState& state);
+                             const ModelSpec& model, const optim::Optimizer* optimizer,
+                             const optim::LRScheduler* scheduler, const RunState& state);
 
 // A file that is not an ember-vocoder checkpoint is an ember::Error naming it.
 VocoderCheckpoint load_vocoder_checkpoint(const std::string& path);
@@ -55,7 +57,8 @@ VocoderCheckpoint load_vocoder_checkpoint(const std::string& path);
 // Builds the checkpoint's WaveRNN with its weights (strict), in eval mode.
 models::WaveRNN load_vocoder_model(const VocoderCheckpoint& checkpoint);
 
-// Restores the optimizer and the default generator (resuming a run).
-void restore_training_state(const VocoderCheckpoint& checkpoint, optim::Optimizer& optimizer);
+// Restores the optimizer, the scheduler and the default generator (resuming a run).
+void restore_training_state(const VocoderCheckpoint& checkpoint, optim::Optimizer& optimizer,
+                            optim::LRScheduler* scheduler);
 
 }  // namespace ember::apps::vocoder

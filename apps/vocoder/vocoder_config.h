@@ -32,13 +32,14 @@ struct VocoderConfig {
   int64_t segments_per_utterance = 1;  // random segments drawn from each training utterance per epoch
   int64_t train_utterances = 0;     // > 0: train on the first N utterances of the subset only
   int64_t epochs = 8;
-  double lr = 4e-3;                 // Adam
+  double lr = 4e-3;                 // Adam, cosine-annealed per step to 5% of it
   double clip = 4.0;                // gradient norm clipping (torchaudio's clip_grad)
   int64_t threads = 0;              // intra-op threads; 0: Ember's default
   int64_t seed = 0;
   bool deterministic = false;       // bitwise-reproducible results under any machine load
   // Generation after training: the first num_samples test utterances.
-  int64_t num_samples = 6;
+  int64_t num_samples = 12;
+  double temperature = 1.0;         // generation samples softmax(logits / temperature)
   std::string out = "ember-vocoder-out";
   std::string resume;
   int64_t stop_after = 0;           // stop after N epochs of this run (0: all; --resume later)

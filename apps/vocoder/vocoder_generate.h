@@ -17,9 +17,10 @@ namespace ember::apps::vocoder {
 // Waveforms [L_i] at the features' rate -> generated waveforms [L_i]. The
 // conditioning features are padded to the longest with 0 (silence, after
 // NormalizeDB) and each output is cut to its input's length. `seed` seeds
-// the sampler.
+// the sampler; temperature 1 samples softmax(logits) (torchaudio's infer),
+// others softmax(logits / temperature) (Note [Sampling temperature]).
 std::vector<Tensor> vocode(models::WaveRNN& net, Features& features, const std::vector<Tensor>& waveforms,
-                           uint64_t seed);
+                           uint64_t seed, double temperature = 1.0);
 
 // The mean log-mel L1 distance (Note [The log-mel L1 distance]) of
 // `generated` to `originals`, and of the baselines: silence, and white noise

@@ -18,6 +18,7 @@
 #include <ember/nn/utils/clip_grad.h>
 #include <ember/ops/random.h>
 #include <ember/optim/adam.h>
+#include <ember/optim/lr_scheduler.h>
 #include <ember/serialize/json.h>
 
 #include "common/speech_corpus.h"
@@ -57,6 +58,7 @@ constexpr uint64_t kValidationSeedOffset = 1;
 constexpr uint64_t kSamplerSeedOffset = 2;
 constexpr uint64_t kNoiseSeedOffset = 3;
 constexpr int64_t kValidationSegmentsPerUtterance = 2;
+constexpr double kFinalLrFraction = 0.05;
 
 FeatureSpec feature_spec(const VocoderConfig& c) {
   FeatureSpec f{.sample_rate = c.sample_rate,
@@ -254,25 +256,30 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
   models::WaveRNN net(mspec.options(fspec));
   int64_t num_params = 0;
   for (const Tensor& p : net->parameters()) num_params += p.numel();
+  const int64_t n_classes = fspec.n_classes();
+  const int64_t segments = static_cast<int64_t>(train.size()) * c.segments_per_utterance;
+  const int64_t steps = (segments + c.batch_size - 1) / c.batch_size;
   optim::Adam optimizer(net->parameters(), optim::AdamOptions{.lr = c.lr});
+  // Note [The vocoder's learning-rate schedule]: torchaudio's recipe keeps
+  // Adam's rate constant over days of training; a run of minutes ends better
+  // when the rate anneals (cosine, per step, to 5% of --lr): the last steps
+  // settle instead of leaving the model wherever a large step put it.
+  optim::CosineAnnealingLR scheduler(optimizer, c.epochs * steps, c.lr * kFinalLrFraction);
   RunState state;
   state.seed = static_cast<uint64_t>(c.seed);
   if (resume) {
     net->load_state_dict(resume->model_state, /*strict=*/true);
-    restore_training_state(*resume, optimizer);
+    restore_training_state(*resume, optimizer, &scheduler);
     state = resume->state;
     std::printf("resume: %s after epoch %lld (validation loss %.4f)\n", c.resume.c_str(),
                 static_cast<long long>(state.epochs_done),
                 state.history.empty() ? 0.0 : state.history.back().val_loss);
   }
-  const int64_t n_classes = fspec.n_classes();
-  const int64_t segments = static_cast<int64_t>(train.size()) * c.segments_per_utterance;
-  const int64_t steps = (segments + c.batch_size - 1) / c.batch_size;
   std::printf("model: WaveRNN, n_rnn %lld, n_fc %lld, %lld res blocks, upsample %s, %lld classes (mu-law), %.3f M "
-              "parameters; adam lr %g, clip %g, batch %lld x %lld samples, %lld steps/epoch, %lld epochs\n",
+              "parameters; adam lr %g (cosine to %g), clip %g, batch %lld x %lld samples, %lld steps/epoch, %lld epochs\n",
               static_cast<long long>(mspec.n_rnn), static_cast<long long>(mspec.n_fc),
               static_cast<long long>(mspec.n_res_block), format_scales(fspec.upsample_scales).c_str(),
-              static_cast<long long>(n_classes), static_cast<double>(num_params) / 1e6, c.lr, c.clip,
+              static_cast<long long>(n_classes), static_cast<double>(num_params) / 1e6, c.lr, c.lr * kFinalLrFraction, c.clip,
               static_cast<long long>(c.batch_size), static_cast<long long>(c.seq_len_factor * fspec.hop_length()),
               static_cast<long long>(steps), static_cast<long long>(c.epochs));
   std::fflush(stdout);
@@ -312,6 +319,7 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
       loss.backward();
       nn::utils::clip_grad_norm_(net->parameters(), c.clip);
       optimizer.step();
+      scheduler.step();
       loss_sum += loss.item<double>() * static_cast<double>(b.target.numel());
       samples += b.target.numel();
       bar.set_postfix({{"loss", loss_sum / static_cast<double>(samples)},
@@ -320,18 +328,19 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
     }
     bar.close();
     const double seconds = seconds_since(te);
+    const double lr_now = optimizer.param_groups()[0].options.at("lr").to_double();
     const double val_loss = validation_loss(net, val_batches, n_classes);
     const EpochRecord rec{.epoch = epoch + 1,
                           .train_loss = loss_sum / static_cast<double>(samples),
                           .val_loss = val_loss,
-                          .lr = c.lr,
+                          .lr = lr_now,
                           .seconds = seconds,
                           .samples_per_s = static_cast<double>(samples) / seconds};
     state.epochs_done = epoch + 1;
     const bool best = state.history.empty() || val_loss < state.best_val;
     if (best) state.best_val = val_loss;
     state.history.push_back(rec);
-    save_vocoder_checkpoint(last_path, net, fspec, mspec, &optimizer, state);
+    save_vocoder_checkpoint(last_path, net, fspec, mspec, &optimizer, &scheduler, state);
     if (best) fs::copy_file(last_path, best_path, fs::copy_options::overwrite_existing);
     std::printf("epoch %lld/%lld: train loss %.4f, validation loss %.4f%s, %.0f samples/s, %.1f s\n",
                 static_cast<long long>(epoch + 1), static_cast<long long>(c.epochs), rec.train_loss, val_loss,
@@ -365,7 +374,7 @@ VocoderResult train_vocoder(const VocoderConfig& c) {
               c.test_subset.c_str(), static_cast<double>(total_samples) / static_cast<double>(fspec.sample_rate));
   std::fflush(stdout);
   const std::vector<Tensor> generated =
-      vocode(net, features, originals, static_cast<uint64_t>(c.seed) + kSamplerSeedOffset);
+      vocode(net, features, originals, static_cast<uint64_t>(c.seed) + kSamplerSeedOffset, c.temperature);
   Evaluation eval =
       evaluate_distances(features, originals, generated, static_cast<uint64_t>(c.seed) + kNoiseSeedOffset);
   eval.seconds = seconds_since(tg);
