@@ -12,7 +12,6 @@
 #include <ember/ops/shape.h>
 
 namespace ember::apps::vocoder {
-namespace {
 
 // Note [Sampling temperature]: a WaveRNN trained for minutes is unsure of
 // each next sample; drawing from its full softmax adds sample-to-sample
@@ -30,6 +29,8 @@ models::WaveRNNSampler temperature_sampler(const double* u, int64_t batch, doubl
       for (int64_t k = 1; k < n; ++k) top = std::max(top, static_cast<double>(row[k]));
       double sum = 0;
       for (int64_t k = 0; k < n; ++k) sum += p[static_cast<size_t>(k)] = std::exp((row[k] - top) / temperature);
+      EMBER_CHECK(std::isfinite(sum) && std::isfinite(top), "ember-vocoder: non-finite logits at step ", step,
+                  " (batch element ", b, ")");
       const double target = u[step * batch + b] * sum;
       double acc = 0;
       int64_t chosen = n - 1;
@@ -44,8 +45,6 @@ models::WaveRNNSampler temperature_sampler(const double* u, int64_t batch, doubl
     }
   };
 }
-
-}  // namespace
 
 std::vector<Tensor> vocode(models::WaveRNN& net, Features& features, const std::vector<Tensor>& waveforms,
                            uint64_t seed, double temperature) {

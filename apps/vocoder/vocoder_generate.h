@@ -22,6 +22,11 @@ namespace ember::apps::vocoder {
 std::vector<Tensor> vocode(models::WaveRNN& net, Features& features, const std::vector<Tensor>& waveforms,
                            uint64_t seed, double temperature = 1.0);
 
+// Draws each step's class from softmax(logits / temperature), by inverting
+// the cumulative sum at uniform u[step * batch + b] (as WaveRNN's default
+// sampler, which it equals at temperature 1).
+models::WaveRNNSampler temperature_sampler(const double* u, int64_t batch, double temperature);
+
 // The mean log-mel L1 distance (Note [The log-mel L1 distance]) of
 // `generated` to `originals`, and of the baselines: silence, and white noise
 // with each original's RMS (seeded by `seed`).

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <span>
 
 #include <ember/audio/functional.h>
 #include <ember/audio/functional/resample.h>
@@ -24,6 +25,7 @@
 #include "vocoder/vocoder_checkpoint.h"
 #include "vocoder/vocoder_data.h"
 #include "vocoder/vocoder_features.h"
+#include "vocoder/vocoder_generate.h"
 #include "vocoder/vocoder_trainer.h"
 
 using namespace ember::apps::testing;
@@ -154,6 +156,29 @@ TEST(VocoderApp, SegmentsAlignSpectrogramAndWaveformAsTorchaudio) {
   } catch (const ember::Error& e) {
     EXPECT_NE(std::string(e.what()).find("utterance short (600 samples) is too short"), std::string::npos) << e.what();
   }
+}
+
+TEST(VocoderApp, TemperatureSamplerIsTheDefaultAtOneAndGreedyWhenCold) {
+  ember::manual_seed(4);
+  ember::models::WaveRNN net(app::ModelSpec{.n_rnn = 16, .n_fc = 16, .n_res_block = 1, .n_hidden = 8, .n_output = 8}
+                                 .options(app::FeatureSpec{}));
+  net->eval();
+  const Tensor spec = ember::rand({2, 40, 3});
+  const int64_t steps = 3 * 100;
+  ember::Generator g(9);
+  const Tensor reference = net->infer(spec, std::nullopt, &g).first;
+  ember::Generator g2(9);
+  Tensor u = ember::empty({steps, 2}, ember::kFloat64);
+  u.uniform_(0, 1, &g2);
+  const Tensor same = net->infer(spec, std::nullopt, app::temperature_sampler(u.data_ptr<double>(), 2, 1.0)).first;
+  EXPECT_TRUE(same.equal(reference));
+  // Nearly zero temperature: the most likely class every step.
+  const auto greedy = [](int64_t, const Tensor& logits, std::span<int64_t> classes) {
+    const Tensor best = logits.argmax(1);
+    for (size_t b = 0; b < classes.size(); ++b) classes[b] = best[static_cast<int64_t>(b)].item<int64_t>();
+  };
+  const Tensor cold = net->infer(spec, std::nullopt, app::temperature_sampler(u.data_ptr<double>(), 2, 1e-4)).first;
+  EXPECT_TRUE(cold.equal(net->infer(spec, std::nullopt, greedy).first));
 }
 
 // The seeded short run of docs/audio.md's table: WaveRNN n_rnn = n_fc = 64
