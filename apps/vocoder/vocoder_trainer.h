@@ -10,7 +10,7 @@ namespace ember::apps::vocoder {
 
 VocoderResult train_vocoder(const VocoderConfig& config);
 
-// The WAVs and checkpoint paths of a run's --out folder.
+// The checkpoint paths of a run's --out folder.
 std::string last_checkpoint_path(const std::string& out);
 std::string best_checkpoint_path(const std::string& out);
 
