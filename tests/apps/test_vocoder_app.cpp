@@ -338,6 +338,9 @@ TEST(VocoderApp, ProgramBadInputGivesOneErrorLine) {
                         "--vocode CHECKPOINT needs one or more WAV files");
   expect_one_error_line(run(kVocoder + " --data " + out + "/nowhere --out " + out), 1,
                         "LIBRITTS: dataset not found");
+  expect_one_error_line(run("EMBER_SPEECH_CORPUS=" + out + "/no_corpus " + kVocoder + " --out " + out), 1,
+                        "no speech corpus at " + out + "/no_corpus ($EMBER_SPEECH_CORPUS): render one with "
+                        "`scripts/make_speech.sh DIR`");
   expect_one_error_line(run(kVocoder + " --upsample-scales 5,x --data " + out + " --out " + out), 1,
                         "--upsample-scales '5,x' is not a comma-separated list");
   expect_one_error_line(run(kVocoder + " --n-output 30 --data " + out + " --out " + out), 1,
