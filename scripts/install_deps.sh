@@ -5,7 +5,8 @@
 #                                      and python3-opencv (a peer of the data suite)
 #   scripts/install_deps.sh --fixtures also python3-torch & co. (regenerating test fixtures)
 # libsox and FFmpeg are optional for the build (EMBER_WITH_SOX / EMBER_WITH_FFMPEG);
-# libsox-fmt-all brings SoX's FLAC, Ogg Vorbis, Opus and MP3 formats.
+# libsox-fmt-all brings SoX's FLAC, Ogg Vorbis, Opus and MP3 formats. espeak-ng and the
+# sox program render the speech apps' spoken-digits corpus (scripts/make_speech.sh).
 set -euo pipefail
 
 # FFmpeg: Ember::io's video IO (optional at build time, EMBER_WITH_FFMPEG); the ffmpeg
@@ -15,7 +16,8 @@ packages=(cmake ninja-build g++ ccache pkg-config libgtest-dev libopenblas-openm
           libsox-dev libsox-fmt-all
           libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev ffmpeg
           libsentencepiece-dev libre2-dev
-          libgloo-dev)
+          libgloo-dev
+          espeak-ng sox)
 for arg in "$@"; do
   case "$arg" in
     --bench) packages+=(libtorch-dev libfftw3-dev python3-opencv) ;;
