@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   flags.add("--msk-activate", &c.model.msk_activate, "NAME", "mask activation: sigmoid or relu");
   flags.add("--segment", &c.segment_seconds, "SECONDS", "training segment length");
   flags.add("--batch-size", &c.batch_size, "N", "segments per step");
-  flags.add("--epochs", &c.epochs, "N", "passes over the training mixtures (0: 25, or 100 with --base)");
-  flags.add("--lr", &c.lr, "X", "Adam learning rate");
+  flags.add("--epochs", &c.epochs, "N", "passes over the training mixtures (0: 20, or 100 with --base)");
+  flags.add("--lr", &c.lr, "X", "Adam learning rate (0: 3e-3, or the recipe's 1e-3 with --base)");
   flags.add("--clip", &c.clip, "X", "gradient L2 norm clipping");
   flags.add("--patience", &c.patience, "N", "epochs without a better dev SI-SNRi before the lr halves");
   flags.add("--workers", &c.workers, "N", "data loader threads (reading and cropping files)");
