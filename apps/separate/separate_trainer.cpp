@@ -232,12 +232,16 @@ SeparateResult train_separate(const SeparateConfig& config) {
       const Tensor estimate = model->forward(b.mixture);
       const metrics::PitResult pit =
           metrics::pit_loss(estimate, b.sources, {.zero_mean = true, .epsilon = 1e-8, .mask = b.mask});
+      const double loss = pit.loss.item<double>();
+      EMBER_CHECK(std::isfinite(loss), "ember-separate: the training loss is ", loss, " at epoch ", epoch + 1,
+                  ", step ", count / c.batch_size + 1,
+                  ": the data holds non-finite samples or the run diverged (try a lower --lr)");
       optimizer.zero_grad();
       pit.loss.backward();
       nn::utils::clip_grad_norm_(params, c.clip);
       optimizer.step();
       const int64_t n = b.mixture.size(0);
-      si_snr_sum -= pit.loss.item<double>() * static_cast<double>(n);
+      si_snr_sum -= loss * static_cast<double>(n);
       count += n;
       bar.set_postfix({{"si_snr", si_snr_sum / static_cast<double>(count)},
                        {"seg/s", static_cast<double>(count) / seconds_since(te)}});

@@ -298,6 +298,32 @@ TEST(SeparateApp, ProgramBadInputGivesOneErrorLine) {
                         "notes.txt");
 }
 
+// A training source of NaN samples makes the loss non-finite: the run stops
+// with an error naming the epoch and step instead of training on garbage.
+TEST(SeparateApp, NonFiniteLossStopsTheRunWithAnError) {
+  const fs::path root = fresh_dir("separate_nan_corpus");
+  fs::copy(small_corpus(24, 4), root, fs::copy_options::recursive | fs::copy_options::create_hard_links);
+  const fs::path s1 = root / "Libri2Mix/wav8k/min/train-100/s1" / (first_ids("train-100", 1)[0] + ".wav");
+  auto [wave, rate] = ember::audio::load(s1.string());
+  fs::remove(s1);  // a hard link: the default corpus keeps its file
+  wave.fill_(std::nan(""));  // every crop of it holds NaNs
+  ember::audio::save(s1.string(), wave, rate);  // float32 WAV: the NaN survives
+  app::SeparateConfig c = base_config(root.string(), fresh_dir("separate_nan_out"));
+  tiny_model(c);
+  c.epochs = 1;
+  try {
+    app::train_separate(c);
+    FAIL() << "a NaN loss went unnoticed";
+  } catch (const ember::Error& e) {
+    const std::string what = e.what();
+    // (NaN or inf: the PIT loss's reductions decide which)
+    EXPECT_TRUE(what.find("ember-separate: the training loss is nan at epoch 1, step ") != std::string::npos ||
+                what.find("ember-separate: the training loss is inf at epoch 1, step ") != std::string::npos)
+        << what;
+    EXPECT_NE(what.find("the data holds non-finite samples or the run diverged"), std::string::npos) << what;
+  }
+}
+
 TEST(SeparateApp, HelpListsTheOptions) {
   const RunResult h = run(kSeparate + " --help");
   EXPECT_EQ(h.exit_code, 0);
