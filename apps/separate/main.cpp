@@ -38,8 +38,8 @@ int main(int argc, char** argv) {
   flags.add("--train-subset", &c.train_subset, "NAME", "librimix: train-100 or train-360");
   flags.add("--num-speakers", &c.num_speakers, "N", "sources per mixture (2 or 3)");
   flags.add("--sample-rate", &c.sample_rate, "HZ", "8000 or 16000");
-  flags.add_switch("--base", &c.base, "train conv_tasnet_base (N 512, B 128, H 512, X 8, R 3, ReLU masks; 5.1 M "
-                                      "parameters) instead of the small model");
+  flags.add_switch("--base", &c.base, "train conv_tasnet_base (N 512, L 16, B 128, H 512, X 8, R 3, ReLU masks; "
+                                      "4.99 M parameters) instead of the small model");
   flags.add("--enc-kernel", &c.model.enc_kernel_size, "L", "encoder window (stride L/2)");
   flags.add("--enc-feats", &c.model.enc_num_feats, "N", "encoder filters");
   flags.add("--msk-feats", &c.model.msk_num_feats, "B", "mask generator bottleneck channels");
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   flags.add("--msk-activate", &c.model.msk_activate, "NAME", "mask activation: sigmoid or relu");
   flags.add("--segment", &c.segment_seconds, "SECONDS", "training segment length");
   flags.add("--batch-size", &c.batch_size, "N", "segments per step");
-  flags.add("--epochs", &c.epochs, "N", "passes over the training mixtures (0: 20, or 100 with --base)");
+  flags.add("--epochs", &c.epochs, "N", "passes over the training mixtures (0: 20, 100 with --base, a resumed run's own)");
   flags.add("--lr", &c.lr, "X", "Adam learning rate (0: 3e-3, or the recipe's 1e-3 with --base)");
   flags.add("--clip", &c.clip, "X", "gradient L2 norm clipping");
   flags.add("--patience", &c.patience, "N", "epochs without a better dev SI-SNRi before the lr halves");

@@ -88,6 +88,7 @@ void save_separate_checkpoint(const std::string& path, const models::ConvTasNetI
   meta[p + "task"] = state.task;
   meta[p + "sample_rate"] = std::to_string(state.sample_rate);
   meta[p + "segment_seconds"] = number(state.segment_seconds);
+  meta[p + "epochs"] = std::to_string(state.epochs);
   meta[p + "epochs_done"] = std::to_string(state.epochs_done);
   meta[p + "seed"] = std::to_string(state.seed);
   meta[p + "best_val"] = number(state.best_val);
@@ -123,6 +124,7 @@ SeparateCheckpoint load_separate_checkpoint(const std::string& path) {
   state.sample_rate = parse_integer(meta, p + "sample_rate", path);
   EMBER_CHECK(state.sample_rate > 0, "ember-separate: checkpoint '", path, "': sample rate ", state.sample_rate);
   state.segment_seconds = parse_number(meta, p + "segment_seconds", path);
+  state.epochs = parse_integer(meta, p + "epochs", path);
   state.epochs_done = parse_integer(meta, p + "epochs_done", path);
   state.seed = static_cast<uint64_t>(parse_integer(meta, p + "seed", path));
   state.best_val = parse_number(meta, p + "best_val", path);

@@ -32,6 +32,7 @@ struct RunState {
   std::string layout, task;  // the data trained on (librimix or wsj0mix; sep_clean or sep_noisy)
   int64_t sample_rate = 0;
   double segment_seconds = 0;
+  int64_t epochs = 0;       // the run's planned epochs (a resume without --epochs continues to them)
   int64_t epochs_done = 0;
   uint64_t seed = 0;
   double best_val = 0;               // best dev SI-SNRi so far

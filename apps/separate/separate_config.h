@@ -23,7 +23,7 @@ struct SeparateConfig {
   models::ConvTasNetOptions model = small_model();
   double segment_seconds = 1.0;        // training crops of this length, at random offsets
   int64_t batch_size = 4;
-  int64_t epochs = 0;                  // 0: 20 (the default model), 100 (--base, the recipe's)
+  int64_t epochs = 0;                  // 0: 20 (the default model), 100 (--base, the recipe's), a resumed run's own
   double lr = 0;                       // Adam; 0: 3e-3 for the default model, 1e-3 (the recipe's) with base
   double clip = 5.0;                   // gradient L2 norm clipping, as the recipe
   int64_t patience = 3;                // ReduceLROnPlateau on the dev SI-SNRi (factor 0.5), as the recipe

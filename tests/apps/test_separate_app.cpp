@@ -106,6 +106,7 @@ TEST(SeparateApp, ResumedRunEqualsAnUninterruptedRun) {
   rest.resume = (fs::path(first.output) / "checkpoint.safetensors").string();
   rest.seed = 99;                   // the checkpoint's seed wins
   rest.model.enc_num_feats = 512;   // and its model
+  rest.epochs = 0;                  // and its planned epochs
   const app::SeparateResult b = app::train_separate(rest);
   EXPECT_EQ(b.epochs_done, 3);
   EXPECT_EQ(a.test_si_snri, b.test_si_snri);

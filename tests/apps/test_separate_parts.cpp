@@ -134,6 +134,7 @@ app::RunState sample_state() {
   s.task = "sep_noisy";
   s.sample_rate = 8000;
   s.segment_seconds = 0.75;
+  s.epochs = 5;
   s.epochs_done = 2;
   s.seed = 42;
   s.best_val = 3.25;
@@ -165,6 +166,8 @@ TEST(SeparateParts, CheckpointRoundTripRebuildsTheModel) {
   EXPECT_EQ(c.state.task, "sep_noisy");
   EXPECT_EQ(c.state.segment_seconds, 0.75);
   EXPECT_EQ(c.state.seed, 42u);
+  EXPECT_EQ(c.state.epochs, 5);
+  EXPECT_EQ(c.state.epochs_done, 2);
   ASSERT_EQ(c.state.history.size(), 2u);
   EXPECT_EQ(c.state.history[1].val_si_snri, 3.25);
   EXPECT_EQ(c.state.history[0].segments_per_s, 30.5);
