@@ -18,6 +18,7 @@
 
 #include "separate/separate_checkpoint.h"
 #include "separate_test_util.h"
+#include "speech_corpus_test.h"
 
 using namespace ember::apps::testing;
 using namespace ember::apps::testing::separate_test;
@@ -87,7 +88,7 @@ void expect_same_checkpoints(const std::string& a, const std::string& b) {
   }
 }
 
-TEST(SeparateApp, ResumedRunEqualsAnUninterruptedRun) {
+SPEECH_CORPUS_TEST(SeparateApp, ResumedRunEqualsAnUninterruptedRun) {
   app::SeparateConfig whole = base_config(small_corpus(24, 4), fresh_dir("separate_resume_whole"));
   tiny_model(whole);
   whole.epochs = 3;
@@ -118,7 +119,7 @@ TEST(SeparateApp, ResumedRunEqualsAnUninterruptedRun) {
   EXPECT_NE(metrics.find("\"epoch\": 3,"), std::string::npos) << metrics;
 }
 
-TEST(SeparateApp, TrainsOnTheWsj0MixLayoutAndTheNoisyTask) {
+SPEECH_CORPUS_TEST(SeparateApp, TrainsOnTheWsj0MixLayoutAndTheNoisyTask) {
   const std::string corpus = small_corpus(24, 4);
   app::SeparateConfig wsj = base_config((fs::path(corpus) / "wsj0-mix").string(), fresh_dir("separate_wsj"));
   tiny_model(wsj);
@@ -202,7 +203,7 @@ void expect_separated_files_sum_to_the_mixture(const ShortRun& r) {
 }
 
 // One test, so that ctest (a process per test) trains the short run once.
-TEST(SeparateApp, ShortRunReachesTheStatedSiSnriAndItsCheckpointSeparatesFiles) {
+SPEECH_CORPUS_TEST(SeparateApp, ShortRunReachesTheStatedSiSnriAndItsCheckpointSeparatesFiles) {
   ShortRun r;
   r.config = base_config(default_speech_corpus(), fresh_dir("separate_short_run"));
   r.config.epochs = 6;
@@ -217,7 +218,7 @@ TEST(SeparateApp, ShortRunReachesTheStatedSiSnriAndItsCheckpointSeparatesFiles) 
   }
 }
 
-TEST(SeparateApp, ProgramTrainsAndWritesItsFiles) {
+SPEECH_CORPUS_TEST(SeparateApp, ProgramTrainsAndWritesItsFiles) {
   const std::string corpus = small_corpus(24, 4);
   const std::string out = fresh_dir("separate_program");
   const RunResult r = run(kSeparate + " --data " + corpus +
@@ -242,7 +243,7 @@ TEST(SeparateApp, ProgramTrainsAndWritesItsFiles) {
   EXPECT_NE(last_line.find("is below --min-si-snri 90.00 dB"), std::string::npos) << low.err;
 }
 
-TEST(SeparateApp, ProgramBadInputGivesOneErrorLine) {
+SPEECH_CORPUS_TEST(SeparateApp, ProgramBadInputGivesOneErrorLine) {
   const std::string out = fresh_dir("separate_errors");
   const std::string corpus = small_corpus(24, 4);
   expect_one_error_line(run(kSeparate + " --layout timit"), 2, "unknown --layout 'timit' (expected librimix or wsj0mix)");
@@ -301,7 +302,7 @@ TEST(SeparateApp, ProgramBadInputGivesOneErrorLine) {
 
 // A training source of NaN samples makes the loss non-finite: the run stops
 // with an error naming the epoch and step instead of training on garbage.
-TEST(SeparateApp, NonFiniteLossStopsTheRunWithAnError) {
+SPEECH_CORPUS_TEST(SeparateApp, NonFiniteLossStopsTheRunWithAnError) {
   const fs::path root = fresh_dir("separate_nan_corpus");
   fs::copy(small_corpus(24, 4), root, fs::copy_options::recursive | fs::copy_options::create_hard_links);
   const fs::path s1 = root / "Libri2Mix/wav8k/min/train-100/s1" / (first_ids("train-100", 1)[0] + ".wav");

@@ -21,6 +21,7 @@
 #include <ember/serialize/safetensors.h>
 
 #include "apps_test_util.h"
+#include "speech_corpus_test.h"
 #include "common/speech_corpus.h"
 #include "vocoder/vocoder_checkpoint.h"
 #include "vocoder/vocoder_data.h"
@@ -49,19 +50,6 @@ void expect_one_error_line(const RunResult& r, int code, const std::string& what
   EXPECT_EQ(r.err.rfind("ember-vocoder: ", 0), 0u) << r.err;
   EXPECT_EQ(r.err.find("ember-vocoder: ember-vocoder:"), std::string::npos) << r.err;
 }
-
-bool have_corpus() {
-  try {
-    ember::apps::default_speech_corpus();
-    return true;
-  } catch (const ember::Error&) {
-    return false;
-  }
-}
-
-#define REQUIRE_CORPUS()                                                                        \
-  if (!have_corpus()) GTEST_SKIP() << "no speech corpus (scripts/make_speech.sh; the build " \
-                                      "renders it when espeak-ng and sox are installed)"
 
 // The small seeded configuration of the tests: one thread and deterministic
 // algorithms, so that runs are bitwise repeatable whatever the machine load.
@@ -185,8 +173,7 @@ TEST(VocoderApp, TemperatureSamplerIsTheDefaultAtOneAndGreedyWhenCold) {
 // on the whole training subset for 4 epochs (128 steps of 16 segments);
 // measured ratios 0.543 (seed 0, this test) and 0.502 (seed 1) against the
 // bar's 0.7.
-TEST(VocoderApp, ShortRunBeatsTheBaselinesByTheStatedBar) {
-  REQUIRE_CORPUS();
+SPEECH_CORPUS_TEST(VocoderApp, ShortRunBeatsTheBaselinesByTheStatedBar) {
   app::VocoderConfig c;
   c.out = fresh_dir("vocoder_short");
   c.progress = false;
@@ -230,8 +217,7 @@ TEST(VocoderApp, ShortRunBeatsTheBaselinesByTheStatedBar) {
   EXPECT_TRUE(fs::exists(fs::path(c.out) / "best.safetensors"));
 }
 
-TEST(VocoderApp, ResumedRunEqualsAnUninterruptedRun) {
-  REQUIRE_CORPUS();
+SPEECH_CORPUS_TEST(VocoderApp, ResumedRunEqualsAnUninterruptedRun) {
   app::VocoderConfig whole = tiny_config(fresh_dir("vocoder_resume_whole"));
   const app::VocoderResult a = app::train_vocoder(whole);
   app::VocoderConfig first = tiny_config(fresh_dir("vocoder_resume_parts"));
@@ -267,8 +253,7 @@ TEST(VocoderApp, ResumedRunEqualsAnUninterruptedRun) {
   EXPECT_NE(metrics.find("\"epoch\": 2"), std::string::npos);
 }
 
-TEST(VocoderApp, CheckpointRebuildsTheModelAndRefusesOthers) {
-  REQUIRE_CORPUS();
+SPEECH_CORPUS_TEST(VocoderApp, CheckpointRebuildsTheModelAndRefusesOthers) {
   app::VocoderConfig c = tiny_config(fresh_dir("vocoder_ckpt"));
   c.epochs = 1;
   c.train_utterances = 16;
@@ -299,8 +284,7 @@ TEST(VocoderApp, CheckpointRebuildsTheModelAndRefusesOthers) {
   }
 }
 
-TEST(VocoderApp, ProgramVocodesGivenFilesFromACheckpointAlone) {
-  REQUIRE_CORPUS();
+SPEECH_CORPUS_TEST(VocoderApp, ProgramVocodesGivenFilesFromACheckpointAlone) {
   const std::string out = fresh_dir("vocoder_vocode");
   const RunResult train = run(kVocoder + " --threads 1 --deterministic --no-progress --n-rnn 32 --n-fc 32 "
                                          "--n-hidden 32 --n-output 32 --n-res-block 1 --train-utterances 16 "
