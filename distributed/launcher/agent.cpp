@@ -43,7 +43,10 @@ namespace ember::distributed::launcher {
 // the round's "shutdown" key, which stops the other nodes without a restart.
 // Before exiting, each agent counts itself in the round's "exited"; the agent
 // serving the store waits (up to 30 s) for the others, so that it does not take
-// the store away under them.
+// the store away under them. A failed rendezvous ends the same way: every
+// node of the round learns the failure from the store (Note [Failed
+// rendezvous]) and counts itself in "rdzv_left", which the serving agent
+// waits for.
 
 namespace {
 
@@ -149,7 +152,14 @@ class Agent {
       try {
         r = rendezvous(*store_, o_, round, local_addr_, g_signal);
       } catch (const std::exception& e) {
-        say(e.what());
+        std::string what = e.what();
+        if (what.rfind("ember-run:", 0) != 0) {
+          // The store itself failed: say which, and that its agent may be gone.
+          what = "ember-run: rendezvous '" + o_.rdzv_id + "' round " + std::to_string(round) +
+                 ": the rendezvous store failed (did the agent serving it exit?): " + what;
+        }
+        say(what.substr(std::string("ember-run: ").size()));
+        leave_rendezvous(round);
         return g_signal.load() ? 128 + g_signal.load() : 1;
       }
       const Outcome outcome = run_round(r);
@@ -272,6 +282,35 @@ class Agent {
     }
   }
 
+  // After a failed rendezvous of round: counts this agent out of it; the agent
+  // serving the store waits for every node that joined the round to learn the
+  // outcome (Note [Failed rendezvous] in rendezvous.cpp) before taking the
+  // store down, so that none of them gets a bare store error instead.
+  void leave_rendezvous(int round) {
+    try {
+      store_->add(round_key(o_.rdzv_id, round, "rdzv_left"), 1);
+      if (!server_) return;
+      wait_for_others(round_key(o_.rdzv_id, round, "rdzv_left"), [&] {
+        return store_->add(round_key(o_.rdzv_id, round, "joined"), 0);
+      });
+    } catch (const std::exception&) {
+      // The store is gone already: nobody is left to tell.
+    }
+  }
+
+  // Waits (the agent serving the store) until counter reaches expected(), for
+  // up to 30 s; a signal that ended the round does not end this wait (the
+  // other agents still need the store), a second one does.
+  template <class Expected>
+  void wait_for_others(const std::string& counter, Expected expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    const int signal_before = g_signal.exchange(0);
+    while (store_->add(counter, 0) < expected() && std::chrono::steady_clock::now() < deadline &&
+           g_signal.load() == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (signal_before) g_signal.store(signal_before);
+  }
+
   // Counts this agent out of round r; the agent serving the store waits for the
   // others before taking the store down.
   void leave(const RendezvousResult& r) {
@@ -279,15 +318,7 @@ class Agent {
     try {
       store_->add(key, 1);
       if (!server_) return;
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      // (a signal that ended the round does not end this wait: the other
-      // agents are stopping their workers and still need the store; a second
-      // one does)
-      const int signal_before = g_signal.exchange(0);
-      while (store_->add(key, 0) < r.group_world_size && std::chrono::steady_clock::now() < deadline &&
-             g_signal.load() == 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      if (signal_before) g_signal.store(signal_before);
+      wait_for_others(key, [&] { return static_cast<int64_t>(r.group_world_size); });
     } catch (const std::exception& e) {
       say(std::string("while leaving: ") + e.what());
     }

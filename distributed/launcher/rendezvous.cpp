@@ -10,6 +10,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -33,6 +34,17 @@ namespace ember::distributed::launcher {
 // nodes, set once by compare_set: whoever first sees the round full or the
 // last call over closes it) and "master" (addr:port, set by group rank 0).
 // A node whose join index is not below the closed count came too late.
+//
+// Note [Failed rendezvous]: a round that cannot close (too few nodes within
+// the join timeout, or a node interrupted by a signal) is failed for
+// everybody: the node that gives up writes "failure" ("<its address>\n<the
+// reason>") and then closes the round with compare_set("closed", "",
+// "failed"). Every node polling the round sees "failed" and raises the
+// reason, naming the node it came from, instead of waiting on or losing the
+// store: the agent serving the store waits for them (Note [ember-run agent]).
+// The compare_set decides races: a round that closed normally meanwhile is
+// not failed (a timed-out node then goes on with it; an interrupted one
+// writes the round's "shutdown" instead, which stops the others' workers).
 
 std::string job_key(const std::string& id, const std::string& name) { return "ember_run/" + id + "/" + name; }
 
@@ -86,10 +98,26 @@ Participant parse_participant(int index, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+const std::string kFailedRound = "failed";
+
+// Fails round for every node (Note [Failed rendezvous]); false when the round
+// had closed normally meanwhile.
+bool fail_round(Store& store, const std::function<std::string(const std::string&)>& key,
+                const std::string& local_addr, const std::string& reason) {
+  store.compare_set(key("failure"), "", local_addr + "\n" + reason);
+  return store.compare_set(key("closed"), "", kFailedRound) == kFailedRound;
+}
+
+}  // namespace
+
 RendezvousResult rendezvous(Store& store, const LaunchOptions& o, int round, const std::string& local_addr,
                             const std::atomic<int>& interrupted) {
   using Clock = std::chrono::steady_clock;
-  const auto key = [&](const std::string& name) { return round_key(o.rdzv_id, round, name); };
+  const std::function<std::string(const std::string&)> key = [&](const std::string& name) {
+    return round_key(o.rdzv_id, round, name);
+  };
   const auto start = Clock::now();
   const int index = static_cast<int>(store.add(key("joined"), 1)) - 1;
   store.set(key("node/" + std::to_string(index)),
@@ -97,8 +125,12 @@ RendezvousResult rendezvous(Store& store, const LaunchOptions& o, int round, con
 
   std::optional<Clock::time_point> min_reached;
   while (!store.check({key("closed")})) {
-    EMBER_CHECK(interrupted.load() == 0, "ember-run: interrupted (signal ", interrupted.load(),
-                ") during the rendezvous of round ", round);
+    if (const int sig = interrupted.load()) {
+      const std::string reason = "interrupted (signal " + std::to_string(sig) + ")";
+      if (!fail_round(store, key, local_addr, reason))
+        store.compare_set(key("shutdown"), "", "node " + local_addr + " got signal " + std::to_string(sig));
+      EMBER_FAIL("ember-run: interrupted (signal ", sig, ") during the rendezvous of round ", round);
+    }
     const int joined = static_cast<int>(store.add(key("joined"), 0));
     const auto now = Clock::now();
     if (joined >= o.min_nodes && !min_reached) min_reached = now;
@@ -110,12 +142,24 @@ RendezvousResult rendezvous(Store& store, const LaunchOptions& o, int round, con
       break;
     }
     const double waited = std::chrono::duration<double>(now - start).count();
-    EMBER_CHECK(waited < o.join_timeout_s, "ember-run: rendezvous '", o.rdzv_id, "' round ", round, ": only ",
-                joined, " of at least ", o.min_nodes, " nodes joined within the join timeout of ",
-                o.join_timeout_s, " s");
+    if (waited >= o.join_timeout_s) {
+      std::ostringstream reason;
+      reason << "only " << joined << " of at least " << o.min_nodes << " nodes joined within the join timeout of "
+             << o.join_timeout_s << " s";
+      if (fail_round(store, key, local_addr, reason.str()))
+        EMBER_FAIL("ember-run: rendezvous '", o.rdzv_id, "' round ", round, ": ", reason.str());
+      break;  // the round closed meanwhile: go on with it
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  const int nodes = std::stoi(store.get(key("closed")));
+  const std::string closed = store.get(key("closed"));
+  if (closed == kFailedRound) {
+    const std::string failure = store.get(key("failure"));
+    const size_t newline = failure.find('\n');
+    EMBER_FAIL("ember-run: rendezvous '", o.rdzv_id, "' round ", round, " failed on node ",
+               failure.substr(0, newline), ": ", newline == std::string::npos ? "" : failure.substr(newline + 1));
+  }
+  const int nodes = std::stoi(closed);
   EMBER_CHECK(index < nodes, "ember-run: rendezvous '", o.rdzv_id, "' round ", round, " closed with ", nodes,
               " nodes before this node joined (as node ", index + 1, ")");
 
