@@ -8,9 +8,11 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <ember/core/tensor.h>
 #include <ember/distributed/init.h>
+#include <ember/distributed/tcp_store.h>
 
 #include "agent_process.h"
 #include "gloo_testing.h"
@@ -232,6 +234,59 @@ TEST(Launcher, ANodeJoiningAClosedRoundIsRefused) {
             std::string::npos)
       << late.output();
   EXPECT_EQ(first.wait(20s), 0) << first.output();
+}
+
+// Note [Failed rendezvous]: the agent serving the store fails the round (its
+// join timeout is short); the other node, still waiting, gets that agent's
+// reason instead of a bare store error, and the serving agent waits for it.
+TEST(Launcher, AFailedRendezvousReachesTheOtherNodes) {
+  TempDir dir("ember_run_rdzv_failed");
+  const uint16_t port = ember::testing::free_port();
+  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+  AgentProcess serving({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "short",
+                        "--rdzv-conf", "join_timeout=1.5", "--log-dir", dir / "logs0", "true"});
+  // The other node starts once the first serves the store (else it would serve it).
+  ember::distributed::TCPStore probe("127.0.0.1", {.port = port, .timeout = 10s});
+  AgentProcess other({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "short",
+                      "--rdzv-conf", "join_timeout=30", "--local-addr", "127.0.0.2", "--log-dir", dir / "logs1",
+                      "true"});
+  EXPECT_EQ(serving.wait(20s), 1) << serving.output();
+  EXPECT_EQ(other.wait(20s), 1) << other.output();
+  EXPECT_NE(serving.output().find("ember-run: rendezvous 'short' round 0: only 2 of at least 3 nodes joined within "
+                                  "the join timeout of 1.5 s"),
+            std::string::npos)
+      << serving.output();
+  EXPECT_NE(other.output().find("ember-run: rendezvous 'short' round 0 failed on node 127.0.0.1: only 2 of at least "
+                                "3 nodes joined within the join timeout of 1.5 s"),
+            std::string::npos)
+      << other.output();
+  EXPECT_EQ(other.output().find("TCPStore"), std::string::npos) << other.output();
+}
+
+// A signal to the serving agent during the rendezvous fails the round for
+// the other node too (it exits with 1, naming the signal).
+TEST(Launcher, ASignalDuringTheRendezvousReachesTheOtherNodes) {
+  TempDir dir("ember_run_rdzv_signal");
+  const uint16_t port = ember::testing::free_port();
+  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+  AgentProcess serving({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "sig",
+                        "--log-dir", dir / "logs0", "true"});
+  ember::distributed::TCPStore probe("127.0.0.1", {.port = port, .timeout = 10s});
+  AgentProcess other({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "sig",
+                      "--local-addr", "127.0.0.2", "--log-dir", dir / "logs1", "true"});
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (probe.add("ember_run/sig/round0/joined", 0) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  serving.kill(SIGTERM);
+  EXPECT_EQ(serving.wait(20s), 128 + SIGTERM) << serving.output();
+  EXPECT_EQ(other.wait(20s), 1) << other.output();
+  EXPECT_NE(serving.output().find("ember-run: interrupted (signal 15) during the rendezvous of round 0"),
+            std::string::npos)
+      << serving.output();
+  EXPECT_NE(other.output().find("ember-run: rendezvous 'sig' round 0 failed on node 127.0.0.1: interrupted (signal "
+                                "15)"),
+            std::string::npos)
+      << other.output();
 }
 
 TEST(Launcher, BadFlagsExitWith2) {
