@@ -218,22 +218,55 @@ TEST(Launcher, TooFewNodesWithinTheJoinTimeoutIsAnError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "logs/round_0")) << "no worker started";
 }
 
-TEST(Launcher, ANodeJoiningAClosedRoundIsRefused) {
+TEST(Launcher, ANodeJoiningAFullRoundIsRefused) {
   TempDir dir("ember_run_late");
   const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
   const std::string d = dir.path().string();
-  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
-                      "--rdzv-conf", "last_call_timeout=0.1", "--log-dir", dir / "logs1", "sh", "-c",
-                      "touch " + d + "/started; sleep 1"});
+  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
+                      "--log-dir", dir / "logs1", "sh", "-c", "touch " + d + "/started; sleep 1"});
   ASSERT_TRUE(wait_for_file(dir / "started", 10s)) << first.output();
-  AgentProcess late({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
+  AgentProcess late({"--nproc-per-node", "1", "--nnodes", "1", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
                      "--local-addr", "127.0.0.2", "--log-dir", dir / "logs2", "true"});
   EXPECT_EQ(late.wait(20s), 1);
-  EXPECT_NE(late.output().find("ember-run: rendezvous 'late' round 0 closed with 1 nodes before this node joined (as "
-                               "node 2)"),
+  EXPECT_NE(late.output().find("ember-run: rendezvous 'late' round 0 closed with 1 nodes (the most --nnodes allows) "
+                               "before this node joined (as node 2)"),
             std::string::npos)
       << late.output();
   EXPECT_EQ(first.wait(20s), 0) << first.output();
+}
+
+// Note [Scale-up]: a job of 1:2 nodes runs with one; a second node joins it:
+// the first node's workers stop and both nodes start round 1 with a world of
+// 2, RESTART_COUNT still 0 (a budget of 0 restarts does not end the job).
+TEST(Launcher, ANodeJoiningARunningJobScalesItUp) {
+  TempDir dir("ember_run_scale_up");
+  const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
+  const std::string d = dir.path().string();
+  // One node: wait to be stopped; two nodes: dump the environment and exit.
+  const std::string script = "if [ $GROUP_WORLD_SIZE = 1 ]; then touch " + d + "/alone; sleep 30; fi; " +
+                             env_dump_script(d);
+  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "grow",
+                      "--rdzv-conf", "last_call_timeout=0.1", "--max-restarts", "0", "--log-dir", dir / "logs1", "sh",
+                      "-c", script});
+  ASSERT_TRUE(wait_for_file(dir / "alone", 10s)) << first.output();
+  AgentProcess second({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "grow",
+                       "--rdzv-conf", "last_call_timeout=5", "--local-addr", "127.0.0.2", "--log-dir",
+                       dir / "logs2", "sh", "-c", script});
+  EXPECT_EQ(first.wait(30s), 0) << first.output();
+  EXPECT_EQ(second.wait(30s), 0) << second.output();
+  EXPECT_NE(first.output().find("round 0: a node is waiting to join; restarting the group with it (not counted "
+                                "against the restart budget)"),
+            std::string::npos)
+      << first.output();
+  EXPECT_NE(second.output().find("round 1: node 1 of 2 (127.0.0.2), ranks 1..1 of 2"), std::string::npos)
+      << second.output();
+  for (int rank : {0, 1}) {
+    auto env = read_env_file(d + "/env_" + std::to_string(rank) + "_0");
+    EXPECT_EQ(env["WORLD_SIZE"], "2");
+    EXPECT_EQ(env["GROUP_WORLD_SIZE"], "2");
+    EXPECT_EQ(env["GROUP_RANK"], std::to_string(rank));
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir / "logs1/round_1/rank_0.log"));
 }
 
 // Note [Failed rendezvous]: the agent serving the store fails the round (its
