@@ -41,8 +41,9 @@
 namespace ember::distributed {
 
 // Note [ProcessGroupGloo execution]: collectives run on one worker thread per
-// group, in the order they were called, so that every rank issues them to
-// gloo in the same order; each carries the group's sequence number, which is
+// group (or on a thread waiting for them: Note [Inline collectives]), in the
+// order they were called, so that every rank issues them to gloo in the same
+// order; each carries the group's sequence number, which is
 // also its gloo tag. The caller's thread checks the arguments (errors raise at
 // the call) and makes a non-contiguous tensor contiguous; the worker runs
 // gloo and copies the result back. A failure (a gloo timeout, a peer that
@@ -347,7 +348,6 @@ ProcessGroupGloo::~ProcessGroupGloo() {
   }
   s.queued.notify_all();
   if (s.worker.joinable()) s.worker.join();  // after the queue and any inline collective
-
   std::vector<std::pair<std::thread, std::shared_ptr<Work>>> p2p;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
