@@ -121,10 +121,6 @@ bool fail_round(Store& store, const std::function<std::string(const std::string&
   return store.compare_set(key("closed"), "", kFailedRound) == kFailedRound;
 }
 
-}  // namespace
-
-namespace {
-
 // Joins round `round`; nullopt when it closed, below max_nodes, before this
 // node joined (a running job it may scale up: the caller goes on to the next
 // round).
