@@ -34,6 +34,7 @@
 #include <ember/ops/shape.h>
 #include <ember/distributed/prefix_store.h>
 
+#include "caller_waits.h"
 #include "gloo_desync.h"
 #include "gloo_reduce.h"
 #include "gloo_store.h"
@@ -233,7 +234,11 @@ struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::
   // waking the caller), which dominate its latency; c10d's blocking calls pay
   // them too. `busy` keeps the worker from starting the next collective
   // meanwhile. The worker, woken by the enqueue, may take the collective
-  // first; then the caller waits for it as before.
+  // first; then the caller waits for it as before. init.h's blocking calls
+  // say beforehand that they will wait (detail::CallerWaits), and a
+  // collective they queue behind nothing does not wake the worker at all; it
+  // stays queued for the caller, unless another thread's enqueue wakes the
+  // worker first (then the worker runs it, as any other).
   void run_inline(const Work* work) {
     Job job;
     {
@@ -259,6 +264,8 @@ struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::
   std::shared_ptr<Work> enqueue(const std::string& op, const std::string& what, Tensor tensor, Tensor work_tensor,
                                 std::function<void(uint32_t tag)> body) {
     std::unique_lock<std::mutex> lock(mutex);
+    // The caller runs it itself (init.h's blocking calls): no need to wake the worker.
+    const bool caller_runs_it = detail::CallerWaits::active() && queue.empty() && !busy;
     const uint64_t seq = sequence++;
     std::vector<Tensor> outputs;
     if (tensor.defined()) outputs.push_back(tensor);
@@ -288,7 +295,7 @@ struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::
       }
     }});
     lock.unlock();
-    queued.notify_one();
+    if (!caller_runs_it) queued.notify_one();
     return work;
   }
 
