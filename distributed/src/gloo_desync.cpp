@@ -17,7 +17,14 @@
 // Note [Desync recorder]: the entries are written off the collective's path,
 // by a thread of the group, through a clone of the group's store (for a
 // TCPStore, a connection of its own). A collective only hands its entry over
-// (one lock, one notify) and never waits for the store. The connection must
+// (one lock; a notify when the recorder is idle) and never waits for the
+// store. The writes are paced: an entry after a quiet spell goes out at once,
+// then at most one write per kWriteInterval (the latest entry), so a loop of
+// small collectives costs the store (and the cores: on a loaded machine every
+// extra runnable thread delays the collective's own) a few writes a second,
+// not one per collective, and an entry reaches the store at most
+// kWriteInterval after the rank entered the collective, well within any
+// collective timeout worth reporting on. The connection must
 // be the recorder's own: calls on one TCPStore are serialized, and a rank
 // whose main thread blocks in store.wait on the group's store (waiting for
 // another rank, say) would hold the writes back, so that the others' reports
@@ -33,6 +40,8 @@ namespace ember::distributed::gloo_detail {
 
 namespace {
 std::string key_of(int64_t rank) { return "ember_desync/" + std::to_string(rank); }
+
+constexpr std::chrono::milliseconds kWriteInterval{100};
 
 std::shared_ptr<Store> clone_or_null(const std::shared_ptr<Store>& store) {
   try {
@@ -56,21 +65,28 @@ DesyncRecorder::~DesyncRecorder() {
     stopping_ = true;
   }
   recorded_cv_.notify_all();
+  hurry_cv_.notify_all();
   thread_.join();
 }
 
 void DesyncRecorder::record(uint64_t seq, const std::string& op, const std::string& what) {
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_ = std::to_string(seq) + " " + op + (what.empty() ? "" : " " + what);
     ++recorded_;
+    wake = idle_;
   }
-  recorded_cv_.notify_one();
+  if (wake) recorded_cv_.notify_one();
 }
 
 std::string DesyncRecorder::flush(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   const uint64_t target = recorded_;
+  if (written_ < target) {
+    hurry_ = true;  // no pacing for this one
+    hurry_cv_.notify_all();
+  }
   if (!written_cv_.wait_for(lock, timeout, [&] { return written_ >= target; }))
     return "its entry was not written within " + std::to_string(timeout.count()) + " ms";
   return error_;
@@ -78,9 +94,16 @@ std::string DesyncRecorder::flush(std::chrono::milliseconds timeout) {
 
 void DesyncRecorder::run() {
   std::unique_lock<std::mutex> lock(mutex_);
+  auto last_write = std::chrono::steady_clock::now() - kWriteInterval;
   for (;;) {
+    idle_ = true;
     recorded_cv_.wait(lock, [&] { return stopping_ || written_ < recorded_; });
+    idle_ = false;
+    // Pacing: no sooner than kWriteInterval after the last write, unless a
+    // flush is waiting (record() does not wake this wait).
+    hurry_cv_.wait_until(lock, last_write + kWriteInterval, [&] { return stopping_ || hurry_; });
     if (stopping_) return;
+    hurry_ = false;
     const std::string entry = pending_;
     const uint64_t upto = recorded_;
     lock.unlock();
@@ -91,6 +114,7 @@ void DesyncRecorder::run() {
       error = e.what();
     }
     lock.lock();
+    last_write = std::chrono::steady_clock::now();
     written_ = upto;
     if (!error.empty() && error_.empty()) error_ = error;
     written_cv_.notify_all();

@@ -16,7 +16,7 @@ namespace ember::distributed::gloo_detail {
 
 // Writes one rank's entries "ember_desync/<rank>" = "<seq> <op> <arguments>"
 // on a thread of its own through a clone of the group's store (Note [Desync
-// recorder]): record() never waits for the store.
+// recorder]): record() never waits for the store; writes are paced.
 class DesyncRecorder {
  public:
   // Clones store (the group's store itself when it cannot be cloned) and
@@ -43,11 +43,13 @@ class DesyncRecorder {
   bool own_store_ = false;
   std::string key_;
   std::mutex mutex_;
-  std::condition_variable recorded_cv_, written_cv_;
+  std::condition_variable recorded_cv_, written_cv_, hurry_cv_;
   std::string pending_;     // the latest entry
   uint64_t recorded_ = 0;   // entries recorded so far
   uint64_t written_ = 0;    // of which the store has the latest (or its write failed)
   std::string error_;       // the first failed write's error
+  bool idle_ = false;       // the thread waits for an entry (record() wakes it)
+  bool hurry_ = false;      // a flush waits: write without pacing
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -86,15 +86,22 @@ TEST(GlooExecution, BlockingCallsKeepTheOrderOfQueuedAsyncWork) {
   EXPECT_EQ(error1, "");
 }
 
-// A store whose desync entries are refused once `refuse` is set; with
-// `clonable`, its clones are too.
-class RefusingStore final : public Store {
+// A store that counts the desync entries written through it (and its
+// clones) and refuses them once `refuse` is set; with `clonable`, it clones.
+class WatchedStore final : public Store {
  public:
-  RefusingStore(std::shared_ptr<Store> inner, std::shared_ptr<std::atomic<bool>> refuse, bool clonable)
-      : Store(inner->timeout()), inner_(std::move(inner)), refuse_(std::move(refuse)), clonable_(clonable) {}
+  WatchedStore(std::shared_ptr<Store> inner, std::shared_ptr<std::atomic<bool>> refuse, bool clonable,
+               std::shared_ptr<std::atomic<int>> writes = std::make_shared<std::atomic<int>>(0))
+      : Store(inner->timeout()),
+        inner_(std::move(inner)),
+        refuse_(std::move(refuse)),
+        clonable_(clonable),
+        writes_(std::move(writes)) {}
   void set(const std::string& key, const std::string& value) override {
-    EMBER_CHECK(!(*refuse_ && key.find("ember_desync/") != std::string::npos), "the test refuses desync entries");
+    const bool desync = key.find("ember_desync/") != std::string::npos;
+    EMBER_CHECK(!(*refuse_ && desync), "the test refuses desync entries");
     inner_->set(key, value);
+    if (desync) ++*writes_;
   }
   std::string get(const std::string& key) override { return inner_->get(key); }
   int64_t add(const std::string& key, int64_t delta) override { return inner_->add(key, delta); }
@@ -110,14 +117,44 @@ class RefusingStore final : public Store {
   }
   std::shared_ptr<Store> clone() override {
     if (!clonable_) return Store::clone();
-    return std::make_shared<RefusingStore>(inner_->clone(), refuse_, true);
+    return std::make_shared<WatchedStore>(inner_->clone(), refuse_, true, writes_);
   }
 
  private:
   std::shared_ptr<Store> inner_;
   std::shared_ptr<std::atomic<bool>> refuse_;
   bool clonable_;
+  std::shared_ptr<std::atomic<int>> writes_;
 };
+
+// Note [Desync recorder]: the writes are paced. 150 quick all_reduces write
+// a handful of entries (not 150 per rank), and the last one still reaches
+// the store.
+TEST(GlooDesyncRecorderPacing, ALoopOfCollectivesWritesAFewEntriesEndingWithTheLast) {
+  auto shared = std::make_shared<HashStore>(20s);
+  auto refuse = std::make_shared<std::atomic<bool>>(false);
+  auto writes = std::make_shared<std::atomic<int>>(0);
+  auto [g0, g1] = two_ranks(std::make_shared<WatchedStore>(shared, refuse, true, writes),
+                            std::make_shared<WatchedStore>(shared, refuse, true, writes));
+  const auto start = std::chrono::steady_clock::now();
+  std::thread other([&g1 = g1] {
+    Tensor t = ember::ones({4});
+    for (int i = 0; i < 150; ++i) g1->all_reduce(t)->wait();
+  });
+  Tensor t = ember::ones({4});
+  for (int i = 0; i < 150; ++i) g0->all_reduce(t)->wait();
+  other.join();
+  const auto elapsed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  // Per rank: one at once, then at most one per 100 ms.
+  EXPECT_LE(writes->load(), 2 * (2 + elapsed_ms / 100)) << "in " << elapsed_ms << " ms";
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(shared->get("ember_desync/0").rfind("149 ", 0) == 0 && shared->get("ember_desync/1").rfind("149 ", 0) == 0))
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(shared->get("ember_desync/0"), "149 all_reduce (SUM, tensor [4] float32)");
+  EXPECT_EQ(shared->get("ember_desync/1"), "149 all_reduce (SUM, tensor [4] float32)");
+}
 
 // With a clonable store and with one that is not (the recorder then shares
 // the group's handle): entries are written, and a refused write is named in
@@ -127,8 +164,8 @@ class GlooDesyncRecorder : public ::testing::TestWithParam<bool> {};
 TEST_P(GlooDesyncRecorder, AFailedEntryWriteIsNamedInTheReport) {
   auto shared = std::make_shared<HashStore>(20s);
   auto refuse = std::make_shared<std::atomic<bool>>(false);
-  auto [g0, g1] = two_ranks(std::make_shared<RefusingStore>(shared, refuse, GetParam()),
-                            std::make_shared<RefusingStore>(shared, refuse, GetParam()));
+  auto [g0, g1] = two_ranks(std::make_shared<WatchedStore>(shared, refuse, GetParam()),
+                            std::make_shared<WatchedStore>(shared, refuse, GetParam()));
   Tensor t0 = ember::ones({2}), t1 = ember::ones({2});
   auto w1 = g1->all_reduce(t1);
   g0->all_reduce(t0)->wait();
