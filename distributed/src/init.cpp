@@ -12,8 +12,6 @@
 #include <ember/distributed/process_group_gloo.h>
 #include <ember/distributed/tcp_store.h>
 
-#include "caller_waits.h"
-
 namespace ember::distributed {
 
 namespace {
@@ -184,17 +182,7 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
 }
 
 namespace {
-// Runs call(group) on the default group; without async_op, under the hint
-// that this thread waits for the Work right away (Note [Inline collectives]),
-// and waits.
-template <class Call>
-std::shared_ptr<Work> collective(const char* name, bool async_op, Call call) {
-  auto group = checked_default(name);
-  std::shared_ptr<Work> work;
-  {
-    detail::CallerWaits hint(!async_op);
-    work = call(*group);
-  }
+std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
   if (async_op) return work;
   work->wait();
   return nullptr;
@@ -202,64 +190,57 @@ std::shared_ptr<Work> collective(const char* name, bool async_op, Call call) {
 }  // namespace
 
 std::shared_ptr<Work> broadcast(Tensor& tensor, int64_t src, bool async_op) {
-  return collective("broadcast", async_op, [&](ProcessGroup& g) { return g.broadcast(tensor, {.root_rank = src}); });
+  return finish(checked_default("broadcast")->broadcast(tensor, {.root_rank = src}), async_op);
 }
 
 std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, bool async_op) {
-  return collective("all_reduce", async_op, [&](ProcessGroup& g) { return g.all_reduce(tensor, {.reduce_op = op}); });
+  return finish(checked_default("all_reduce")->all_reduce(tensor, {.reduce_op = op}), async_op);
 }
 
 std::shared_ptr<Work> barrier(bool async_op) {
-  return collective("barrier", async_op, [&](ProcessGroup& g) { return g.barrier(); });
+  return finish(checked_default("barrier")->barrier(), async_op);
 }
 
 std::shared_ptr<Work> reduce(Tensor& tensor, int64_t dst, ReduceOp op, bool async_op) {
-  return collective("reduce", async_op,
-                    [&](ProcessGroup& g) { return g.reduce(tensor, {.reduce_op = op, .root_rank = dst}); });
+  return finish(checked_default("reduce")->reduce(tensor, {.reduce_op = op, .root_rank = dst}), async_op);
 }
 
 std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor, bool async_op) {
-  return collective("all_gather", async_op, [&](ProcessGroup& g) { return g.all_gather(tensor_list, tensor); });
+  return finish(checked_default("all_gather")->all_gather(tensor_list, tensor), async_op);
 }
 
 std::shared_ptr<Work> all_gather_into_tensor(Tensor& output, const Tensor& input, bool async_op) {
-  return collective("all_gather_into_tensor", async_op,
-                    [&](ProcessGroup& g) { return g.all_gather_into_tensor(output, input); });
+  return finish(checked_default("all_gather_into_tensor")->all_gather_into_tensor(output, input), async_op);
 }
 
 std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>& gather_list, int64_t dst, bool async_op) {
-  return collective("gather", async_op,
-                    [&](ProcessGroup& g) { return g.gather(gather_list, tensor, {.root_rank = dst}); });
+  return finish(checked_default("gather")->gather(gather_list, tensor, {.root_rank = dst}), async_op);
 }
 
 std::shared_ptr<Work> scatter(Tensor& tensor, const std::vector<Tensor>& scatter_list, int64_t src, bool async_op) {
-  return collective("scatter", async_op,
-                    [&](ProcessGroup& g) { return g.scatter(tensor, scatter_list, {.root_rank = src}); });
+  return finish(checked_default("scatter")->scatter(tensor, scatter_list, {.root_rank = src}), async_op);
 }
 
 std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& input_list, ReduceOp op,
                                      bool async_op) {
-  return collective("reduce_scatter", async_op,
-                    [&](ProcessGroup& g) { return g.reduce_scatter(output, input_list, {.reduce_op = op}); });
+  return finish(checked_default("reduce_scatter")->reduce_scatter(output, input_list, {.reduce_op = op}), async_op);
 }
 
 std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input,
                                         const std::vector<int64_t>& output_split_sizes,
                                         const std::vector<int64_t>& input_split_sizes, bool async_op) {
-  return collective("all_to_all_single", async_op, [&](ProcessGroup& g) {
-    return g.all_to_all_single(output, input, output_split_sizes, input_split_sizes);
-  });
+  return finish(checked_default("all_to_all_single")
+                    ->all_to_all_single(output, input, output_split_sizes, input_split_sizes),
+                async_op);
 }
 
 std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, const std::vector<Tensor>& input_tensor_list,
                                  bool async_op) {
-  return collective("all_to_all", async_op,
-                    [&](ProcessGroup& g) { return g.all_to_all(output_tensor_list, input_tensor_list); });
+  return finish(checked_default("all_to_all")->all_to_all(output_tensor_list, input_tensor_list), async_op);
 }
 
 std::shared_ptr<Work> all_reduce_coalesced(std::vector<Tensor>& tensors, ReduceOp op, bool async_op) {
-  return collective("all_reduce_coalesced", async_op,
-                    [&](ProcessGroup& g) { return g.all_reduce_coalesced(tensors, {.reduce_op = op}); });
+  return finish(checked_default("all_reduce_coalesced")->all_reduce_coalesced(tensors, {.reduce_op = op}), async_op);
 }
 
 void monitored_barrier(std::chrono::milliseconds timeout, bool wait_all_ranks) {

@@ -34,7 +34,6 @@
 #include <ember/ops/shape.h>
 #include <ember/distributed/prefix_store.h>
 
-#include "caller_waits.h"
 #include "gloo_desync.h"
 #include "gloo_reduce.h"
 #include "gloo_store.h"
@@ -234,11 +233,7 @@ struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::
   // waking the caller), which dominate its latency; c10d's blocking calls pay
   // them too. `busy` keeps the worker from starting the next collective
   // meanwhile. The worker, woken by the enqueue, may take the collective
-  // first; then the caller waits for it as before. init.h's blocking calls
-  // say beforehand that they will wait (detail::CallerWaits), and a
-  // collective they queue behind nothing does not wake the worker at all; it
-  // stays queued for the caller, unless another thread's enqueue wakes the
-  // worker first (then the worker runs it, as any other).
+  // first; then the caller waits for it as before.
   void run_inline(const Work* work) {
     Job job;
     {
@@ -264,8 +259,6 @@ struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::
   std::shared_ptr<Work> enqueue(const std::string& op, const std::string& what, Tensor tensor, Tensor work_tensor,
                                 std::function<void(uint32_t tag)> body) {
     std::unique_lock<std::mutex> lock(mutex);
-    // The caller runs it itself (init.h's blocking calls): no need to wake the worker.
-    const bool caller_runs_it = detail::CallerWaits::active() && queue.empty() && !busy;
     const uint64_t seq = sequence++;
     std::vector<Tensor> outputs;
     if (tensor.defined()) outputs.push_back(tensor);
@@ -295,7 +288,7 @@ struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::
       }
     }});
     lock.unlock();
-    if (!caller_runs_it) queued.notify_one();
+    queued.notify_one();
     return work;
   }
 
