@@ -170,6 +170,10 @@ TEST_P(GlooDesyncRecorder, AFailedEntryWriteIsNamedInTheReport) {
   auto w1 = g1->all_reduce(t1);
   g0->all_reduce(t0)->wait();
   w1->wait();
+  // The entries are written asynchronously: both must be in before refusing.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!shared->check({"ember_desync/0", "ember_desync/1"}) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
   *refuse = true;
   std::string error;
   try {
