@@ -30,6 +30,14 @@ endif()
 # CUDA: AUTO turns it on when a CUDA compiler is found.
 set(EMBER_HAS_CUDA OFF)
 if(NOT EMBER_WITH_CUDA STREQUAL "OFF")
+  # CI has the toolkit in its usual place but not on PATH: look there too, so
+  # that a compile error in the CUDA sources fails CI.
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    find_program(EMBER_NVCC nvcc)
+    if(NOT EMBER_NVCC)
+      set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+    endif()
+  endif()
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
