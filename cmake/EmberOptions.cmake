@@ -43,6 +43,12 @@ if(NOT EMBER_WITH_CUDA STREQUAL "OFF")
   if(CMAKE_CUDA_COMPILER)
     set(CMAKE_CUDA_ARCHITECTURES ${EMBER_CUDA_ARCHITECTURES})
     enable_language(CUDA)
+    # CMake before 3.26 does not know nvcc's C++20 flag; core's cxx_std_20
+    # reaches CUDA sources as the CUDA20 dialect.
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(EMBER_HAS_CUDA ON)
   elseif(EMBER_WITH_CUDA STREQUAL "ON")
     message(FATAL_ERROR "EMBER_WITH_CUDA=ON but no CUDA compiler was found")

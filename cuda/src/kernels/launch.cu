@@ -1,0 +1,49 @@
+// The host half of elementwise_launch (common.cuh).
+#include <cstring>
+
+#include "../check.h"
+#include "../stream_internal.h"
+#include "common.cuh"
+
+namespace ember::cuda::kernels {
+
+Geometry make_geometry(const TensorIterator& iter) {
+  EMBER_CHECK(iter.ndim() <= kMaxDims, iter.op_name(), ": the CUDA kernels take at most ", kMaxDims,
+              " dimensions after coalescing, got ", iter.ndim());
+  EMBER_CHECK(iter.ntensors() <= kMaxArgs, iter.op_name(), ": the CUDA kernels take at most ", kMaxArgs,
+              " operands, got ", iter.ntensors());
+  Geometry g;
+  g.ndim = iter.ndim();
+  g.numel = iter.numel();
+  for (int d = 0; d < g.ndim; ++d) g.sizes[d] = iter.shape()[d];
+  if (g.ndim == 0) {  // a 0-dim result: one element
+    g.ndim = 1;
+    g.sizes[0] = 1;
+  }
+  for (int k = 0; k < iter.ntensors(); ++k) {
+    const Tensor& t = iter.tensor(k);
+    if (t.device().is_cuda()) {
+      g.data[k] = iter.data(k);
+      for (int d = 0; d < iter.ndim(); ++d) g.strides[k][d] = iter.strides(k)[d];
+      continue;
+    }
+    EMBER_CHECK(k >= iter.noutputs() && t.numel() == 1 && t.device().is_cpu(), iter.op_name(),
+                ": operand ", k, " is on ", t.device(), ", the others on ", iter.device(),
+                " (only 0-dim CPU inputs may meet CUDA tensors)");
+    std::memcpy(g.scalar[k], iter.data(k), element_size(t.dtype()));
+    g.host_scalars |= 1u << k;
+  }
+  return g;
+}
+
+int16_t launch_device(Device device) { return detail::resolve_index(device.index, "cuda kernel"); }
+
+int grid_for(int64_t n) {
+  const int64_t per_block = int64_t{kThreads} * 4;
+  const int64_t blocks = (n + per_block - 1) / per_block;
+  return static_cast<int>(blocks < (int64_t{1} << 20) ? (blocks > 0 ? blocks : 1) : (int64_t{1} << 20));
+}
+
+void check_launch(const char* op) { EMBER_CUDA_CHECK(cudaGetLastError(), op); }
+
+}  // namespace ember::cuda::kernels
