@@ -141,10 +141,21 @@ __device__ __forceinline__ void offsets_of(const Geometry& g, int64_t i, int nar
   }
 }
 
+// An input taken as the address of its element, for functors that read a
+// dtype known only at run time (the copy kernel's conversions).
+struct RawElement {
+  const char* p;
+};
+
 template <class T>
 __device__ __forceinline__ T load_arg(const Geometry& g, int k, int64_t off) {
-  if ((g.host_scalars >> k) & 1u) return *reinterpret_cast<const T*>(g.scalar[k]);
-  return *reinterpret_cast<const T*>(g.data[k] + off);
+  if constexpr (std::is_same_v<T, RawElement>) {
+    if ((g.host_scalars >> k) & 1u) return RawElement{reinterpret_cast<const char*>(g.scalar[k])};
+    return RawElement{g.data[k] + off};
+  } else {
+    if ((g.host_scalars >> k) & 1u) return *reinterpret_cast<const T*>(g.scalar[k]);
+    return *reinterpret_cast<const T*>(g.data[k] + off);
+  }
 }
 
 template <class... T>

@@ -24,31 +24,51 @@ __device__ __forceinline__ T conjugated(T v) {
   else return v;
 }
 
-template <class Out, class In>
+// Reads an element of dtype `in` and converts it to Out.
+template <class Out>
+__device__ __forceinline__ Out load_converted(const char* p, DType in) {
+  switch (in) {
+    case DType::Bool: return convert<Out>(*reinterpret_cast<const bool*>(p));
+    case DType::UInt8: return convert<Out>(*reinterpret_cast<const uint8_t*>(p));
+    case DType::Int8: return convert<Out>(*reinterpret_cast<const int8_t*>(p));
+    case DType::Int16: return convert<Out>(*reinterpret_cast<const int16_t*>(p));
+    case DType::Int32: return convert<Out>(*reinterpret_cast<const int32_t*>(p));
+    case DType::Int64: return convert<Out>(*reinterpret_cast<const int64_t*>(p));
+    case DType::Float16: return convert<Out>(*reinterpret_cast<const __half*>(p));
+    case DType::BFloat16: return convert<Out>(*reinterpret_cast<const __nv_bfloat16*>(p));
+    case DType::Float32: return convert<Out>(*reinterpret_cast<const float*>(p));
+    case DType::Float64: return convert<Out>(*reinterpret_cast<const double*>(p));
+    case DType::Complex64: return convert<Out>(*reinterpret_cast<const Complex<float>*>(p));
+    case DType::Complex128: return convert<Out>(*reinterpret_cast<const Complex<double>*>(p));
+  }
+  return Out{};
+}
+
+template <class Out>
 struct ConvertOp {
+  DType in;
   bool conjugate, negate;
-  __device__ Out operator()(In v) const {
-    Out o = convert<Out>(v);
+  __device__ Out operator()(RawElement e) const {
+    Out o = load_converted<Out>(e.p, in);
     if (conjugate) o = conjugated(o);
     if (negate) o = negated(o);
     return o;
   }
 };
-template <class Out, class In>
-struct PlainConvertOp {
-  __device__ Out operator()(In v) const { return convert<Out>(v); }
+template <class T>
+struct SameTypeCopyOp {
+  __device__ T operator()(T v) const { return v; }
 };
 
-// One kernel per (output, input) type pair would be 144 instantiations; the
+// A kernel per (output, input) type pair would be 144 instantiations: the
 // output type is a template parameter and the input's a run-time switch, so
-// the file compiles 12 kernels of 12 cases each.
+// the file compiles 12 converting kernels, and 12 plain ones for copies
+// within one dtype (the common case: contiguous(), strided views).
 template <class Out>
 void copy_into(TensorIterator& iter, bool conjugate, bool negate) {
-  dispatch_all(iter.input_dtype(0), [&](auto tag) {
-    using In = decltype(tag);
-    if (!conjugate && !negate) elementwise_launch<Out, In>(iter, PlainConvertOp<Out, In>{});
-    else elementwise_launch<Out, In>(iter, ConvertOp<Out, In>{conjugate, negate});
-  });
+  const DType in = iter.input_dtype(0);
+  if (in == iter.dtype(0) && !conjugate && !negate) elementwise_launch<Out, Out>(iter, SameTypeCopyOp<Out>{});
+  else elementwise_launch<Out, RawElement>(iter, ConvertOp<Out>{in, conjugate, negate});
 }
 
 void copy_kernel(TensorIterator& iter, bool conjugate, bool negate) {

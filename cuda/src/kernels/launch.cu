@@ -4,6 +4,7 @@
 #include "../check.h"
 #include "../stream_internal.h"
 #include "common.cuh"
+#include "reduce.cuh"
 
 namespace ember::cuda::kernels {
 
@@ -45,5 +46,26 @@ int grid_for(int64_t n) {
 }
 
 void check_launch(const char* op) { EMBER_CUDA_CHECK(cudaGetLastError(), op); }
+
+}  // namespace ember::cuda::kernels
+
+namespace ember::cuda::kernels {
+
+RowLayout to_rows(const Tensor& in, uint64_t mask) {
+  std::vector<int64_t> perm;
+  RowLayout r;
+  for (int64_t d = 0; d < in.dim(); ++d)
+    if (!((mask >> d) & 1u)) {
+      perm.push_back(d);
+      r.num_rows *= in.size(d);
+    }
+  for (int64_t d = 0; d < in.dim(); ++d)
+    if ((mask >> d) & 1u) {
+      perm.push_back(d);
+      r.num_cols *= in.size(d);
+    }
+  r.rows = in.permute(perm).contiguous();
+  return r;
+}
 
 }  // namespace ember::cuda::kernels
