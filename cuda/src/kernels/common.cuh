@@ -65,11 +65,10 @@ __device__ __forceinline__ To convert(From v) {
   } else if constexpr (std::is_same_v<From, __half> || std::is_same_v<From, __nv_bfloat16>) {
     return convert<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, __half>) {
-    if constexpr (std::is_same_v<From, double>) return __double2half(v);
-    else return __float2half(static_cast<float>(v));
+    // Through float, as c10::Half(double) and the CPU's Half: double -> float -> half.
+    return __float2half_rn(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, __nv_bfloat16>) {
-    if constexpr (std::is_same_v<From, double>) return __double2bfloat16(v);
-    else return __float2bfloat16(static_cast<float>(v));
+    return __float2bfloat16_rn(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else {
