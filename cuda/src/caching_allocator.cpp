@@ -302,11 +302,13 @@ void DeviceCachingAllocator::set_memory_fraction(double fraction) {
 }
 
 DeviceCachingAllocator& device_allocator(int16_t index) {
-  static std::array<std::unique_ptr<DeviceCachingAllocator>, kMaxDevices> allocators;
+  // Never destroyed: tensors in static storage may free their memory after
+  // this file's statics are gone (the driver reclaims it at exit).
+  static std::array<DeviceCachingAllocator*, kMaxDevices> allocators{};
   static std::once_flag created;
   std::call_once(created, [] {
     for (int i = 0; i < cached_device_count() && i < kMaxDevices; ++i)
-      allocators[i] = std::make_unique<DeviceCachingAllocator>(static_cast<int16_t>(i));
+      allocators[i] = new DeviceCachingAllocator(static_cast<int16_t>(i));
   });
   index = resolve_index(index, kOp);
   return *allocators[index];

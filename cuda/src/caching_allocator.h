@@ -66,7 +66,6 @@ struct Block {
 class DeviceCachingAllocator final : public Allocator {
  public:
   explicit DeviceCachingAllocator(int16_t device) : device_(device) {}
-  ~DeviceCachingAllocator() override = default;  // the driver frees the memory at exit
 
   void* allocate(size_t nbytes) override;
   void* allocate(size_t nbytes, Stream stream) override;

@@ -14,10 +14,8 @@ cudaEvent_t as_event(void* e) { return static_cast<cudaEvent_t>(e); }
 CUDAEvent::CUDAEvent(bool enable_timing, bool blocking) : enable_timing_(enable_timing), blocking_(blocking) {}
 
 CUDAEvent::~CUDAEvent() {
-  if (event_) {
-    detail::ScopedDevice on(device_, "cuda event");
-    (void)cudaEventDestroy(as_event(event_));
-  }
+  // No device switch (which could throw at exit): destroying needs none.
+  if (event_) (void)cudaEventDestroy(as_event(event_));
 }
 
 CUDAEvent::CUDAEvent(CUDAEvent&& other) noexcept { *this = std::move(other); }

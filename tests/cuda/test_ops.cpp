@@ -320,3 +320,47 @@ TEST_F(CudaTest, MissingKernelsNameWhatCudaLacks) {
 
 }  // namespace
 }  // namespace ember::cuda
+
+namespace ember::cuda {
+namespace {
+
+TEST_F(CudaTest, MatrixProductsMatchTheCpu) {
+  for (DType dt : {kFloat64, kFloat32, kFloat16, kBFloat16}) {
+    const double rt = dt == kFloat64 ? 1e-12 : dt == kFloat32 ? 1e-5 : dt == kFloat16 ? 2e-3 : 2e-2;
+    const std::string d(dtype_name(dt));
+    const Tensor a = randn({37, 53}).to(dt), b = randn({53, 29}).to(dt), c = randn({37, 29}).to(dt);
+    const Tensor ag = a.to(kCUDA), bg = b.to(kCUDA), cg = c.to(kCUDA);
+    // The CPU computes half types in float too; compare with float64 products rounded to dt.
+    auto ref = [&](const Tensor& x, const Tensor& y) { return matmul(x.to(kFloat64), y.to(kFloat64)).to(dt); };
+    expect_matches_cpu(matmul(ag, bg), ref(a, b), rt, 1e-3, "matmul " + d);
+    expect_matches_cpu(matmul(ag.t().contiguous().t(), bg), ref(a, b), rt, 1e-3, "matmul column-major a " + d);
+    expect_matches_cpu(matmul(ag, bg.t().contiguous().t()), ref(a, b), rt, 1e-3, "matmul column-major b " + d);
+    expect_matches_cpu(matmul(ag.slice(1, 0, 53, 2), bg.slice(0, 0, 53, 2)),
+                       ref(a.slice(1, 0, 53, 2), b.slice(0, 0, 53, 2)), rt, 1e-3, "matmul strided " + d);
+    expect_matches_cpu(addmm(cg, ag, bg, 0.5, 2), (c.to(kFloat64) * 0.5 + 2 * matmul(a.to(kFloat64), b.to(kFloat64))).to(dt),
+                       rt * 2, 2e-3, "addmm " + d);
+    const Tensor x = randn({4, 16, 8}).to(dt), y = randn({4, 8, 12}).to(dt);
+    expect_matches_cpu(bmm(x.to(kCUDA), y.to(kCUDA)), bmm(x.to(kFloat64), y.to(kFloat64)).to(dt), rt, 1e-3, "bmm " + d);
+    expect_matches_cpu(matmul(x.to(kCUDA), y.to(kCUDA).select(0, 0)),
+                       matmul(x.to(kFloat64), y.to(kFloat64).select(0, 0)).to(dt), rt, 1e-3, "broadcast batch " + d);
+    expect_matches_cpu(matmul(ag.select(0, 3), bg), ref(a.select(0, 3).unsqueeze(0), b).squeeze(0), rt, 1e-3,
+                       "vector @ matrix " + d);
+  }
+  // K = 0: zeros.
+  const Tensor e = matmul(empty({3, 0}, TensorOptions(kFloat32).device(kCUDA)), empty({0, 4}, TensorOptions(kFloat32).device(kCUDA)));
+  expect_matches_cpu(e, zeros({3, 4}), 0, 0, "empty inner dimension");
+}
+
+TEST_F(CudaTest, Tf32IsOffByDefault) {
+  EXPECT_FALSE(allow_tf32());
+  // 1 + 2^-12 is exact in float32 and lost in TF32's 10-bit mantissa.
+  const Tensor a = full({1, 1}, 1.0f + 1.0f / 4096, TensorOptions(kFloat32).device(kCUDA));
+  const Tensor one = ones({1, 1}, TensorOptions(kFloat32).device(kCUDA));
+  EXPECT_EQ(matmul(a, one).item<float>(), 1.0f + 1.0f / 4096);
+  set_allow_tf32(true);
+  EXPECT_TRUE(allow_tf32());
+  set_allow_tf32(false);
+}
+
+}  // namespace
+}  // namespace ember::cuda
