@@ -63,6 +63,10 @@ TEST_F(CudaTest, ConvertsFloatEdgeValuesAsTheCpu) {
   const Tensor ints = tensor(std::vector<double>{-3.7, -0.5, 0.5, 3.7, 127.0, -128.0}, TensorOptions(kFloat64));
   for (DType to : {kInt8, kInt32, kInt64, kBool})
     expect_matches_cpu(ints.to(kCUDA).to(to), ints.to(to), 0, 0, "float to integer");
+  // Complex to bool tests both parts; complex to real keeps the real part.
+  const Tensor z = complex(tensor(std::vector<float>{0, 0, 1, 2}), tensor(std::vector<float>{0, 1, 0, -3}));
+  for (DType to : {kBool, kFloat32, kInt64, kComplex128})
+    expect_matches_cpu(z.to(kCUDA).to(to), z.to(to), 0, 0, "complex64 to " + std::string(dtype_name(to)));
 }
 
 TEST_F(CudaTest, CopiesOnTheDeviceAndBetweenDevices) {

@@ -47,8 +47,9 @@ template <class T> using compute_t = typename compute_type<T>::type;
 template <class T>
 inline constexpr bool is_float_v = std::is_floating_point_v<T>;
 
-// Conversions between any two element types (complex to real takes the real
-// part, as copy_ does).
+// Conversions between any two element types, as the CPU's (kernels/cpu/convert.h):
+// complex to real takes the real part, anything to bool tests for non-zero,
+// 16-bit floats go through float.
 template <class To, class From>
 __device__ __forceinline__ To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -56,6 +57,8 @@ __device__ __forceinline__ To convert(From v) {
   } else if constexpr (std::is_same_v<From, Complex<float>> || std::is_same_v<From, Complex<double>>) {
     if constexpr (std::is_same_v<To, Complex<float>> || std::is_same_v<To, Complex<double>>) {
       return To{static_cast<decltype(To::re)>(v.re), static_cast<decltype(To::re)>(v.im)};
+    } else if constexpr (std::is_same_v<To, bool>) {
+      return v.re != 0 || v.im != 0;  // non-zero, as kernels/cpu/convert.h
     } else {
       return convert<To>(v.re);
     }
