@@ -253,6 +253,11 @@ TEST_F(CudaTest, ReductionsMatchTheCpu) {
         expect_matches_cpu(i, ic, 0, 0, "max indices " + dd);
       }
       if (x.dim() >= 2) expect_matches_cpu(sum(xg, {0, x.dim() - 1}), sum(x, {0, x.dim() - 1}), rt, 1e-4, "sum two dims " + d);
+      // Leading dims of a contiguous input: reduced in place, a thread per output column.
+      if (x.dim() >= 3) {
+        expect_matches_cpu(sum(xg, {0, 1}), sum(x, {0, 1}), rt, 1e-4, "sum leading dims " + d);
+        expect_matches_cpu(argmin(xg.flatten(0, 1), 0), argmin(x.flatten(0, 1), 0), 0, 0, "argmin leading dims " + d);
+      }
     }
   }
 }
@@ -275,6 +280,16 @@ TEST_F(CudaTest, IntegralReductions) {
   const Tensor b = values({1000}, kBool, 0, 1);
   expect_matches_cpu(sum(b.to(kCUDA)), sum(b), 0, 0, "sum of bool");
   expect_matches_cpu(all(b.to(kCUDA)), all(b), 0, 0, "all of bool");
+}
+
+TEST_F(CudaTest, ColumnReductionsSplitLongColumns) {
+  // 100000 rows of 3 columns: the column path splits the rows into chunks.
+  const Tensor x = randn({100000, 3}, TensorOptions(kFloat64));
+  const Tensor xg = x.to(kCUDA);
+  expect_matches_cpu(sum(xg, {0}), sum(x, {0}), 1e-12, 1e-9, "sum");
+  expect_matches_cpu(var(xg, {0}), var(x, {0}), 1e-12, 1e-9, "var");
+  expect_matches_cpu(argmax(xg, 0), argmax(x, 0), 0, 0, "argmax");
+  expect_matches_cpu(amin(xg, {0}, true), amin(x, {0}, true), 0, 0, "amin keepdim");
 }
 
 TEST_F(CudaTest, HalfSumsAccumulateInFloat) {

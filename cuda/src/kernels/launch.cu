@@ -64,6 +64,16 @@ RowLayout to_rows(const Tensor& in, uint64_t mask) {
       perm.push_back(d);
       r.num_cols *= in.size(d);
     }
+  // Reduced dims leading (mask = the first k of n > k dims) in a contiguous input: no copy.
+  const int64_t nd = in.dim();
+  const uint64_t all = nd >= 64 ? ~uint64_t{0} : (uint64_t{1} << nd) - 1;
+  const uint64_t m = mask & all;
+  const bool prefix = m != 0 && m != all && (m & (m + 1)) == 0;
+  if (prefix && in.is_contiguous() && r.num_rows > 1) {
+    r.rows = in;
+    r.reduced_outer = true;
+    return r;
+  }
   r.rows = in.permute(perm).contiguous();
   return r;
 }

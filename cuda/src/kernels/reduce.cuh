@@ -6,7 +6,11 @@
 // into `splits` chunks, a block of 256 threads reduces a chunk (each thread
 // a strided run, then a tree over the block in shared memory), and a second
 // kernel combines each row's chunk results in chunk order and stores them.
-// Narrow rows (32 columns or fewer) are reduced by one thread each.
+// Narrow rows (32 columns or fewer) are reduced by one thread each. An input
+// whose reduced dims are its leading ones, contiguous (sum over dim 0 of a
+// matrix), is reduced where it lies instead: a thread per output walks down
+// its column (adjacent threads read adjacent elements), the rows split into
+// chunks combined in order as above.
 //
 // An Ops type describes a reduction:
 //   using acc_t = ...;
@@ -22,10 +26,13 @@
 namespace ember::cuda::kernels {
 
 struct RowLayout {
-  Tensor rows;  // contiguous, [num_rows, num_cols] in memory
-  int64_t num_rows = 1, num_cols = 1;
+  Tensor rows;  // contiguous, [num_rows, num_cols] in memory ([num_cols, num_rows] if reduced_outer)
+  int64_t num_rows = 1, num_cols = 1;  // outputs, reduced elements per output
+  bool reduced_outer = false;
 };
-// in with the dims of `mask` moved last (in their order), contiguous.
+// in with the dims of `mask` moved last (in their order), contiguous; or in
+// itself, reduced_outer, when it is contiguous and the dims of `mask` are its
+// leading ones.
 RowLayout to_rows(const Tensor& in, uint64_t mask);  // launch.cu
 
 template <class T, class Ops>
@@ -59,6 +66,21 @@ __global__ void combine_chunks_kernel(const typename Ops::acc_t* partial, int64_
   ops.store(acc, row);
 }
 
+// Reduced dims outer: element (output o, reduced r) at in[r * outputs + o].
+template <class T, class Ops>
+__global__ void reduce_columns_kernel(const T* in, int64_t outputs, int64_t reduced, int64_t chunk, int splits,
+                                      typename Ops::acc_t* partial, Ops ops) {
+  const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (o >= outputs) return;
+  const int split = blockIdx.y;
+  const int64_t begin = split * chunk;
+  const int64_t end = begin + chunk < reduced ? begin + chunk : reduced;
+  auto acc = ops.identity();
+  for (int64_t r = begin; r < end; ++r) acc = ops.reduce(acc, in[r * outputs + o], r);
+  if (splits == 1) ops.store(acc, o);
+  else partial[o * splits + split] = acc;
+}
+
 template <class T, class Ops>
 __global__ void reduce_narrow_rows_kernel(const T* in, int64_t rows, int64_t cols, Ops ops) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -78,6 +100,28 @@ void run_reduction(const RowLayout& r, const Ops& ops, const char* op) {
   const T* in = static_cast<const T*>(r.rows.data_ptr());
   const int64_t rows = r.num_rows, cols = r.num_cols;
   auto blocks_for = [](int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); };
+  EMBER_CHECK(rows <= 2147483647, op, ": the CUDA reduction takes at most 2^31 - 1 output elements, got ", rows);
+  if (r.reduced_outer) {
+    // About 4096 blocks in all, each chunk at least 16 rows.
+    const int64_t column_blocks = (rows + kThreads - 1) / kThreads;
+    int64_t splits = (4096 + column_blocks - 1) / column_blocks;
+    splits = std::max<int64_t>(1, std::min({splits, (cols + 15) / 16, int64_t{65535}}));
+    const int64_t chunk = (cols + splits - 1) / splits;
+    Tensor partial;
+    Acc* partial_ptr = nullptr;
+    if (splits > 1) {
+      partial = empty({static_cast<int64_t>(rows * splits * sizeof(Acc))}, TensorOptions(kUInt8).device(r.rows.device()));
+      partial_ptr = static_cast<Acc*>(partial.data_ptr());
+    }
+    reduce_columns_kernel<T, Ops><<<dim3(blocks_for(rows), static_cast<unsigned>(splits)), kThreads, 0, stream>>>(
+        in, rows, cols, chunk, static_cast<int>(splits), partial_ptr, ops);
+    check_launch(op);
+    if (splits > 1) {
+      combine_chunks_kernel<Ops><<<blocks_for(rows), kThreads, 0, stream>>>(partial_ptr, rows, static_cast<int>(splits), ops);
+      check_launch(op);
+    }
+    return;
+  }
   if (cols <= 32) {
     reduce_narrow_rows_kernel<T, Ops><<<blocks_for(rows), kThreads, 0, stream>>>(in, rows, cols, ops);
     check_launch(op);
@@ -89,7 +133,6 @@ void run_reduction(const RowLayout& r, const Ops& ops, const char* op) {
   const int64_t max_by_size = (cols + kMinChunk - 1) / kMinChunk;
   splits = std::max<int64_t>(1, std::min({splits, max_by_size, kMaxSplits}));
   const int64_t chunk = (cols + splits - 1) / splits;
-  EMBER_CHECK(rows <= 2147483647, op, ": the CUDA reduction takes at most 2^31 - 1 output elements, got ", rows);
   Tensor partial = empty({static_cast<int64_t>(rows * splits * sizeof(Acc))},
                          TensorOptions(kUInt8).device(r.rows.device()));
   Acc* partial_ptr = static_cast<Acc*>(partial.data_ptr());
