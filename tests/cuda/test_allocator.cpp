@@ -121,15 +121,15 @@ TEST_F(CudaAllocatorTest, RecordStreamDelaysReuseUntilThatStreamIsDone) {
   const CUDAStream other = stream_from_pool();
   CUDAStreamGuard on(*stream_);
   Tensor t = empty({1024}, TensorOptions(kFloat32).device(kCUDA));
-  void* p = t.data_ptr();
+  void* p = t.storage()->data();
   testing::spin_on_stream(other.handle(), 50);  // `other` is busy ...
   record_stream(t, other);                      // ... and (say) reads t
   t = Tensor();                                 // freed while `other` still runs
   Tensor u = empty({1024}, TensorOptions(kFloat32).device(kCUDA));
-  EXPECT_NE(u.data_ptr(), p);  // not reused yet
+  EXPECT_NE(u.storage()->data(), p);  // not reused yet
   other.synchronize();
   Tensor w = empty({1024}, TensorOptions(kFloat32).device(kCUDA));
-  EXPECT_EQ(w.data_ptr(), p);  // reused once `other` passed the event
+  EXPECT_EQ(w.storage()->data(), p);  // reused once `other` passed the event
 }
 
 TEST_F(CudaAllocatorTest, OutOfMemoryReportsTheState) {
