@@ -182,6 +182,58 @@ __global__ void elementwise_kernel(Geometry g, F f) {
     }(Ins{});
 }
 
+// Every operand contiguous (or a scalar carried by value), one dimension:
+// each thread computes kUnroll elements a block-width apart (coalesced), all
+// loads of a round issued before its stores, so several are in flight at once.
+inline constexpr int kUnroll = 4;
+
+template <class T>
+__device__ __forceinline__ T load_contiguous(const Geometry& g, int k, int64_t i) {
+  if ((g.host_scalars >> k) & 1u) return *reinterpret_cast<const T*>(g.scalar[k]);
+  return reinterpret_cast<const T*>(g.data[k])[i];
+}
+
+template <class Out, class... In, class F, size_t... I>
+__device__ __forceinline__ Out compute_contiguous(const Geometry& g, int64_t i, const F& f, TypeList<In...>,
+                                                  std::index_sequence<I...>) {
+  return f(load_contiguous<In>(g, I + 1, i)...);
+}
+
+template <class Out, class Ins, class F>
+__global__ void elementwise_contiguous_kernel(Geometry g, F f) {
+  Out* out = reinterpret_cast<Out*>(g.data[0]);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * kUnroll;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < g.numel;
+       base += step) {
+    Out results[kUnroll];
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      const int64_t i = base + static_cast<int64_t>(j) * blockDim.x;
+      if (i < g.numel)
+        results[j] = [&]<class... In>(TypeList<In...> types) {
+          return compute_contiguous<Out>(g, i, f, types, std::index_sequence_for<In...>{});
+        }(Ins{});
+    }
+#pragma unroll
+    for (int j = 0; j < kUnroll; ++j) {
+      const int64_t i = base + static_cast<int64_t>(j) * blockDim.x;
+      if (i < g.numel) out[i] = results[j];
+    }
+  }
+}
+
+// Whether every operand is contiguous in the one dimension (element sizes as strides).
+// (An input read as RawElement always takes the general path: its element
+// size is a run-time value; elementwise_launch does not ask.)
+template <class Out, class... In>
+bool is_contiguous_launch(const Geometry& g) {
+  if (g.ndim != 1) return false;
+  const int64_t sizes[] = {static_cast<int64_t>(sizeof(Out)), static_cast<int64_t>(sizeof(In))...};
+  for (int k = 0; k < static_cast<int>(sizeof...(In)) + 1; ++k)
+    if (!((g.host_scalars >> k) & 1u) && g.strides[k][0] != sizes[k]) return false;
+  return true;
+}
+
 void check_launch(const char* op);  // launch.cu: raises the launch's error, if any
 
 // Runs f (a functor with a __device__ operator(), not a lambda: nvcc refuses
@@ -194,7 +246,15 @@ void elementwise_launch(const TensorIterator& iter, const F& f) {
   const Geometry g = make_geometry(iter);
   const int16_t index = launch_device(iter.device());
   detail::ScopedDevice on(index, iter.op_name());
-  elementwise_kernel<Out, TypeList<In...>><<<grid_for(iter.numel()), kThreads, 0, detail::current_cuda_stream(index)>>>(g, f);
+  cudaStream_t stream = detail::current_cuda_stream(index);
+  if constexpr (!(std::is_same_v<In, RawElement> || ...)) {
+    if (is_contiguous_launch<Out, In...>(g)) {
+      elementwise_contiguous_kernel<Out, TypeList<In...>><<<grid_for(iter.numel()), kThreads, 0, stream>>>(g, f);
+      check_launch(iter.op_name());
+      return;
+    }
+  }
+  elementwise_kernel<Out, TypeList<In...>><<<grid_for(iter.numel()), kThreads, 0, stream>>>(g, f);
   check_launch(iter.op_name());
 }
 
