@@ -34,7 +34,7 @@ if [[ $mode == fetch ]]; then
   mkdir -p "$debs_dir"
   (cd "$debs_dir" && apt-get download "${DEBS[@]}")
   du -sh "$debs_dir"
-  echo "carry $debs_dir to the GPU machine (git-ignore it: echo /$debs_dir/ >> .git/info/exclude)"
+  echo "carry $debs_dir to the GPU machine (.gitignore ignores .gpu-debs/; another folder must be ignored too)"
   exit 0
 fi
 if [[ $mode != run ]]; then
