@@ -11,7 +11,7 @@
 // each workload are peers/audio.py's: keep the two in step.
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -19,7 +19,7 @@
 
 #include "bench.h"
 #include "ember/audio/audio.h"
-#include "ember/io/audio.h"
+#include "speech_recording.h"
 
 namespace {
 
@@ -34,15 +34,6 @@ constexpr int64_t kClips = 32, kClipSamples = 4 * kRate;
 std::string python() {
   const char* p = std::getenv("EMBER_BENCH_PYTHON");
   return p && *p ? p : "/usr/bin/python3";
-}
-
-std::string speech_path() {
-  const char* root = std::getenv("EMBER_SHARED_DATA");
-  const std::filesystem::path dir = root && *root ? root : std::string(EMBER_BENCH_SOURCE_DIR) + "/../../shared/data";
-  const std::filesystem::path path = dir / "audio" / "codec2" / "speech_orig_16k.wav";
-  if (!std::filesystem::exists(path))
-    throw ember_bench::SkipWorkload("no speech recording at " + path.string() + " (set EMBER_SHARED_DATA)");
-  return path.string();
 }
 
 // An input on both sides: the tensor Ember runs on and the file the peers read.
@@ -65,9 +56,7 @@ Input write_input(const std::string& name, ember::Tensor t) {
 // [1, 60 s] of speech, and the 32 x 4 s batch cut from it at staggered offsets.
 const Input& speech_60s() {
   static const Input in = [] {
-    const ember::Tensor once = ember::audio::load(speech_path()).waveform.select(0, 0);
-    const int64_t repeats = (kSpeechSamples + once.size(0) - 1) / once.size(0);
-    return write_input("speech_60s", once.repeat({repeats}).slice(0, 0, kSpeechSamples).unsqueeze(0));
+    return write_input("speech_60s", ember_bench::speech_recording(kSpeechSamples).unsqueeze(0));
   }();
   return in;
 }

@@ -369,6 +369,35 @@ TEST(Linalg, ResultsIndependentOfThreadCount) {
   EXPECT_TRUE(allclose(big_one, big_two, 1e-6, 1e-5));
 }
 
+TEST(Linalg, FewRowsTimesWideRowMajorMatrix) {
+  // Float32 products of 2-4 rows by a row-major right operand of at least 1 MB
+  // run without BLAS (Note [Small-M products]); checked against float64 for
+  // row counts on both sides of the limit, widths that are not whole 16-column
+  // blocks, strided left operands, alpha / beta, and beta == 0 over NaN.
+  for (const int64_t m : {2, 3, 4, 5}) {
+    for (const int64_t n : {1024, 1030}) {
+      const int64_t k = 300;
+      const Tensor a = arange(m * k, kFloat32).remainder(1.37f).sub(0.6f).view({m, k});
+      const Tensor b = arange(k * n, kFloat32).remainder(0.91f).sub(0.4f).view({k, n});
+      const Tensor self = arange(m * n, kFloat32).remainder(0.53f).view({m, n});
+      const Tensor ref = a.to(kFloat64).matmul(b.to(kFloat64));
+      const std::string what = "m " + std::to_string(m) + ", n " + std::to_string(n);
+      expect_close(mm(a, b), ref, 1e-5, 1e-4, "mm " + what);
+      expect_close(mm(column_major(a), b), ref, 1e-5, 1e-4, "mm column-major a " + what);
+      expect_close(addmm(self, a, b, 0.5, -2.0), self.to(kFloat64) * 0.5 - 2.0 * ref, 1e-5, 1e-4, "addmm " + what);
+      Tensor out = full({m, n}, NAN, kFloat32);
+      addmm_out(out, self, a, b, 0.0, 1.0);
+      expect_close(out, ref, 1e-5, 1e-4, "addmm beta 0 over NaN " + what);
+      // Rows of a wider output (row stride > n).
+      Tensor wide = zeros({m, n + 7}, kFloat32);
+      Tensor view = wide.slice(1, 0, n);
+      mm_out(view, a, b);
+      expect_close(view, ref, 1e-5, 1e-4, "mm into a strided output " + what);
+      EXPECT_TRUE(wide.slice(1, n).eq(0).all().item<bool>()) << what;
+    }
+  }
+}
+
 TEST(Linalg, MatrixVectorRepeatsBitwise) {
   // Threaded gemv may split the inner dimension (so thread counts can differ
   // in the last bits), but a fixed thread count repeats exactly.

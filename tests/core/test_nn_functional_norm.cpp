@@ -231,6 +231,52 @@ TEST(NnFunctionalNorm, DoubleBackwardFloat32) {
   for (size_t i = 0; i < 3; ++i) expect_tensor_near(a[i].to(kFloat64), b[i], 2e-3, 2e-3);
 }
 
+// The fused float32 group norm (kernels/cpu/group_norm_kernels.cpp) against
+// float64 (composite ops): values and all three gradients, with rows longer
+// than one 4096-element segment, an odd length, several groups, a mean far
+// from zero, no affine, and double backward.
+TEST(NnFunctionalNorm, GroupNormFusedFloat32MatchesFloat64) {
+  Generator g(17);
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t groups;
+    bool affine;
+    double offset;
+  };
+  for (const Case& c : {Case{{3, 8, 5003}, 4, true, 0.0}, Case{{2, 6, 7, 9}, 3, true, 50.0},
+                        Case{{4, 16, 33}, 1, false, -3.0}}) {
+    SCOPED_TRACE(c.groups);
+    const int64_t ch = c.shape[1];
+    const Tensor x64 = randn(c.shape, kFloat64, &g) * 2.0 + c.offset;
+    const Tensor w64 = randn({ch}, kFloat64, &g), b64 = randn({ch}, kFloat64, &g);
+    const Tensor gy64 = randn(c.shape, kFloat64, &g);
+    auto run = [&](DType dt) {
+      Tensor x = x64.to(dt).requires_grad_(), w = w64.to(dt).requires_grad_(), b = b64.to(dt).requires_grad_();
+      Tensor y = c.affine ? F::group_norm(x, c.groups, {.weight = w, .bias = b, .eps = 1e-5})
+                          : F::group_norm(x, c.groups, {.eps = 1e-5});
+      y.backward(gy64.to(dt));
+      return std::vector<Tensor>{y.detach(), x.grad(), c.affine ? w.grad() : Tensor(), c.affine ? b.grad() : Tensor()};
+    };
+    const auto f32 = run(kFloat32), f64 = run(kFloat64);
+    for (size_t i = 0; i < f32.size(); ++i) {
+      if (!f64[i].defined()) continue;
+      SCOPED_TRACE(i);
+      const double scale = f64[i].abs().max().item<double>();
+      expect_tensor_near(f32[i].to(kFloat64), f64[i], 1e-4, 1e-5 * scale * (c.offset != 0 ? 10 : 1));
+    }
+  }
+  // Double backward (composite formulas under create_graph) against float64.
+  const Tensor x64 = randn({2, 6, 40}, kFloat64, &g), w64 = randn({6}, kFloat64, &g) + 2.0;
+  auto second = [&](DType dt) {
+    Tensor x = x64.to(dt).requires_grad_(), w = w64.to(dt).requires_grad_();
+    Tensor y = F::group_norm(x, 3, {.weight = w});
+    auto g1 = autograd::grad({y.pow(3).sum()}, {x, w}, {}, std::nullopt, /*create_graph=*/true);
+    return autograd::grad({g1[0].pow(2).sum() + g1[1].pow(2).sum()}, {x, w});
+  };
+  const auto a = second(kFloat32), b = second(kFloat64);
+  for (size_t i = 0; i < 2; ++i) expect_tensor_near(a[i].to(kFloat64), b[i], 2e-3, 2e-3);
+}
+
 TEST(NnFunctionalNorm, Errors) {
   expect_error([] { F::batch_norm(zeros({1, 3}), Tensor(), Tensor(), {.training = true}); },
                "Expected more than 1 value per channel when training, got input size [1, 3]");

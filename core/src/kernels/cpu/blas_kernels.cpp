@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 #include <optional>
 
 #include "ember/core/parallel.h"
 #include "ember/ops/factories.h"
 #include "kernels/cpu/gemm_loop.h"
+#include "kernels/cpu/small_m_gemm.h"
 #include "kernels/slots/linalg_kernels.h"
 #include "runtime/openmp_calls.h"
 
@@ -155,6 +157,14 @@ void blas_product(int64_t m, int64_t n, int64_t k, T alpha, const T* a, BlasLayo
       Blas<T>::gemv(trans_flag(false, conj_b), in, ik, alpha, b, lb.ld, a, static_cast<int>(a_col_stride), beta,
                     c, static_cast<int>(c_col_stride));
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    // A few rows times a wide row-major b (Note [Small-M products]).
+    if (!conj_a && !conj_b && b_col_stride == 1 && c_col_stride == 1 && detail::small_m_gemm_pays(m, n, k)) {
+      detail::small_m_gemm(m, n, k, alpha, a, a_row_stride, a_col_stride, b, b_row_stride, beta, beta_zero, c,
+                           c_row_stride);
+      return;
+    }
   }
   if (lc.transposed) {
     // c is row-major: compute c^T = b^T a^T into the column-major c^T.

@@ -32,4 +32,16 @@ using LayerNormBackwardFn = void(const Tensor& x, const Tensor& gy, const Tensor
                                  double eps);
 extern KernelSlot<LayerNormBackwardFn> layer_norm_backward_slot;
 
+// Group normalization of x [N, C, L] (contiguous) in `groups` groups of
+// channels into y; w, b [C] (each may be undefined: no scale / no shift);
+// mean, rstd [N * groups] receive the group statistics (rstd = 1 / sqrt(var + eps),
+// biased variance). CPU: kernels/cpu/group_norm_kernels.cpp.
+using GroupNormForwardFn = void(const Tensor& x, const Tensor& w, const Tensor& b, int64_t groups, Tensor& mean,
+                                Tensor& rstd, Tensor& y, double eps);
+extern KernelSlot<GroupNormForwardFn> group_norm_forward_slot;
+// gx (undefined: not wanted) [N, C, L]; gw, gb [C] (each undefined when not wanted).
+using GroupNormBackwardFn = void(const Tensor& x, const Tensor& gy, const Tensor& w, int64_t groups,
+                                 const Tensor& mean, const Tensor& rstd, Tensor& gx, Tensor& gw, Tensor& gb);
+extern KernelSlot<GroupNormBackwardFn> group_norm_backward_slot;
+
 }  // namespace ember::nn::functional

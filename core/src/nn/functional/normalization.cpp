@@ -22,6 +22,8 @@ EMBER_DEFINE_SLOT(batch_norm_forward_slot, BatchNormForwardFn, "batch_norm_forwa
 EMBER_DEFINE_SLOT(batch_norm_backward_slot, BatchNormBackwardFn, "batch_norm_backward");
 EMBER_DEFINE_SLOT(layer_norm_forward_slot, LayerNormForwardFn, "layer_norm_forward");
 EMBER_DEFINE_SLOT(layer_norm_backward_slot, LayerNormBackwardFn, "layer_norm_backward");
+EMBER_DEFINE_SLOT(group_norm_forward_slot, GroupNormForwardFn, "group_norm_forward");
+EMBER_DEFINE_SLOT(group_norm_backward_slot, GroupNormBackwardFn, "group_norm_backward");
 
 namespace {
 
@@ -345,6 +347,60 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Layer
   return y;
 }
 
+namespace {
+
+// group_norm through the fused kernels (Note [Group norm in two sweeps] in
+// kernels/cpu/group_norm_kernels.cpp); input non-empty and planar.
+Tensor fused_group_norm(const Tensor& input, int64_t groups, const GroupNormFuncOptions& o) {
+  const int64_t n = input.size(0), c = input.size(1), l = input.numel() / (n * c);
+  autograd::OpRecorder rec("native_group_norm", {input, o.weight, o.bias});
+  const TensorOptions like = input.options();
+  const Tensor x = input.contiguous().view({n, c, l});
+  const Tensor w = o.weight.defined() ? o.weight.contiguous() : Tensor();
+  const Tensor b = o.bias.defined() ? o.bias.contiguous() : Tensor();
+  Tensor y = empty({n, c, l}, like), mean = empty({n * groups}, like), rstd = empty({n * groups}, like);
+  group_norm_forward_slot(x.device())(x, w, b, groups, mean, rstd, y, o.eps);
+  y = y.view(input.sizes());
+  if (rec)
+    rec.record(y, [sx = rec.save(input), sw = rec.save_if(o.weight.defined(), o.weight), w_defined = o.weight.defined(),
+                   mean, rstd, groups, eps = o.eps](autograd::BackwardContext& ctx) {
+      const Tensor& gy = ctx.grads[0];
+      const Tensor x = ctx.unpack(sx);
+      const Tensor wt = w_defined ? ctx.unpack(sw) : Tensor();
+      autograd::variable_list out(3);
+      DimVector reduce_dims{0};
+      for (int64_t d = 2; d < x.dim(); ++d) reduce_dims.push_back(d);
+      if (autograd::is_recording()) {
+        // Double backward: the same gradients as differentiable ops.
+        const int64_t batch = x.size(0);
+        const Tensor xg = x.reshape({batch, groups, -1});
+        const Tensor rs = (xg.var({2}, 0, true) + eps).rsqrt();
+        const Tensor xhat = (xg - xg.mean({2}, true)) * rs;
+        const Tensor g = (w_defined ? gy * channel_view(wt, x.dim()) : gy).reshape({batch, groups, -1});
+        if (ctx.needs(0))
+          out[0] = (rs * (g - g.mean({2}, true) - xhat * (g * xhat).mean({2}, true))).view(x.sizes());
+        if (ctx.needs(1)) out[1] = (gy * xhat.view(x.sizes())).sum(reduce_dims);
+        if (ctx.needs(2)) out[2] = gy.sum(reduce_dims);
+        return out;
+      }
+      const int64_t batch = x.size(0), channels = x.size(1), len = x.numel() / (batch * channels);
+      const TensorOptions like = x.options();
+      Tensor gx = ctx.needs(0) ? empty({batch, channels, len}, like) : Tensor();
+      Tensor gw = ctx.needs(1) ? empty({channels}, like) : Tensor();
+      Tensor gb = ctx.needs(2) ? empty({channels}, like) : Tensor();
+      group_norm_backward_slot(x.device())(x.contiguous().view({batch, channels, len}),
+                                            gy.contiguous().view({batch, channels, len}),
+                                            w_defined ? wt.contiguous() : Tensor(), groups, mean, rstd, gx, gw, gb);
+      if (ctx.needs(0)) out[0] = gx.view(x.sizes());
+      if (ctx.needs(1)) out[1] = gw;
+      if (ctx.needs(2)) out[2] = gb;
+      return out;
+    });
+  return y;
+}
+
+}  // namespace
+
 Tensor group_norm(const Tensor& input, int64_t num_groups, const GroupNormFuncOptions& o) {
   const char* op = "group_norm";
   EMBER_CHECK(input.defined() && input.dim() >= 2, op, ": expected an input of 2 or more dims [N, C, ...], but got ",
@@ -357,6 +413,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const GroupNormFuncOp
   check_param(op, "weight", o.weight, {c}, input.dtype());
   check_param(op, "bias", o.bias, {c}, input.dtype());
   const int64_t group_size = n * num_groups != 0 ? input.numel() / (n * num_groups) : 0;
+  if (group_norm_forward_slot.supports(input.device(), input.dtype()) && input.numel() > 0 &&
+      !is_channels_last(input))
+    return fused_group_norm(input, num_groups, o);
   Tensor y = layer_norm(input.reshape({n, num_groups, group_size}), {group_size}, {.eps = o.eps}).view(input.sizes());
   if (o.weight.defined()) y = y * channel_view(o.weight, input.dim());
   if (o.bias.defined()) y = y + channel_view(o.bias, input.dim());
