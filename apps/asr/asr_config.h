@@ -21,6 +21,9 @@ struct AsrConfig {
   // most N frames masked per utterance; 0 turns a mask off.
   int64_t freq_mask = 6;
   int64_t time_mask = 6;
+  // kaiming (He normal weights, zero biases: Note [Wav2Letter initialisation]
+  // in asr_trainer.cpp) or torchaudio (the model's own, PyTorch's defaults).
+  std::string init = "kaiming";
   int64_t epochs = 6;
   int64_t batch_size = 8;
   double lr = 6e-4;                            // OneCycleLR's peak for Adam

@@ -7,11 +7,13 @@
 #include <optional>
 
 #include <ember/audio/transforms/features.h>
+#include <ember/autograd/grad_mode.h>
 #include <ember/core/determinism.h>
 #include <ember/core/generator.h>
 #include <ember/core/parallel.h>
 #include <ember/datasets/progress.h>
 #include <ember/nn/functional/loss.h>
+#include <ember/nn/init.h>
 #include <ember/nn/utils/clip_grad.h>
 #include <ember/optim/adam.h>
 
@@ -47,6 +49,8 @@ class RunScope {
 
 void check_config(const AsrConfig& c) {
   EMBER_CHECK(!c.data.empty(), "ember-asr: no corpus root (--data)");
+  EMBER_CHECK(c.init == "kaiming" || c.init == "torchaudio", "ember-asr: unknown --init '", c.init,
+              "' (expected kaiming or torchaudio)");
   EMBER_CHECK(c.epochs >= 1, "ember-asr: --epochs must be positive, got ", c.epochs);
   EMBER_CHECK(c.batch_size >= 1, "ember-asr: --batch-size must be positive, got ", c.batch_size);
   EMBER_CHECK(c.lr > 0 && std::isfinite(c.lr), "ember-asr: --lr must be positive, got ", c.lr);
@@ -56,6 +60,32 @@ void check_config(const AsrConfig& c) {
               c.freq_mask, " and ", c.time_mask);
   EMBER_CHECK(c.train_limit >= 0 && c.stop_after >= 0, "ember-asr: --train-limit and --stop-after must be >= 0");
   EMBER_CHECK(!c.train_subset.empty() && !c.eval_subset.empty(), "ember-asr: --train-subset and --eval-subset must name subsets");
+}
+
+// Note [Wav2Letter initialisation]
+// torchaudio's Wav2Letter keeps PyTorch's default initialisation (uniform
+// weights of bound 1/sqrt(fan_in)), which scales each ReLU layer's output
+// variance by about 1/3: after eleven convolutions the log-probabilities
+// hardly depend on the input, and CTC sits on its all-blank plateau for
+// hundreds of steps. He initialisation (normal, std sqrt(2 / fan_in), zero
+// biases) keeps the activations' scale through the stack. The last
+// convolution is followed by a ReLU too (as torchaudio's), so a class whose
+// score starts negative at a frame gets no gradient there; its weights start
+// small (std 0.5 / sqrt(fan_in)) and its biases at 2, so every score starts
+// in the ReLU's linear range and every class learns from the first step.
+void kaiming_init(models::Wav2Letter& model) {
+  NoGradGuard no_grad;
+  std::vector<Tensor> weights, biases;
+  for (auto& [name, p] : model->named_parameters()) (p.dim() == 3 ? weights : biases).push_back(p);
+  EMBER_CHECK(!weights.empty() && weights.size() == biases.size(), "ember-asr: Wav2Letter's parameters are not "
+              "(weight, bias) pairs of convolutions");
+  for (size_t i = 0; i + 1 < weights.size(); ++i) {
+    nn::init::kaiming_normal_(weights[i], 0, nn::init::FanMode::FanIn, "relu");
+    nn::init::zeros_(biases[i]);
+  }
+  Tensor& last = weights.back();
+  nn::init::normal_(last, 0, 0.5 / std::sqrt(static_cast<double>(last.size(1) * last.size(2))));
+  nn::init::constant_(biases.back(), 2.0);
 }
 
 std::string describe(const SpeechSplit& s) {
@@ -114,6 +144,7 @@ AsrResult train_asr(const AsrConfig& c) {
               static_cast<double>(spec.sample_rate) / static_cast<double>(spec.hop_length) / 2);
 
   models::Wav2Letter model(vocabulary.size(), spec.input_type, spec.num_features());
+  if (c.init == "kaiming") kaiming_init(model);
   int64_t num_params = 0;
   for (const Tensor& p : model->parameters()) num_params += p.numel();
   const int64_t steps_per_epoch =

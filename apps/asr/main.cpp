@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   flags.add("--hop-length", &c.hop_length, "N", "samples between frames (the model runs at rate / hop / 2)");
   flags.add("--freq-mask", &c.freq_mask, "N", "SpecAugment: widest masked feature band (0: off)");
   flags.add("--time-mask", &c.time_mask, "N", "SpecAugment: widest masked run of frames (0: off)");
+  flags.add("--init", &c.init, "NAME", "kaiming (He normal) or torchaudio (the model's default initialisation)");
   flags.add("--epochs", &c.epochs, "N", "passes over the training utterances");
   flags.add("--batch-size", &c.batch_size, "N", "utterances per step");
   flags.add("--lr", &c.lr, "X", "peak learning rate of Adam's one-cycle schedule");
