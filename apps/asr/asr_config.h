@@ -24,9 +24,9 @@ struct AsrConfig {
   // kaiming (He normal weights, zero biases: Note [Wav2Letter initialisation]
   // in asr_trainer.cpp) or torchaudio (the model's own, PyTorch's defaults).
   std::string init = "kaiming";
-  int64_t epochs = 6;
-  int64_t batch_size = 8;
-  double lr = 6e-4;                            // OneCycleLR's peak for Adam
+  int64_t epochs = 5;
+  int64_t batch_size = 4;
+  double lr = 1e-3;                            // OneCycleLR's peak for Adam
   double clip = 1.0;                           // gradient norm clipping (0: none)
   int64_t beam = 10;                           // prefix beam search width
   std::string lexicon;                         // a word list constraining the beam search

@@ -1,5 +1,6 @@
 #include "asr_trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -165,7 +166,12 @@ AsrResult train_asr(const AsrConfig& c) {
                 state.max_lr, " --seed ", state.seed, " (", state.total_steps, " steps): resume with the same flags");
   }
   optim::Adam optimizer(model->parameters(), optim::AdamOptions{.lr = c.lr});
-  optim::OneCycleLR scheduler(optimizer, {.max_lr = {c.lr}, .total_steps = state.total_steps, .pct_start = 0.25});
+  // A quarter of the steps warm up, at least two of them: OneCycleLR's
+  // phases must not be empty (a one-step warm-up divides zero by zero).
+  const int64_t schedule_steps = std::max<int64_t>(state.total_steps, 4);
+  optim::OneCycleLR scheduler(optimizer, {.max_lr = {c.lr},
+                                          .total_steps = schedule_steps,
+                                          .pct_start = std::max(0.25, 2.0 / static_cast<double>(schedule_steps))});
   if (resume) {
     model->load_state_dict(resume->model_state, /*strict=*/true);
     restore_training_state(*resume, optimizer, scheduler);

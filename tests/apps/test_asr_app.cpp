@@ -110,7 +110,7 @@ TEST(AsrApp, ShortRunReachesTheStatedCerOnHeldOutSpeakers) {
 }
 
 // --transcribe from the checkpoint alone: test-clean FLACs, and one of them
-// as an 8 kHz stereo WAV (read by Ember::io, averaged to mono, resampled).
+// as a 24 kHz stereo WAV (read by Ember::io, averaged to mono, resampled).
 TEST(AsrApp, TranscribeFromACheckpoint) {
   REQUIRE_CORPUS();
   const ShortRun& asr = short_run();
@@ -129,10 +129,10 @@ TEST(AsrApp, TranscribeFromACheckpoint) {
   const std::string out = fresh_dir("asr_transcribe");
   {
     auto [w, rate] = ember::audio::load(files[0]);
-    const ember::Tensor low = ember::audio::functional::resample(w, rate, 8000);
-    ember::audio::save(out + "/stereo8k.wav", ember::cat({low, low}, 0), 8000);
+    const ember::Tensor high = ember::audio::functional::resample(w, rate, 24000);
+    ember::audio::save(out + "/stereo24k.wav", ember::cat({high, high * 0.5}, 0), 24000);
   }
-  files.push_back(out + "/stereo8k.wav");
+  files.push_back(out + "/stereo24k.wav");
   references.push_back(references[0]);
   const std::vector<std::string> texts = app::transcribe_files(asr.result.checkpoint, files);
   ASSERT_EQ(texts.size(), files.size());
@@ -356,5 +356,13 @@ TEST(AsrApp, BadFlagsAreOneErrorLine) {
                            "--resume", "--out", "--seed", "--threads", "--epochs", "--input-type"})
     EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
 }
+
+// Each checkpoint holds Wav2Letter and Adam's state (about 280 MB): the
+// process's temporary folder goes when the tests end.
+class RemoveTemporaryFiles : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(temp_root()); }
+};
+const auto* const kRemoveTemporaryFiles = ::testing::AddGlobalTestEnvironment(new RemoveTemporaryFiles);
 
 }  // namespace asr_app_test
