@@ -279,7 +279,9 @@ AsrResult train_asr(const AsrConfig& c) {
     ++run_epochs;
   }
   result.epochs_done = state.epochs_done;
-  result.checkpoint = last_path;
+  // Resuming a complete run only evaluates (with this run's --beam and --lexicon): no new checkpoint.
+  result.checkpoint = run_epochs == 0 && resume ? c.resume : last_path;
+  summary.checkpoint = result.checkpoint;
   if (state.epochs_done == c.epochs) {
     const SplitEvaluation e = evaluate_split(model, held_out, vocabulary, decode, eval_batch);
     print_rates(("eval " + held_out.subset).c_str(), e, c.beam, decode.lexicon.has_value());
@@ -300,9 +302,12 @@ AsrResult train_asr(const AsrConfig& c) {
     summary.total_seconds = seconds_since(t_start);
     write_metrics(metrics_path, summary);
   }
-  std::printf("done: %lld/%lld epochs in %.1f s\nfiles: %s (last), %s (best), %s\n",
-              static_cast<long long>(state.epochs_done), static_cast<long long>(c.epochs), seconds_since(t_start),
-              last_path.c_str(), best_path.c_str(), metrics_path.c_str());
+  std::printf("done: %lld/%lld epochs in %.1f s\n", static_cast<long long>(state.epochs_done),
+              static_cast<long long>(c.epochs), seconds_since(t_start));
+  if (run_epochs > 0)
+    std::printf("files: %s (last), %s (best), %s\n", last_path.c_str(), best_path.c_str(), metrics_path.c_str());
+  else
+    std::printf("files: %s\n", metrics_path.c_str());
   return result;
 }
 
