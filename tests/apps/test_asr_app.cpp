@@ -169,6 +169,28 @@ TEST(AsrApp, LexiconConstrainsTheBeamSearch) {
     for (const std::string& w : ember::audio::metrics::split_words(t)) EXPECT_TRUE(digits.count(w)) << t;
 }
 
+// Resuming the complete run only evaluates, here with the digit lexicon, and
+// --max-cer turns a CER above it into exit status 1 after the report.
+TEST(AsrApp, ResumingACompleteRunEvaluatesAndChecksMaxCer) {
+  REQUIRE_CORPUS();
+  const ShortRun& asr = short_run();
+  const std::string out = fresh_dir("asr_evaluate_only");
+  {
+    std::ofstream f(out + "/digits.txt");
+    f << "zero\none\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n";
+  }
+  const RunResult r = run(kAsr + " --data " + asr.config.data + " --resume " + asr.result.checkpoint + " --lexicon " +
+                          out + "/digits.txt --max-cer 0.0001 --no-progress --out " + out + "/eval");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("beam 10 + lexicon CER"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("done: 5/5 epochs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("epoch 1/5"), std::string::npos) << r.out;  // nothing trained
+  EXPECT_NE(r.err.find("is above --max-cer 0.0001"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(fs::path(out) / "eval" / "last.safetensors"));
+  const std::string metrics = slurp(fs::path(out) / "eval" / "metrics.json");
+  EXPECT_NE(metrics.find("\"lexicon\": \"" + out + "/digits.txt\""), std::string::npos) << metrics;
+}
+
 app::AsrConfig tiny_config(const std::string& out) {
   app::AsrConfig c;
   c.data = ember::apps::default_speech_corpus();
