@@ -72,7 +72,7 @@ std::string error_of(F&& f) {
   return "";
 }
 
-// The short run of the CER bar, trained once per test process.
+// The default run (seed 0) of the CER bar: the same flags as `ember-asr` without --data.
 struct ShortRun {
   app::AsrConfig config;
   app::AsrResult result;
@@ -90,9 +90,7 @@ const ShortRun& short_run() {
   return run;
 }
 
-TEST(AsrApp, ShortRunReachesTheStatedCerOnHeldOutSpeakers) {
-  REQUIRE_CORPUS();
-  const ShortRun& asr = short_run();
+void expect_the_bar(const ShortRun& asr) {
   const app::AsrResult& r = asr.result;
   ASSERT_TRUE(r.evaluated);
   EXPECT_EQ(r.epochs_done, asr.config.epochs);
@@ -114,9 +112,7 @@ TEST(AsrApp, ShortRunReachesTheStatedCerOnHeldOutSpeakers) {
 
 // --transcribe from the checkpoint alone: test-clean FLACs, and one of them
 // as a 24 kHz stereo WAV (read by Ember::io, averaged to mono, resampled).
-TEST(AsrApp, TranscribeFromACheckpoint) {
-  REQUIRE_CORPUS();
-  const ShortRun& asr = short_run();
+void expect_transcripts(const ShortRun& asr) {
   const fs::path test_dir = fs::path(asr.config.data) / "LibriSpeech" / "test-clean" / "3002" / "10";
   std::vector<std::string> files, references;
   {
@@ -151,9 +147,7 @@ TEST(AsrApp, TranscribeFromACheckpoint) {
 }
 
 // The beam search restricted to the ten digit words spells only them.
-TEST(AsrApp, LexiconConstrainsTheBeamSearch) {
-  REQUIRE_CORPUS();
-  const ShortRun& asr = short_run();
+void expect_lexicon_words(const ShortRun& asr) {
   const std::string lexicon = fresh_dir("asr_lexicon") + "/digits.txt";
   {
     std::ofstream f(lexicon);
@@ -171,9 +165,7 @@ TEST(AsrApp, LexiconConstrainsTheBeamSearch) {
 
 // Resuming the complete run only evaluates, here with the digit lexicon, and
 // --max-cer turns a CER above it into exit status 1 after the report.
-TEST(AsrApp, ResumingACompleteRunEvaluatesAndChecksMaxCer) {
-  REQUIRE_CORPUS();
-  const ShortRun& asr = short_run();
+void expect_evaluation_only(const ShortRun& asr) {
   const std::string out = fresh_dir("asr_evaluate_only");
   {
     std::ofstream f(out + "/digits.txt");
@@ -189,6 +181,28 @@ TEST(AsrApp, ResumingACompleteRunEvaluatesAndChecksMaxCer) {
   EXPECT_FALSE(fs::exists(fs::path(out) / "eval" / "last.safetensors"));
   const std::string metrics = slurp(fs::path(out) / "eval" / "metrics.json");
   EXPECT_NE(metrics.find("\"lexicon\": \"" + out + "/digits.txt\""), std::string::npos) << metrics;
+}
+
+// One test, so that ctest (a process per test) trains the default run once.
+TEST(AsrApp, DefaultRunReachesTheBarAndItsCheckpointTranscribes) {
+  REQUIRE_CORPUS();
+  const ShortRun& asr = short_run();
+  {
+    SCOPED_TRACE("the CER bar on held-out speakers");
+    expect_the_bar(asr);
+  }
+  {
+    SCOPED_TRACE("--transcribe from the checkpoint");
+    expect_transcripts(asr);
+  }
+  {
+    SCOPED_TRACE("the lexicon constrains the beam search");
+    expect_lexicon_words(asr);
+  }
+  {
+    SCOPED_TRACE("resuming the complete run only evaluates");
+    expect_evaluation_only(asr);
+  }
 }
 
 app::AsrConfig tiny_config(const std::string& out) {
