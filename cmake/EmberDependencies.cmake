@@ -37,6 +37,11 @@ add_library(ember_dnnl INTERFACE)
 target_link_libraries(ember_dnnl INTERFACE ${EMBER_DNNL_LIBRARY})
 target_include_directories(ember_dnnl SYSTEM INTERFACE ${EMBER_DNNL_INCLUDE_DIR})
 
+# EMBER_CORE_ONLY: core needs nothing below (the other libraries do).
+if(EMBER_CORE_ONLY)
+  return()
+endif()
+
 # Ember::io decodes and encodes images through libjpeg-turbo and libpng
 # (Debian's libjpeg62-turbo-dev and libpng-dev); only Ember::io links them.
 find_package(JPEG)

@@ -11,7 +11,9 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/EmberConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/EmberConfig.cmake ${PROJECT_BINARY_DIR}/EmberConfigVersion.cmake
   DESTINATION ${EMBER_CMAKE_DIR})
 # Private link dependencies must be in the export set for static builds.
-install(TARGETS ember_build_flags ember_openblas ember_dnnl ember_sentencepiece ember_re2 EXPORT EmberTargets)
-if(EMBER_HAS_FFMPEG)
-  install(TARGETS ember_ffmpeg EXPORT EmberTargets)
-endif()
+install(TARGETS ember_build_flags ember_openblas ember_dnnl EXPORT EmberTargets)
+foreach(dep ember_sentencepiece ember_re2 ember_ffmpeg)  # absent with EMBER_CORE_ONLY (or without FFmpeg)
+  if(TARGET ${dep})
+    install(TARGETS ${dep} EXPORT EmberTargets)
+  endif()
+endforeach()

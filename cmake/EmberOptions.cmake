@@ -30,11 +30,25 @@ endif()
 # CUDA: AUTO turns it on when a CUDA compiler is found.
 set(EMBER_HAS_CUDA OFF)
 if(NOT EMBER_WITH_CUDA STREQUAL "OFF")
+  # CI has the toolkit in its usual place but not on PATH: look there too, so
+  # that a compile error in the CUDA sources fails CI.
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    find_program(EMBER_NVCC nvcc)
+    if(NOT EMBER_NVCC)
+      set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+    endif()
+  endif()
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     set(CMAKE_CUDA_ARCHITECTURES ${EMBER_CUDA_ARCHITECTURES})
     enable_language(CUDA)
+    # CMake before 3.26 does not know nvcc's C++20 flag; core's cxx_std_20
+    # reaches CUDA sources as the CUDA20 dialect.
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(EMBER_HAS_CUDA ON)
   elseif(EMBER_WITH_CUDA STREQUAL "ON")
     message(FATAL_ERROR "EMBER_WITH_CUDA=ON but no CUDA compiler was found")

@@ -28,7 +28,8 @@ namespace ember::distributed::launcher {
 // Note [ember-run agent]: one agent per node, single-threaded (the TCPStore
 // server, when this agent serves the rendezvous, has its own thread). Round r:
 //   1. rendezvous (Note [Rendezvous rounds]); start the node's workers with
-//      RESTART_COUNT = r and logs in <log-dir>/round_<r>/rank_<RANK>.log;
+//      RESTART_COUNT = the round's restart count (below) and logs in
+//      <log-dir>/round_<r>/rank_<RANK>.log;
 //   2. every --monitor-interval: reap workers; a failed one is written to the
 //      round's "failed" key (compare_set: the first failure of the round wins,
 //      on any node, with its exit and the tail of its log, so that every agent
@@ -36,14 +37,21 @@ namespace ember::distributed::launcher {
 //      (SIGTERM, SIGKILL after --stop-timeout); a node whose workers all
 //      succeeded counts itself in "succeeded" and keeps watching "failed" until
 //      every node succeeded (a late failure elsewhere restarts it too: the
-//      group restarts as a whole);
-//   3. after a failure: round r + 1 when r < max_restarts (the first agent's
-//      budget, kept in the store), else the final summary and exit 1.
+//      group restarts as a whole); a node waiting to join (Note [Scale-up])
+//      stops the workers too;
+//   3. after a failure the next round's restart count is one higher, after a
+//      scale-up it stays (the round's "restart_count" key, compare_set by the
+//      agents leaving round r: the first proposal wins, so that all agree);
+//      round r + 1 follows while that count is within max_restarts (the first
+//      agent's budget, kept in the store), else the final summary and exit 1.
 // A SIGINT / SIGTERM to the agent is forwarded to the workers and written to
 // the round's "shutdown" key, which stops the other nodes without a restart.
 // Before exiting, each agent counts itself in the round's "exited"; the agent
 // serving the store waits (up to 30 s) for the others, so that it does not take
-// the store away under them.
+// the store away under them. A failed rendezvous ends the same way: every
+// node of the round learns the failure from the store (Note [Failed
+// rendezvous]) and counts itself in "rdzv_left", which the serving agent
+// waits for.
 
 namespace {
 
@@ -127,7 +135,7 @@ std::string make_log_dir(const LaunchOptions& o) {
   return pattern;
 }
 
-enum class Outcome { kSucceeded, kFailed, kInterrupted };
+enum class Outcome { kSucceeded, kFailed, kInterrupted, kScaleUp };
 
 class Agent {
  public:
@@ -144,17 +152,29 @@ class Agent {
       say("the job's restart budget is " + budget + " (set by the first node), not --max-restarts " +
           std::to_string(o_.max_restarts));
     }
-    for (int round = 0;; ++round) {
+    int previous_rank = -1;  // this node's group rank in the round before
+    for (int round = 0;;) {
       RendezvousResult r;
       try {
-        r = rendezvous(*store_, o_, round, local_addr_, g_signal);
+        r = rendezvous(*store_, o_, round, previous_rank, local_addr_, g_signal);
       } catch (const std::exception& e) {
-        say(e.what());
+        std::string what = e.what();
+        if (what.rfind("ember-run:", 0) != 0) {
+          // The store itself failed: say which, and that its agent may be gone.
+          what = "ember-run: rendezvous '" + o_.rdzv_id + "' round " + std::to_string(round) +
+                 ": the rendezvous store failed (did the agent serving it exit?): " + what;
+        }
+        say(what.substr(std::string("ember-run: ").size()));
+        leave_rendezvous(round);
         return g_signal.load() ? 128 + g_signal.load() : 1;
       }
-      const Outcome outcome = run_round(r);
+      // Round 0 runs with RESTART_COUNT 0; a later round with what the agents
+      // leaving the round before it agreed on.
+      const int restarts = round == 0 ? 0 : std::stoi(store_->get(round_key(o_.rdzv_id, round, "restart_count")));
+      const Outcome outcome = run_round(r, restarts);
       if (outcome == Outcome::kSucceeded) {
         say("round " + std::to_string(round) + ": every worker succeeded");
+        store_->compare_set(job_key(o_.rdzv_id, "finished"), "", std::to_string(round));
         leave(r);
         return 0;
       }
@@ -162,18 +182,32 @@ class Agent {
         leave(r);
         return 128 + (g_signal.load() ? g_signal.load() : SIGTERM);
       }
-      const std::string failure = store_->get(round_key(o_.rdzv_id, round, "failed"));
-      if (round < max_restarts_) {
-        say("round " + std::to_string(round) + " failed: " + first_line(failure) + "; restarting the group (restart " +
-            std::to_string(round + 1) + " of " + std::to_string(max_restarts_) + ", shared by all nodes)");
-        continue;
+      // A failure costs a restart, a scale-up does not; the first agent to
+      // propose the next round's count decides it for all (they may have seen
+      // the two in different orders).
+      const int proposed = outcome == Outcome::kFailed ? restarts + 1 : restarts;
+      const int next =
+          std::stoi(store_->compare_set(round_key(o_.rdzv_id, round + 1, "restart_count"), "", std::to_string(proposed)));
+      if (next > max_restarts_) {
+        const std::string failure = store_->get(round_key(o_.rdzv_id, round, "failed"));
+        std::string summary = "the job failed after " + std::to_string(restarts) + " restart" +
+                              (restarts == 1 ? "" : "s") + " (budget " + std::to_string(max_restarts_) +
+                              ", shared by all nodes)\n";
+        summary += "first failure of round " + std::to_string(round) + ": " + failure;
+        say(summary);
+        leave(r);
+        return 1;
       }
-      std::string summary = "the job failed after " + std::to_string(round) + " restart" + (round == 1 ? "" : "s") +
-                            " (budget " + std::to_string(max_restarts_) + ", shared by all nodes)\n";
-      summary += "first failure of round " + std::to_string(round) + ": " + failure;
-      say(summary);
-      leave(r);
-      return 1;
+      if (next > restarts) {
+        const std::string failure = store_->get(round_key(o_.rdzv_id, round, "failed"));
+        say("round " + std::to_string(round) + " failed: " + first_line(failure) + "; restarting the group (restart " +
+            std::to_string(next) + " of " + std::to_string(max_restarts_) + ", shared by all nodes)");
+      } else {
+        say("round " + std::to_string(round) + ": a node is waiting to join; restarting the group with it (not " +
+            "counted against the restart budget)");
+      }
+      previous_rank = r.group_rank;
+      ++round;
     }
   }
 
@@ -203,7 +237,7 @@ class Agent {
                                                                        : local_address_towards(host, port);
   }
 
-  Outcome run_round(const RendezvousResult& r) {
+  Outcome run_round(const RendezvousResult& r, int restarts) {
     const auto key = [&](const std::string& name) { return round_key(o_.rdzv_id, r.round, name); };
     const std::string round_dir = log_dir_ + "/round_" + std::to_string(r.round);
     std::filesystem::create_directories(round_dir);
@@ -219,7 +253,7 @@ class Agent {
                   {"GROUP_WORLD_SIZE", std::to_string(r.group_world_size)},
                   {"MASTER_ADDR", r.master_addr},
                   {"MASTER_PORT", std::to_string(r.master_port)},
-                  {"RESTART_COUNT", std::to_string(r.round)},
+                  {"RESTART_COUNT", std::to_string(restarts)},
                   {"MAX_RESTARTS", std::to_string(max_restarts_)},
                   {"TORCHELASTIC_RUN_ID", o_.rdzv_id}};
       spec.log_path = round_dir + "/rank_" + std::to_string(rank) + ".log";
@@ -261,6 +295,10 @@ class Agent {
         workers.stop(grace);
         return Outcome::kInterrupted;
       }
+      if (nodes_waiting(*store_, o_, r)) {
+        workers.stop(grace);
+        return Outcome::kScaleUp;
+      }
       if (workers.all_succeeded()) {
         if (!counted_success) {
           store_->add(key("succeeded"), 1);
@@ -272,6 +310,35 @@ class Agent {
     }
   }
 
+  // After a failed rendezvous of round: counts this agent out of it; the agent
+  // serving the store waits for every node that joined the round to learn the
+  // outcome (Note [Failed rendezvous] in rendezvous.cpp) before taking the
+  // store down, so that none of them gets a bare store error instead.
+  void leave_rendezvous(int round) {
+    try {
+      store_->add(round_key(o_.rdzv_id, round, "rdzv_left"), 1);
+      if (!server_) return;
+      wait_for_others(round_key(o_.rdzv_id, round, "rdzv_left"), [&] {
+        return store_->add(round_key(o_.rdzv_id, round, "joined"), 0);
+      });
+    } catch (const std::exception&) {
+      // The store is gone already: nobody is left to tell.
+    }
+  }
+
+  // Waits (the agent serving the store) until counter reaches expected(), for
+  // up to 30 s; a signal that ended the round does not end this wait (the
+  // other agents still need the store), a second one does.
+  template <class Expected>
+  void wait_for_others(const std::string& counter, Expected expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    const int signal_before = g_signal.exchange(0);
+    while (store_->add(counter, 0) < expected() && std::chrono::steady_clock::now() < deadline &&
+           g_signal.load() == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (signal_before) g_signal.store(signal_before);
+  }
+
   // Counts this agent out of round r; the agent serving the store waits for the
   // others before taking the store down.
   void leave(const RendezvousResult& r) {
@@ -279,15 +346,7 @@ class Agent {
     try {
       store_->add(key, 1);
       if (!server_) return;
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      // (a signal that ended the round does not end this wait: the other
-      // agents are stopping their workers and still need the store; a second
-      // one does)
-      const int signal_before = g_signal.exchange(0);
-      while (store_->add(key, 0) < r.group_world_size && std::chrono::steady_clock::now() < deadline &&
-             g_signal.load() == 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      if (signal_before) g_signal.store(signal_before);
+      wait_for_others(key, [&] { return static_cast<int64_t>(r.group_world_size); });
     } catch (const std::exception& e) {
       say(std::string("while leaving: ") + e.what());
     }

@@ -154,6 +154,8 @@ FileStore::~FileStore() {
   ::close(fd_);
 }
 
+std::shared_ptr<Store> FileStore::clone() { return std::make_shared<FileStore>(path_, timeout()); }
+
 int64_t FileStore::add_locked(Locked& file, const std::string& key, int64_t delta) {
   auto it = cache_.find(key);
   const int64_t value = (it == cache_.end() ? 0 : detail::parse_counter(it->second, "FileStore", key)) + delta;

@@ -5,25 +5,119 @@
 
 // Note [Desync report]: a hang in a collective is most often a rank that
 // never called it (a skipped branch, a crash, a different op in the same
-// slot). Before running collective `seq`, the worker thread sets the store
-// key "ember_desync/<rank>" to "<seq> <op> <arguments>". When a collective
+// slot). Before running collective `seq`, a rank records "<seq> <op>
+// <arguments>" under the store key "ember_desync/<rank>". When a collective
 // fails (Gloo's timeout, a vanished peer), the failing rank reads every
 // rank's key and reports the ranks whose last entered collective is older
 // than seq (with what they last entered, or that they entered none), and
 // those that entered seq as another op (a desync of the call order). The
 // group's store is under its prefix (PrefixStore), so sub-groups report on
-// their own ranks. The cost is one store round trip per collective.
+// their own ranks.
+//
+// Note [Desync recorder]: the entries are written off the collective's path,
+// by a thread of the group, through a clone of the group's store (for a
+// TCPStore, a connection of its own). A collective only hands its entry over
+// (one lock; a notify when the recorder is idle) and never waits for the
+// store. The writes are paced: an entry after a quiet spell goes out at once,
+// then at most one write per kWriteInterval (the latest entry), so a loop of
+// small collectives costs the store (and the cores: on a loaded machine every
+// extra runnable thread delays the collective's own) a few writes a second,
+// not one per collective, and an entry reaches the store at most
+// kWriteInterval after the rank entered the collective, well within any
+// collective timeout worth reporting on. The connection must
+// be the recorder's own: calls on one TCPStore are serialized, and a rank
+// whose main thread blocks in store.wait on the group's store (waiting for
+// another rank, say) would hold the writes back, so that the others' reports
+// named a stale entry. Entries are ordered: only the latest unwritten one is
+// kept (a key holds one entry; an older one would only be overwritten), so
+// the writes never go backwards and never pile up behind a slow store. Before
+// a failed collective builds its report, it flushes the recorder (bounded
+// wait), so that its own entry is in the store for the others' reports; a
+// write that failed (the store's server died) is named in the report, not
+// dropped. A store that cannot be cloned (a user's Store without clone())
+// still gets its writes from the recorder thread, through the shared handle.
 namespace ember::distributed::gloo_detail {
 
 namespace {
 std::string key_of(int64_t rank) { return "ember_desync/" + std::to_string(rank); }
+
+constexpr std::chrono::milliseconds kWriteInterval{100};
+
+std::shared_ptr<Store> clone_or_null(const std::shared_ptr<Store>& store) {
+  try {
+    return store->clone();
+  } catch (const std::exception&) {
+    return nullptr;  // not clonable: the recorder shares the group's handle
+  }
+}
 }  // namespace
 
-void record_entry(Store& store, int64_t rank, uint64_t seq, const std::string& op, const std::string& what) {
-  try {
-    store.set(key_of(rank), std::to_string(seq) + " " + op + (what.empty() ? "" : " " + what));
-  } catch (const std::exception&) {
-    // The store is gone (its server rank died): the collective reports that.
+DesyncRecorder::DesyncRecorder(const std::shared_ptr<Store>& store, int64_t rank) : key_(key_of(rank)) {
+  store_ = clone_or_null(store);
+  own_store_ = store_ != nullptr;
+  if (!store_) store_ = store;
+  thread_ = std::thread([this] { run(); });
+}
+
+DesyncRecorder::~DesyncRecorder() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  recorded_cv_.notify_all();
+  hurry_cv_.notify_all();
+  thread_.join();
+}
+
+void DesyncRecorder::record(uint64_t seq, const std::string& op, const std::string& what) {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ = std::to_string(seq) + " " + op + (what.empty() ? "" : " " + what);
+    ++recorded_;
+    wake = idle_;
+  }
+  if (wake) recorded_cv_.notify_one();
+}
+
+std::string DesyncRecorder::flush(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const uint64_t target = recorded_;
+  if (written_ < target) {
+    hurry_ = true;  // no pacing for this one
+    hurry_cv_.notify_all();
+  }
+  if (!written_cv_.wait_for(lock, timeout, [&] { return written_ >= target; }))
+    return "its entry was not written within " + std::to_string(timeout.count()) + " ms";
+  return error_;
+}
+
+void DesyncRecorder::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto last_write = std::chrono::steady_clock::now() - kWriteInterval;
+  for (;;) {
+    idle_ = true;
+    recorded_cv_.wait(lock, [&] { return stopping_ || written_ < recorded_; });
+    idle_ = false;
+    // Pacing: no sooner than kWriteInterval after the last write, unless a
+    // flush is waiting (record() does not wake this wait).
+    hurry_cv_.wait_until(lock, last_write + kWriteInterval, [&] { return stopping_ || hurry_; });
+    if (stopping_) return;
+    hurry_ = false;
+    const std::string entry = pending_;
+    const uint64_t upto = recorded_;
+    lock.unlock();
+    std::string error;
+    try {
+      store_->set(key_, entry);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    lock.lock();
+    last_write = std::chrono::steady_clock::now();
+    written_ = upto;
+    if (!error.empty() && error_.empty()) error_ = error;
+    written_cv_.notify_all();
   }
 }
 

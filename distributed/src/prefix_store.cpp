@@ -39,4 +39,10 @@ void PrefixStore::set_timeout(std::chrono::milliseconds timeout) {
   store_->set_timeout(timeout);
 }
 
+std::shared_ptr<Store> PrefixStore::clone() {
+  auto copy = std::make_shared<PrefixStore>(prefix_, store_->clone());
+  copy->Store::set_timeout(timeout());
+  return copy;
+}
+
 }  // namespace ember::distributed

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -31,6 +32,7 @@
 #include <ember/core/error.h>
 #include <ember/ops/factories.h>
 #include <ember/ops/shape.h>
+#include <ember/distributed/prefix_store.h>
 
 #include "gloo_desync.h"
 #include "gloo_reduce.h"
@@ -39,8 +41,9 @@
 namespace ember::distributed {
 
 // Note [ProcessGroupGloo execution]: collectives run on one worker thread per
-// group, in the order they were called, so that every rank issues them to
-// gloo in the same order; each carries the group's sequence number, which is
+// group (or on a thread waiting for them: Note [Inline collectives]), in the
+// order they were called, so that every rank issues them to gloo in the same
+// order; each carries the group's sequence number, which is
 // also its gloo tag. The caller's thread checks the arguments (errors raise at
 // the call) and makes a non-contiguous tensor contiguous; the worker runs
 // gloo and copies the result back. A failure (a gloo timeout, a peer that
@@ -50,6 +53,10 @@ namespace ember::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How long a failed collective waits for its own desync entry to be written
+// before building its report (Note [Desync recorder]).
+constexpr std::chrono::milliseconds kDesyncFlushTimeout{5'000};
 
 // True when host resolves to an address this machine can bind (c10d's check
 // before using the host name for Gloo).
@@ -70,22 +77,16 @@ bool resolves_to_local_address(const std::string& host) {
   return usable;
 }
 
-std::shared_ptr<::gloo::transport::Device> create_device(const ProcessGroupGlooOptions& options) {
+std::shared_ptr<::gloo::transport::Device> create_device(const GlooDeviceOptions& spec) {
   ::gloo::transport::tcp::attr attr;
-  std::string interface = options.interface;
-  if (interface.empty() && options.hostname.empty()) {
-    if (const char* env = std::getenv("GLOO_SOCKET_IFNAME")) {
-      interface = env;
-      interface = interface.substr(0, interface.find(','));  // the first device
-    }
-  }
-  if (!interface.empty()) {
+  if (!spec.interface.empty()) {
     // Checked here: gloo's own lookup throws for it but leaks its getifaddrs list.
-    EMBER_CHECK(::if_nametoindex(interface.c_str()) != 0, "ProcessGroupGloo: cannot create a TCP device for interface ",
-                interface, ": no such network interface");
-    attr.iface = interface;
-  } else if (!options.hostname.empty()) {
-    attr.hostname = options.hostname;
+    EMBER_CHECK(::if_nametoindex(spec.interface.c_str()) != 0,
+                "ProcessGroupGloo: cannot create a TCP device for interface ", spec.interface,
+                ": no such network interface");
+    attr.iface = spec.interface;
+  } else if (!spec.hostname.empty()) {
+    attr.hostname = spec.hostname;
   } else {
     char name[256] = {};
     ::gethostname(name, sizeof name - 1);
@@ -95,8 +96,36 @@ std::shared_ptr<::gloo::transport::Device> create_device(const ProcessGroupGlooO
     return ::gloo::transport::tcp::CreateDevice(attr);
   } catch (const std::exception& e) {
     EMBER_FAIL("ProcessGroupGloo: cannot create a TCP device for ",
-               interface.empty() ? "host " + attr.hostname : "interface " + interface, ": ", e.what());
+               spec.interface.empty() ? "host " + attr.hostname : "interface " + spec.interface, ": ", e.what());
   }
+}
+
+// The devices of options: `devices`, else one per name of `interface` or of
+// GLOO_SOCKET_IFNAME (comma-separated, as PyTorch's), else `hostname` or the
+// default (empty spec).
+std::vector<GlooDeviceOptions> device_specs(const ProcessGroupGlooOptions& options) {
+  if (!options.devices.empty()) return options.devices;
+  std::string interfaces = options.interface;
+  std::string source = "the interface option";
+  if (interfaces.empty() && options.hostname.empty()) {
+    if (const char* env = std::getenv("GLOO_SOCKET_IFNAME")) {
+      interfaces = env;
+      source = "GLOO_SOCKET_IFNAME";
+    }
+  }
+  if (interfaces.empty()) return {GlooDeviceOptions{.hostname = options.hostname}};
+  std::vector<GlooDeviceOptions> specs;
+  size_t at = 0;
+  for (;;) {
+    const size_t comma = interfaces.find(',', at);
+    const std::string name = interfaces.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    EMBER_CHECK(!name.empty(), "ProcessGroupGloo: ", source, " '", interfaces,
+                "' has an empty interface name (expected names separated by commas)");
+    specs.push_back({.interface = name});
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return specs;
 }
 
 std::string describe_tensor(const Tensor& t) {
@@ -134,17 +163,30 @@ void check_tensor(const Tensor& tensor, const char* op) {
 
 }  // namespace
 
-struct ProcessGroupGloo::State {
+struct ProcessGroupGloo::State : std::enable_shared_from_this<ProcessGroupGloo::State> {
   int64_t rank = 0, size = 0;
   // Kept for the group's lifetime, as c10d: a FileStore's file must outlive
   // the rendezvous of the slowest rank.
   std::shared_ptr<Store> store;
-  std::shared_ptr<::gloo::transport::Device> device;
-  std::shared_ptr<::gloo::rendezvous::Context> context;
+  // One context (a full mesh of pairs) per device; collective n runs on
+  // contexts[n % size] (Note [Gloo devices]).
+  std::vector<std::shared_ptr<::gloo::transport::Device>> devices;
+  std::vector<std::shared_ptr<::gloo::rendezvous::Context>> contexts;
+  std::unique_ptr<gloo_detail::DesyncRecorder> recorder;
 
+  const std::shared_ptr<::gloo::rendezvous::Context>& context_for(uint64_t tag) const {
+    return contexts[tag % contexts.size()];
+  }
+
+  // A queued collective; `work` identifies it for an inline run.
+  struct Job {
+    const Work* work = nullptr;
+    std::function<void()> run;
+  };
   std::mutex mutex;
-  std::condition_variable queued;
-  std::deque<std::function<void()>> queue;
+  std::condition_variable queued;  // the worker waits here
+  std::deque<Job> queue;
+  bool busy = false;  // a collective is running, on the worker or inline
   bool stopping = false;
   uint64_t sequence = 0;
   std::thread worker;
@@ -167,16 +209,48 @@ struct ProcessGroupGloo::State {
 
   void run() {
     for (;;) {
-      std::function<void()> job;
+      Job job;
       {
         std::unique_lock<std::mutex> lock(mutex);
-        queued.wait(lock, [&] { return stopping || !queue.empty(); });
+        queued.wait(lock, [&] { return !busy && (stopping || !queue.empty()); });
         if (queue.empty()) return;  // stopping, and everything queued is done
         job = std::move(queue.front());
         queue.pop_front();
+        busy = true;
       }
-      job();
+      job.run();
+      std::lock_guard<std::mutex> lock(mutex);
+      busy = false;
     }
+  }
+
+  // Note [Inline collectives]: a caller that waits for a collective right away
+  // (every blocking call: init.h's functions without async_op, or
+  // `group->all_reduce(t)->wait()`) runs it on its own thread when it is the
+  // next to run and nothing runs now, i.e. when everything queued before it
+  // is done: the call order, and so the order on every rank, is kept. That
+  // saves the two thread hand-offs of a small collective (waking the worker,
+  // waking the caller), which dominate its latency; c10d's blocking calls pay
+  // them too. `busy` keeps the worker from starting the next collective
+  // meanwhile. The worker, woken by the enqueue, may take the collective
+  // first; then the caller waits for it as before.
+  void run_inline(const Work* work) {
+    Job job;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (busy || queue.empty() || queue.front().work != work) return;
+      job = std::move(queue.front());
+      queue.pop_front();
+      busy = true;
+    }
+    job.run();
+    bool more = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      busy = false;
+      more = stopping || !queue.empty();
+    }
+    if (more) queued.notify_one();  // the worker waits for !busy
   }
 
   // Queues body(tag) as collective `op`; `what` describes its arguments for
@@ -184,13 +258,18 @@ struct ProcessGroupGloo::State {
   // its contiguous stand-in, copied back after a successful body.
   std::shared_ptr<Work> enqueue(const std::string& op, const std::string& what, Tensor tensor, Tensor work_tensor,
                                 std::function<void(uint32_t tag)> body) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock(mutex);
     const uint64_t seq = sequence++;
     std::vector<Tensor> outputs;
     if (tensor.defined()) outputs.push_back(tensor);
     auto work = std::make_shared<Work>(op, seq, std::move(outputs));
-    queue.push_back([this, work, op, what, seq, tensor, work_tensor, body = std::move(body)]() mutable {
-      gloo_detail::record_entry(*store, rank, seq, op, what);
+    std::weak_ptr<State> weak = weak_from_this();
+    const Work* id = work.get();
+    work->set_inline_runner([weak, id] {
+      if (auto state = weak.lock()) state->run_inline(id);
+    });
+    queue.push_back({id, [this, work, op, what, seq, tensor, work_tensor, body = std::move(body)]() mutable {
+      recorder->record(seq, op, what);
       const auto start = Clock::now();
       try {
         body(static_cast<uint32_t>(seq));
@@ -200,11 +279,15 @@ struct ProcessGroupGloo::State {
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
         std::ostringstream message;
         message << "ProcessGroupGloo: " << op << " " << what << " on rank " << rank << " of " << size
-                << " (sequence number " << seq << ") failed after " << ms << " ms: " << e.what() << ". "
-                << gloo_detail::desync_report(*store, rank, size, seq, op);
+                << " (sequence number " << seq << ") failed after " << ms << " ms: " << e.what() << ". ";
+        // This rank's entry first, so that the others' reports can see it.
+        const std::string unwritten = recorder->flush(kDesyncFlushTimeout);
+        message << gloo_detail::desync_report(*store, rank, size, seq, op);
+        if (!unwritten.empty()) message << " (rank " << rank << "'s own desync entries: " << unwritten << ")";
         work->finish(std::make_exception_ptr(Error(message.str())));
       }
-    });
+    }});
+    lock.unlock();
     queued.notify_one();
     return work;
   }
@@ -217,7 +300,7 @@ struct ProcessGroupGloo::State {
 
 ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int64_t rank, int64_t size,
                                    const ProcessGroupGlooOptions& options)
-    : ProcessGroup(rank, size), state_(std::make_unique<State>()), timeout_(options.timeout) {
+    : ProcessGroup(rank, size), state_(std::make_shared<State>()), timeout_(options.timeout) {
   EMBER_CHECK(store != nullptr, "ProcessGroupGloo: the store is null");
   EMBER_CHECK(options.timeout.count() > 0, "ProcessGroupGloo: the timeout must be positive, got ",
               options.timeout.count(), " ms");
@@ -225,19 +308,36 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int64_t rank, i
   s.rank = rank;
   s.size = size;
   s.store = store;
-  s.device = create_device(options);
-  s.context = std::make_shared<::gloo::rendezvous::Context>(static_cast<int>(rank), static_cast<int>(size));
-  s.context->setTimeout(options.timeout);
+  for (const GlooDeviceOptions& spec : device_specs(options)) s.devices.push_back(create_device(spec));
   const auto start = Clock::now();
-  try {
-    gloo_detail::GlooStore gloo_store(store);
-    s.context->connectFullMesh(gloo_store, s.device);
-  } catch (const std::exception& e) {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-    EMBER_FAIL("ProcessGroupGloo: the rendezvous of rank ", rank, " of ", size, " failed after ", ms, " ms: ",
-               e.what());
+  // Note [Gloo devices]: as c10d's ProcessGroupGloo, one context per device,
+  // each connected through its own store prefix ("0/", "1/", ...), and
+  // collective n (its tag) on context n % devices; send/recv pick theirs by
+  // the user tag, the same on both ends. With one worker thread the
+  // collectives still run one at a time; the devices spread the pairs (and
+  // so the traffic) over several interfaces.
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    auto context = std::make_shared<::gloo::rendezvous::Context>(static_cast<int>(rank), static_cast<int>(size));
+    context->setTimeout(options.timeout);
+    try {
+      gloo_detail::GlooStore gloo_store(std::make_shared<PrefixStore>(std::to_string(i), store));
+      context->connectFullMesh(gloo_store, s.devices[i]);
+    } catch (const std::exception& e) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+      EMBER_FAIL("ProcessGroupGloo: the rendezvous of rank ", rank, " of ", size, " failed after ", ms, " ms",
+                 s.devices.size() > 1 ? " (device " + std::to_string(i) + ", " + s.devices[i]->str() + ")" : "",
+                 ": ", e.what());
+    }
+    s.contexts.push_back(std::move(context));
   }
+  s.recorder = std::make_unique<gloo_detail::DesyncRecorder>(store, rank);
   s.worker = std::thread([&s] { s.run(); });
+}
+
+std::vector<std::string> ProcessGroupGloo::device_names() const {
+  std::vector<std::string> names;
+  for (const auto& device : state_->devices) names.push_back(device->str());
+  return names;
 }
 
 ProcessGroupGloo::~ProcessGroupGloo() {
@@ -247,7 +347,7 @@ ProcessGroupGloo::~ProcessGroupGloo() {
     s.stopping = true;
   }
   s.queued.notify_all();
-  if (s.worker.joinable()) s.worker.join();
+  if (s.worker.joinable()) s.worker.join();  // after the queue and any inline collective
   std::vector<std::pair<std::thread, std::shared_ptr<Work>>> p2p;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -262,14 +362,14 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, const Broadcas
               options.root_rank, " is outside [0, ", size(), ")");
   Tensor work_tensor = tensor.is_contiguous() ? tensor : tensor.contiguous();
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const int root = static_cast<int>(options.root_rank);
   std::ostringstream what;
   what << "(root " << root << ", " << describe_tensor(tensor) << ")";
   return state_->enqueue("broadcast", what.str(), tensor, work_tensor, [=](uint32_t tag) {
     const size_t bytes = static_cast<size_t>(work_tensor.nbytes());
     if (bytes == 0) return;
-    ::gloo::BroadcastOptions opts(context);
+    ::gloo::BroadcastOptions opts(s->context_for(tag));
     opts.setRoot(root);
     opts.setOutput(static_cast<uint8_t*>(work_tensor.data_ptr()), bytes);
     opts.setTag(tag);
@@ -288,7 +388,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, const Allredu
               " (bitwise ops need integers or bool, MIN/MAX/BAND/BOR/BXOR no complex, AVG no bool)");
   Tensor work_tensor = tensor.is_contiguous() ? tensor : tensor.contiguous();
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const ReduceOp op = options.reduce_op;
   const int64_t group_size = size();
   std::ostringstream what;
@@ -296,7 +396,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, const Allredu
   return state_->enqueue("all_reduce", what.str(), tensor, work_tensor, [=](uint32_t tag) {
     const size_t n = static_cast<size_t>(work_tensor.numel());
     if (n == 0) return;
-    ::gloo::AllreduceOptions opts(context);
+    ::gloo::AllreduceOptions opts(s->context_for(tag));
     set_output(opts, dtype, work_tensor.data_ptr(), n);
     opts.setReduceFunction(gloo_detail::reduce_function(dtype, op));
     opts.setTag(tag);
@@ -308,9 +408,9 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, const Allredu
 
 std::shared_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions& options) {
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   return state_->enqueue("barrier", "", Tensor(), Tensor(), [=](uint32_t tag) {
-    ::gloo::BarrierOptions opts(context);
+    ::gloo::BarrierOptions opts(s->context_for(tag));
     opts.setTag(tag);
     opts.setTimeout(timeout);
     ::gloo::barrier(opts);
@@ -397,7 +497,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, const ReduceOptio
   // Gloo uses the output as scratch on every rank: the others reduce a copy.
   Tensor work_tensor = is_root ? contiguous_of(tensor) : tensor.clone(MemoryFormat::Contiguous);
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const DType dtype = tensor.dtype();
   const ReduceOp op = options.reduce_op;
   const int root = static_cast<int>(options.root_rank);
@@ -407,7 +507,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, const ReduceOptio
   return state_->enqueue("reduce", what.str(), is_root ? tensor : Tensor(), work_tensor, [=](uint32_t tag) {
     const size_t n = static_cast<size_t>(work_tensor.numel());
     if (n == 0) return;
-    ::gloo::ReduceOptions opts(context);
+    ::gloo::ReduceOptions opts(s->context_for(tag));
     set_output(opts, dtype, work_tensor.data_ptr(), n);
     opts.setReduceFunction(gloo_detail::reduce_function(dtype, op));
     opts.setRoot(root);
@@ -425,12 +525,12 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
   Tensor in = contiguous_of(input);
   Tensor flat = ember::empty({size() * input.numel()}, TensorOptions(input.dtype()));
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   std::vector<Tensor> outs = outputs;
   return state_->enqueue("all_gather", "(" + describe_tensor(input) + ")", Tensor(), Tensor(),
                          [=](uint32_t tag) mutable {
                            if (in.nbytes() > 0) {
-                             ::gloo::AllgatherOptions opts(context);
+                             ::gloo::AllgatherOptions opts(s->context_for(tag));
                              opts.setInput(bytes_of(in), in.nbytes());
                              opts.setOutput(bytes_of(flat), flat.nbytes());
                              opts.setTag(tag);
@@ -452,11 +552,11 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather_into_tensor(Tensor& output, c
   Tensor in = contiguous_of(input);
   Tensor work_tensor = contiguous_of(output);
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   return state_->enqueue("all_gather_into_tensor", "(" + describe_tensor(input) + ")", output, work_tensor,
                          [=](uint32_t tag) {
                            if (in.nbytes() == 0) return;
-                           ::gloo::AllgatherOptions opts(context);
+                           ::gloo::AllgatherOptions opts(s->context_for(tag));
                            opts.setInput(bytes_of(in), in.nbytes());
                            opts.setOutput(bytes_of(work_tensor), work_tensor.nbytes());
                            opts.setTag(tag);
@@ -475,14 +575,14 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
   Tensor in = contiguous_of(input);
   Tensor flat = is_root ? ember::empty({size() * input.numel()}, TensorOptions(input.dtype())) : Tensor();
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const int root = static_cast<int>(options.root_rank);
   std::vector<Tensor> outs = outputs;
   std::ostringstream what;
   what << "(root " << root << ", " << describe_tensor(input) << ")";
   return state_->enqueue("gather", what.str(), Tensor(), Tensor(), [=](uint32_t tag) mutable {
     if (in.nbytes() > 0) {
-      ::gloo::GatherOptions opts(context);
+      ::gloo::GatherOptions opts(s->context_for(tag));
       opts.setInput(bytes_of(in), in.nbytes());
       if (flat.defined()) opts.setOutput(bytes_of(flat), flat.nbytes());
       opts.setRoot(root);
@@ -505,13 +605,13 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
   for (const Tensor& t : inputs) ins.push_back(contiguous_of(t));
   Tensor work_tensor = contiguous_of(output);
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const int root = static_cast<int>(options.root_rank);
   std::ostringstream what;
   what << "(root " << root << ", " << describe_tensor(output) << ")";
   return state_->enqueue("scatter", what.str(), output, work_tensor, [=](uint32_t tag) {
     if (work_tensor.nbytes() == 0) return;
-    ::gloo::ScatterOptions opts(context);
+    ::gloo::ScatterOptions opts(s->context_for(tag));
     if (!ins.empty()) {
       std::vector<uint8_t*> pointers;
       for (const Tensor& t : ins) pointers.push_back(bytes_of(t));
@@ -532,7 +632,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
   check_list(inputs, static_cast<size_t>(size()), output, "reduce_scatter", "inputs");
   Tensor flat = flat_concat(inputs, output.dtype());
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const DType dtype = output.dtype();
   const ReduceOp op = options.reduce_op;
   const int64_t group_size = size(), my_rank = rank(), n = output.numel();
@@ -541,7 +641,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
   what << "(" << reduce_op_name(op) << ", " << describe_tensor(output) << ")";
   return state_->enqueue("reduce_scatter", what.str(), Tensor(), Tensor(), [=](uint32_t tag) mutable {
     if (n == 0) return;
-    ::gloo::AllreduceOptions opts(context);
+    ::gloo::AllreduceOptions opts(s->context_for(tag));
     set_output(opts, dtype, flat.data_ptr(), static_cast<size_t>(flat.numel()));
     opts.setReduceFunction(gloo_detail::reduce_function(dtype, op));
     opts.setTag(tag);
@@ -594,11 +694,11 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all_single(Tensor& output, const 
   Tensor in = contiguous_of(input);
   Tensor work_tensor = contiguous_of(output);
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   std::ostringstream what;
   what << "(" << describe_tensor(input) << " -> " << describe_tensor(output) << ")";
   return state_->enqueue("all_to_all_single", what.str(), output, work_tensor, [=](uint32_t tag) {
-    ::gloo::AlltoallvOptions opts(context);
+    ::gloo::AlltoallvOptions opts(s->context_for(tag));
     opts.setInput(bytes_of(in), in_bytes);
     opts.setOutput(bytes_of(work_tensor), out_bytes);
     opts.setTag(tag);
@@ -628,11 +728,11 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
   for (const Tensor& t : outputs) out_total += t.numel();
   Tensor flat = ember::empty({out_total}, TensorOptions(dtype));
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   std::vector<Tensor> outs = outputs;
   return state_->enqueue("all_to_all", "(" + describe_list(inputs) + ")", Tensor(), Tensor(),
                          [=](uint32_t tag) mutable {
-                           ::gloo::AlltoallvOptions opts(context);
+                           ::gloo::AlltoallvOptions opts(s->context_for(tag));
                            opts.setInput(bytes_of(in), in_bytes);
                            opts.setOutput(bytes_of(flat), out_bytes);
                            opts.setTag(tag);
@@ -658,7 +758,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce_coalesced(std::vector<Tensor>
   check_reduce(dtype, options.reduce_op, "all_reduce_coalesced");
   Tensor flat = flat_concat(tensors, dtype);
   const auto timeout = state_->timeout_of(options.timeout, timeout_);
-  auto context = state_->context;
+  const State* s = state_.get();
   const ReduceOp op = options.reduce_op;
   const int64_t group_size = size();
   std::vector<Tensor> outs = tensors;
@@ -667,7 +767,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce_coalesced(std::vector<Tensor>
   return state_->enqueue("all_reduce_coalesced", what.str(), Tensor(), Tensor(), [=](uint32_t tag) mutable {
     const size_t n = static_cast<size_t>(flat.numel());
     if (n == 0) return;
-    ::gloo::AllreduceOptions opts(context);
+    ::gloo::AllreduceOptions opts(s->context_for(tag));
     set_output(opts, dtype, flat.data_ptr(), n);
     opts.setReduceFunction(gloo_detail::reduce_function(dtype, op));
     opts.setTag(tag);
@@ -755,7 +855,7 @@ std::shared_ptr<Work> ProcessGroupGloo::send(const Tensor& tensor, int64_t dst_r
     return work;
   }
   std::shared_ptr<::gloo::transport::UnboundBuffer> buffer =
-      state_->context->createUnboundBuffer(in.data_ptr(), in.nbytes());
+      state_->context_for(static_cast<uint64_t>(tag))->createUnboundBuffer(in.data_ptr(), in.nbytes());
   buffer->send(static_cast<int>(dst_rank), static_cast<uint64_t>(tag));
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->start_p2p(work, [work, buffer, in, timeout, what = what.str()] {
@@ -805,7 +905,7 @@ std::shared_ptr<Work> ProcessGroupGloo::post_recv(Tensor& tensor, std::vector<in
     return work;
   }
   std::shared_ptr<::gloo::transport::UnboundBuffer> buffer =
-      state_->context->createUnboundBuffer(work_tensor.data_ptr(), work_tensor.nbytes());
+      state_->context_for(static_cast<uint64_t>(tag))->createUnboundBuffer(work_tensor.data_ptr(), work_tensor.nbytes());
   buffer->recv(sources, static_cast<uint64_t>(tag));
   Tensor out = tensor;
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -71,6 +71,20 @@ struct TCPStore::Reply {
 };
 
 TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
+    : TCPStore(std::move(host), options, /*count_in=*/true) {}
+
+std::shared_ptr<Store> TCPStore::clone() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    EMBER_CHECK(!broken_, "TCPStore::clone: the connection to the server at ", address(),
+                " failed earlier; a server there now has lost the keys");
+  }
+  // The constructor is private: no make_shared.
+  return std::shared_ptr<Store>(
+      new TCPStore(host_, TCPStoreOptions{.port = port_, .timeout = timeout()}, /*count_in=*/false));
+}
+
+TCPStore::TCPStore(std::string host, const TCPStoreOptions& options, bool count_in)
     : Store(options.timeout), host_(std::move(host)), port_(options.port) {
   EMBER_CHECK(!host_.empty(), "TCPStore: the host is empty");
   EMBER_CHECK(!options.world_size || *options.world_size >= 1, "TCPStore: world_size must be at least 1, got ",
@@ -95,6 +109,7 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(100));
   }
+  if (!count_in) return;
   try {
     count_in_and_wait_for_workers(options, start);
   } catch (...) {

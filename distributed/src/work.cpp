@@ -23,6 +23,15 @@ std::exception_ptr Work::exception() const {
 }
 
 bool Work::wait(std::chrono::milliseconds timeout) {
+  if (timeout < std::chrono::milliseconds(0)) {
+    std::function<void()> runner;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!completed_) runner = std::move(inline_runner_);
+      inline_runner_ = nullptr;
+    }
+    if (runner) runner();
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout < std::chrono::milliseconds(0)) {
     finished_.wait(lock, [&] { return completed_; });
@@ -42,6 +51,11 @@ void Work::finish(std::exception_ptr error) {
     error_ = std::move(error);
   }
   finished_.notify_all();
+}
+
+void Work::set_inline_runner(std::function<void()> runner) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  inline_runner_ = std::move(runner);
 }
 
 int64_t Work::source_rank() const {

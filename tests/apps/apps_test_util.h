@@ -9,18 +9,18 @@
 #include <string>
 #include <unistd.h>
 
+#include "../temp_dir.h"  // tests/temp_dir.h
 #include "common/shapes_data.h"
 #include "train/trainer.h"
 
 namespace ember::apps::testing {
 
+// The process's scratch folder, removed at exit (ctest runs one process per
+// test, and the shapes data alone is hundreds of MB: folders that outlived
+// their process once filled the disk).
 inline std::filesystem::path temp_root() {
-  static const std::filesystem::path root = [] {
-    auto p = std::filesystem::temp_directory_path() / ("ember_apps_tests_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(p);
-    return p;
-  }();
-  return root;
+  static const ember::testing::TempDir root("ember_apps_tests");
+  return root.path();
 }
 
 // A new empty folder under the temporary root.

@@ -27,6 +27,7 @@
 #include "asr/char_vocabulary.h"
 #include "asr/transcribe.h"
 #include "common/speech_corpus.h"
+#include "speech_corpus_test.h"
 
 using namespace ember::apps::testing;
 namespace app = ember::apps::asr_app;
@@ -43,17 +44,6 @@ const std::string kAsr = EMBER_ASR_BIN;
 // the last bits of the products, and 625 steps amplify them. 40% leaves ten
 // points above the worse two.
 constexpr double kGreedyCerBar = 0.40;
-
-bool have_corpus() {
-#ifdef EMBER_HAVE_SPEECH_CORPUS
-  return true;
-#else
-  return std::getenv("EMBER_SPEECH_CORPUS") != nullptr;
-#endif
-}
-
-#define REQUIRE_CORPUS()                                                                          \
-  if (!have_corpus()) GTEST_SKIP() << "no spoken-digits corpus (espeak-ng and sox not found)"
 
 void expect_one_error_line(const RunResult& r, int code, const std::string& what) {
   EXPECT_EQ(r.exit_code, code) << r.out << r.err;
@@ -186,8 +176,7 @@ void expect_evaluation_only(const ShortRun& asr) {
 }
 
 // One test, so that ctest (a process per test) trains the default run once.
-TEST(AsrApp, DefaultRunReachesTheBarAndItsCheckpointTranscribes) {
-  REQUIRE_CORPUS();
+SPEECH_CORPUS_TEST(AsrApp, DefaultRunReachesTheBarAndItsCheckpointTranscribes) {
   const ShortRun& asr = short_run();
   {
     SCOPED_TRACE("the CER bar on held-out speakers");
@@ -224,8 +213,7 @@ app::AsrConfig tiny_config(const std::string& out) {
 
 // Bitwise: every tensor of the final checkpoints (weights, Adam's state,
 // the generator that draws the SpecAugment masks) and each epoch's metrics.
-TEST(AsrApp, ResumedRunEqualsAnUninterruptedRun) {
-  REQUIRE_CORPUS();
+SPEECH_CORPUS_TEST(AsrApp, ResumedRunEqualsAnUninterruptedRun) {
   const app::AsrConfig whole = tiny_config(fresh_dir("asr_resume_whole"));
   const app::AsrResult a = app::train_asr(whole);
   app::AsrConfig first = whole;

@@ -139,3 +139,37 @@ INSTANTIATE_TEST_SUITE_P(ProcessGroupGloo, GlooDiagnostics, ::testing::Values(2,
                          [](const auto& info) { return std::to_string(info.param) + "Ranks"; });
 
 }  // namespace
+
+namespace {
+
+// Note [Desync recorder]: rank 1's main thread blocks in wait on the very
+// TCPStore object the group's store wraps, right after queuing an all_reduce.
+// Its desync entry still reaches the store (the recorder writes through a
+// clone: a connection of its own), so rank 0's report names the all_reduce,
+// not the broadcast before it.
+EMBER_DIST_WORKER(gloo_blocked_main_thread_worker) {
+  auto store = init_gloo_from_test_store(rank, world_size);
+  auto group = default_process_group();
+  Tensor t = ember::ones({3});
+  broadcast(t, 0);
+  if (rank == 1) {
+    auto work = group->all_reduce(t, {.reduce_op = ReduceOp::SUM, .timeout = 1500ms});
+    store->wait({"checked/0"}, 20s);
+    expect_contains(error_of(work), "rank 0 entered sequence number 1 as a different collective (barrier)", rank);
+  } else {
+    const std::string error = error_of(group->barrier({.timeout = 500ms}));
+    expect_contains(error, "Desync report for sequence number 1 (barrier): ranks [1] had not entered it: rank 1 "
+                           "entered sequence number 1 as a different collective (all_reduce (SUM, tensor [3] "
+                           "float32))", rank);
+    store->set("checked/0", "1");
+  }
+  destroy_process_group();
+}
+
+TEST(GlooDiagnostics, AnEntryIsRecordedWhileTheMainThreadBlocksOnTheStore) {
+  TCPStoreServer server;
+  Ranks ranks("gloo_blocked_main_thread_worker", 2, store_env(server));
+  EXPECT_TRUE(ranks.all_succeed(60s));
+}
+
+}  // namespace

@@ -8,9 +8,11 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <ember/core/tensor.h>
 #include <ember/distributed/init.h>
+#include <ember/distributed/tcp_store.h>
 
 #include "agent_process.h"
 #include "gloo_testing.h"
@@ -216,22 +218,108 @@ TEST(Launcher, TooFewNodesWithinTheJoinTimeoutIsAnError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "logs/round_0")) << "no worker started";
 }
 
-TEST(Launcher, ANodeJoiningAClosedRoundIsRefused) {
+TEST(Launcher, ANodeJoiningAFullRoundIsRefused) {
   TempDir dir("ember_run_late");
   const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
   const std::string d = dir.path().string();
-  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
-                      "--rdzv-conf", "last_call_timeout=0.1", "--log-dir", dir / "logs1", "sh", "-c",
-                      "touch " + d + "/started; sleep 1"});
+  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
+                      "--log-dir", dir / "logs1", "sh", "-c", "touch " + d + "/started; sleep 1"});
   ASSERT_TRUE(wait_for_file(dir / "started", 10s)) << first.output();
-  AgentProcess late({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
+  AgentProcess late({"--nproc-per-node", "1", "--nnodes", "1", "--rdzv-endpoint", endpoint, "--rdzv-id", "late",
                      "--local-addr", "127.0.0.2", "--log-dir", dir / "logs2", "true"});
   EXPECT_EQ(late.wait(20s), 1);
-  EXPECT_NE(late.output().find("ember-run: rendezvous 'late' round 0 closed with 1 nodes before this node joined (as "
-                               "node 2)"),
+  EXPECT_NE(late.output().find("ember-run: rendezvous 'late' round 0 closed with 1 nodes (the most --nnodes allows) "
+                               "before this node joined (as node 2)"),
             std::string::npos)
       << late.output();
   EXPECT_EQ(first.wait(20s), 0) << first.output();
+}
+
+// Note [Scale-up]: a job of 1:2 nodes runs with one; a second node joins it:
+// the first node's workers stop and both nodes start round 1 with a world of
+// 2, RESTART_COUNT still 0 (a budget of 0 restarts does not end the job).
+TEST(Launcher, ANodeJoiningARunningJobScalesItUp) {
+  TempDir dir("ember_run_scale_up");
+  const std::string endpoint = "127.0.0.1:" + std::to_string(ember::testing::free_port());
+  const std::string d = dir.path().string();
+  // One node: wait to be stopped; two nodes: dump the environment and exit.
+  const std::string script = "if [ $GROUP_WORLD_SIZE = 1 ]; then touch " + d + "/alone; sleep 30; fi; " +
+                             env_dump_script(d);
+  AgentProcess first({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "grow",
+                      "--rdzv-conf", "last_call_timeout=0.1", "--max-restarts", "0", "--log-dir", dir / "logs1", "sh",
+                      "-c", script});
+  ASSERT_TRUE(wait_for_file(dir / "alone", 10s)) << first.output();
+  AgentProcess second({"--nproc-per-node", "1", "--nnodes", "1:2", "--rdzv-endpoint", endpoint, "--rdzv-id", "grow",
+                       "--rdzv-conf", "last_call_timeout=5", "--local-addr", "127.0.0.2", "--log-dir",
+                       dir / "logs2", "sh", "-c", script});
+  EXPECT_EQ(first.wait(30s), 0) << first.output();
+  EXPECT_EQ(second.wait(30s), 0) << second.output();
+  EXPECT_NE(first.output().find("round 0: a node is waiting to join; restarting the group with it (not counted "
+                                "against the restart budget)"),
+            std::string::npos)
+      << first.output();
+  EXPECT_NE(second.output().find("round 1: node 1 of 2 (127.0.0.2), ranks 1..1 of 2"), std::string::npos)
+      << second.output();
+  for (int rank : {0, 1}) {
+    auto env = read_env_file(d + "/env_" + std::to_string(rank) + "_0");
+    EXPECT_EQ(env["WORLD_SIZE"], "2");
+    EXPECT_EQ(env["GROUP_WORLD_SIZE"], "2");
+    EXPECT_EQ(env["GROUP_RANK"], std::to_string(rank));
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir / "logs1/round_1/rank_0.log"));
+}
+
+// Note [Failed rendezvous]: the agent serving the store fails the round (its
+// join timeout is short); the other node, still waiting, gets that agent's
+// reason instead of a bare store error, and the serving agent waits for it.
+TEST(Launcher, AFailedRendezvousReachesTheOtherNodes) {
+  TempDir dir("ember_run_rdzv_failed");
+  const uint16_t port = ember::testing::free_port();
+  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+  AgentProcess serving({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "short",
+                        "--rdzv-conf", "join_timeout=1.5", "--log-dir", dir / "logs0", "true"});
+  // The other node starts once the first serves the store (else it would serve it).
+  ember::distributed::TCPStore probe("127.0.0.1", {.port = port, .timeout = 10s});
+  AgentProcess other({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "short",
+                      "--rdzv-conf", "join_timeout=30", "--local-addr", "127.0.0.2", "--log-dir", dir / "logs1",
+                      "true"});
+  EXPECT_EQ(serving.wait(20s), 1) << serving.output();
+  EXPECT_EQ(other.wait(20s), 1) << other.output();
+  EXPECT_NE(serving.output().find("ember-run: rendezvous 'short' round 0: only 2 of at least 3 nodes joined within "
+                                  "the join timeout of 1.5 s"),
+            std::string::npos)
+      << serving.output();
+  EXPECT_NE(other.output().find("ember-run: rendezvous 'short' round 0 failed on node 127.0.0.1: only 2 of at least "
+                                "3 nodes joined within the join timeout of 1.5 s"),
+            std::string::npos)
+      << other.output();
+  EXPECT_EQ(other.output().find("TCPStore"), std::string::npos) << other.output();
+}
+
+// A signal to the serving agent during the rendezvous fails the round for
+// the other node too (it exits with 1, naming the signal).
+TEST(Launcher, ASignalDuringTheRendezvousReachesTheOtherNodes) {
+  TempDir dir("ember_run_rdzv_signal");
+  const uint16_t port = ember::testing::free_port();
+  const std::string endpoint = "127.0.0.1:" + std::to_string(port);
+  AgentProcess serving({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "sig",
+                        "--log-dir", dir / "logs0", "true"});
+  ember::distributed::TCPStore probe("127.0.0.1", {.port = port, .timeout = 10s});
+  AgentProcess other({"--nproc-per-node", "1", "--nnodes", "3", "--rdzv-endpoint", endpoint, "--rdzv-id", "sig",
+                      "--local-addr", "127.0.0.2", "--log-dir", dir / "logs1", "true"});
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (probe.add("ember_run/sig/round0/joined", 0) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  serving.kill(SIGTERM);
+  EXPECT_EQ(serving.wait(20s), 128 + SIGTERM) << serving.output();
+  EXPECT_EQ(other.wait(20s), 1) << other.output();
+  EXPECT_NE(serving.output().find("ember-run: interrupted (signal 15) during the rendezvous of round 0"),
+            std::string::npos)
+      << serving.output();
+  EXPECT_NE(other.output().find("ember-run: rendezvous 'sig' round 0 failed on node 127.0.0.1: interrupted (signal "
+                                "15)"),
+            std::string::npos)
+      << other.output();
 }
 
 TEST(Launcher, BadFlagsExitWith2) {

@@ -31,6 +31,9 @@ class FileStore final : public Store {
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
 
+  // A new FileStore on the same file (it counts itself in, as any other).
+  std::shared_ptr<Store> clone() override;
+
   const std::string& path() const { return path_; }
 
  private:

@@ -1,7 +1,8 @@
 #pragma once
 // HashStore: an in-process Store (c10d's HashStore), for threads of one
-// process and for tests.
+// process and for tests. Its clones share the map.
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -11,7 +12,7 @@ namespace ember::distributed {
 
 class HashStore final : public Store {
  public:
-  explicit HashStore(std::chrono::milliseconds timeout = kDefaultStoreTimeout) : Store(timeout) {}
+  explicit HashStore(std::chrono::milliseconds timeout = kDefaultStoreTimeout);
 
   void set(const std::string& key, const std::string& value) override;
   std::string get(const std::string& key) override;
@@ -23,11 +24,18 @@ class HashStore final : public Store {
   int64_t num_keys() override;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  // Another handle on the same map.
+  std::shared_ptr<Store> clone() override;
 
  private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::unordered_map<std::string, std::string> map_;
+  struct Map {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::unordered_map<std::string, std::string> entries;
+  };
+  HashStore(std::shared_ptr<Map> map, std::chrono::milliseconds timeout);
+
+  std::shared_ptr<Map> map_;
 };
 
 }  // namespace ember::distributed

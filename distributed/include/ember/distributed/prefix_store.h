@@ -24,6 +24,8 @@ class PrefixStore final : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   // Also sets the underlying store's timeout (c10d forwards it too).
   void set_timeout(std::chrono::milliseconds timeout) override;
+  // The same prefix on a clone of the underlying store (c10d's).
+  std::shared_ptr<Store> clone() override;
 
   const std::string& prefix() const { return prefix_; }
   const std::shared_ptr<Store>& underlying_store() const { return store_; }

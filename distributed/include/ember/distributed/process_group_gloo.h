@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <ember/distributed/process_group.h>
 #include <ember/distributed/store.h>
@@ -15,15 +16,27 @@ namespace ember::distributed {
 // c10d's default process-group timeout: 30 minutes.
 inline constexpr std::chrono::milliseconds kDefaultProcessGroupTimeout{30 * 60 * 1000};
 
+// One Gloo TCP device (c10d's create_device): a network interface, or else
+// a host name or address to bind.
+struct GlooDeviceOptions {
+  std::string interface = {};
+  std::string hostname = {};
+};
+
 struct ProcessGroupGlooOptions {
   // Timeout of the rendezvous and of each collective without its own.
   std::chrono::milliseconds timeout = kDefaultProcessGroupTimeout;
-  // The network interface to use (PyTorch's GLOO_SOCKET_IFNAME); empty: the
+  // The network interface to use (PyTorch's GLOO_SOCKET_IFNAME), or several,
+  // comma-separated ("eth0,eth1"): one device each; empty: the
   // GLOO_SOCKET_IFNAME environment variable, else the address the host name
   // resolves to, else 127.0.0.1.
   std::string interface = {};
   // A host name or address to use instead of an interface.
   std::string hostname = {};
+  // Several devices (c10d's Options::devices), before all of the above: the
+  // group connects a full mesh on each, and collective n runs on device
+  // n % devices (send/recv: by their tag), as c10d's ProcessGroupGloo.
+  std::vector<GlooDeviceOptions> devices = {};
 };
 
 class ProcessGroupGloo final : public ProcessGroup {
@@ -37,6 +50,9 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::string backend_name() const override { return "gloo"; }
   std::chrono::milliseconds timeout() const { return timeout_; }
+  // The group's Gloo devices, as Gloo names them ("[127.0.0.1]:40123"), in
+  // the order collectives use them.
+  std::vector<std::string> device_names() const;
 
   std::shared_ptr<Work> broadcast(Tensor& tensor, const BroadcastOptions& options = {}) override;
   std::shared_ptr<Work> all_reduce(Tensor& tensor, const AllreduceOptions& options = {}) override;
@@ -73,7 +89,9 @@ class ProcessGroupGloo final : public ProcessGroup {
  private:
   std::shared_ptr<Work> post_recv(Tensor& tensor, std::vector<int> sources, int64_t tag,
                                   const PointToPointOptions& options, const char* op);
-  std::unique_ptr<State> state_;
+  // Shared with the inline runners of the Work it hands out (Note [Inline
+  // collectives]), which must not outlive it.
+  std::shared_ptr<State> state_;
   std::chrono::milliseconds timeout_;
   int64_t monitored_barriers_ = 0;  // how many this rank called (their store keys)
 };

@@ -8,6 +8,7 @@
 // several threads of one process.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ class Store {
   // the elapsed time after `timeout` (the store's timeout without it).
   void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
   virtual void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) = 0;
+
+  // Another handle on the same store (c10d's Store::clone), with this one's
+  // timeout: what one handle sets, the other sees. A TCPStore clone is a new
+  // client connection to the same server, so that a thread can use it while
+  // another blocks in get/wait on this handle (whose calls are serialized);
+  // a PrefixStore clones its underlying store; a FileStore opens the file
+  // again; a HashStore shares the map. The default raises ember::Error.
+  virtual std::shared_ptr<Store> clone();
 
   std::chrono::milliseconds timeout() const { return timeout_; }
   // The timeout of later get/wait calls (and of a TCPStore's connecting).

@@ -69,10 +69,16 @@ class TCPStore final : public Store {
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
 
+  // A new client connection to the same server (c10d's TCPStore::clone): it
+  // does not count as a worker, and it does not keep the server alive (a
+  // master's server goes with the master's TCPStore).
+  std::shared_ptr<Store> clone() override;
+
   const std::string& host() const { return host_; }
   uint16_t port() const { return port_; }
 
  private:
+  TCPStore(std::string host, const TCPStoreOptions& options, bool count_in);
   struct Reply;
   Reply request(uint8_t op, const std::vector<std::string>& args,
                 std::chrono::milliseconds reply_timeout);

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -48,6 +49,12 @@ class Work {
   // For backends: marks the work finished (error null on success) and wakes
   // the waiters.
   void finish(std::exception_ptr error = nullptr);
+  // For backends: wait() without a timeout first calls runner, once, which
+  // may run the collective on the waiting thread instead of leaving it to
+  // the backend's worker (Note [Inline collectives] in
+  // process_group_gloo.cpp). wait(timeout) never calls it: it must return by
+  // the timeout.
+  void set_inline_runner(std::function<void()> runner);
   // The rank a recv_anysource received from (-1 before it finished, and for
   // other ops).
   int64_t source_rank() const;
@@ -62,6 +69,7 @@ class Work {
   bool completed_ = false;
   std::exception_ptr error_;
   int64_t source_rank_ = -1;
+  std::function<void()> inline_runner_;
 };
 
 }  // namespace ember::distributed

@@ -1,0 +1,90 @@
+// ember_cuda_bench: times Ember's CUDA elementwise and reduction kernels
+// (docs/cuda.md, "Benchmarks"). Each workload runs `--reps` times after
+// warm-ups, each run timed with a pair of CUDA events on the current stream;
+// the median is reported as one JSON line per workload:
+//   {"name": "add", "ms": 0.71, "bytes": 3221225472, "gbps": 4536.2}
+// bytes counts each input read once and each output written once (what a
+// kernel must move at least), so gbps compares with the device-to-device
+// copy's, which is measured the same way (read + write). torch_peer.py runs
+// the same workloads with PyTorch on the same GPU.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ember/cuda/cuda.h>
+#include <ember/ember.h>
+
+using namespace ember;
+
+namespace {
+
+double median_ms(const std::function<void()>& f, int reps) {
+  for (int i = 0; i < 3; ++i) f();  // warm-up: allocator segments, first launches
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    cuda::CUDAEvent start(true), end(true);
+    start.record();
+    f();
+    end.record();
+    end.synchronize();
+    ms.push_back(start.elapsed_time(end));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+void report(const char* name, double ms, double bytes) {
+  std::printf("{\"name\": \"%s\", \"ms\": %.4f, \"bytes\": %.0f, \"gbps\": %.1f}\n", name, ms, bytes,
+              bytes / (ms * 1e-3) / 1e9);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t n = int64_t{256} << 20;  // 256 M floats, 1 GiB
+  int reps = 20;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--numel") && i + 1 < argc) n = std::stoll(argv[++i]);
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::stoi(argv[++i]);
+  }
+  if (!cuda::is_available()) {
+    std::fprintf(stderr, "ember_cuda_bench: no CUDA device\n");
+    return 1;
+  }
+  const auto props = cuda::get_device_properties();
+  std::fprintf(stderr, "ember_cuda_bench: %s, %lld elements, median of %d\n", props.name.c_str(),
+               static_cast<long long>(n), reps);
+  const TensorOptions f32 = TensorOptions(kFloat32).device(kCUDA);
+  // Random data (not zeros: METHOD.md), drawn on the CPU in pieces and copied.
+  Tensor a = empty({n}, f32), b = empty({n}, f32), out = empty({n}, f32);
+  const int64_t piece = int64_t{16} << 20;
+  for (int64_t s = 0; s < n; s += piece) {
+    const int64_t len = std::min(piece, n - s);
+    a.slice(0, s, s + len).copy_(randn({len}));
+    b.slice(0, s, s + len).copy_(randn({len}));
+  }
+  const double fb = 4.0 * static_cast<double>(n);
+
+  report("copy", median_ms([&] { out.copy_(a); }, reps), 2 * fb);
+  report("add", median_ms([&] { add_out(out, a, b); }, reps), 3 * fb);
+  report("mul", median_ms([&] { mul_out(out, a, b); }, reps), 3 * fb);
+  report("exp", median_ms([&] { exp_out(out, a); }, reps), 2 * fb);
+  report("add_scalar", median_ms([&] { (void)(a + 1.5); }, reps), 2 * fb);
+  report("sum", median_ms([&] { (void)sum(a); }, reps), fb);
+  const int64_t cols = 4096, rows = n / cols;
+  const Tensor m = a.view({rows, cols});
+  report("sum_rows", median_ms([&] { (void)sum(m, {1}); }, reps), fb + 4.0 * rows);
+  report("sum_cols", median_ms([&] { (void)sum(m, {0}); }, reps), fb + 4.0 * cols);
+  report("amax_rows", median_ms([&] { (void)amax(m, {1}); }, reps), fb + 4.0 * rows);
+  report("argmax_rows", median_ms([&] { (void)argmax(m, 1); }, reps), fb + 8.0 * rows);
+  // Layer-norm-style statistics: mean and variance of each row.
+  report("var_rows", median_ms([&] { (void)var(m, {1}); }, reps), fb + 4.0 * rows);
+  const Tensor h = a.slice(0, 0, n / 2).to(kBFloat16);
+  report("sum_bf16", median_ms([&] { (void)sum(h); }, reps), 2.0 * static_cast<double>(n / 2));
+  std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
+  return 0;
+}

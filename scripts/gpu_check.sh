@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The one script of a GPU session (docs/cuda.md, "Running the GPU check").
+#
+#   scripts/gpu_check.sh fetch [DIR]   on a Debian 12 development machine: downloads
+#                                      the .deb files core needs into DIR (default
+#                                      .gpu-debs, about 20 MB) with apt-get download
+#   scripts/gpu_check.sh run [DIR]     on the GPU machine (CUDA 13, PyTorch, CMake,
+#                                      ninja, no package registry): unpacks DIR's
+#                                      .debs into a prefix, builds Ember::core,
+#                                      Ember::cuda and their tests with CUDA, runs
+#                                      `ctest -L cuda`, the benchmark against PyTorch
+#                                      and, while time is left, compute-sanitizer and
+#                                      core's device-generic suites on CUDA
+#
+# `run` writes under $OUT (default ./gpu-check-out): gpu_check.log (everything),
+# summary.txt (one line per stage, printed last), ctest-cuda.xml, bench.md and the
+# raw benchmark lines. Stages after the ctest run only while the budget
+# (GPU_CHECK_BUDGET_S, default 480 s from the start) allows, each under a timeout,
+# so that the whole run stays inside a device call's limit.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# Exactly the packages core's build needs beyond CUDA, CMake, ninja and a
+# C++ compiler: OpenBLAS (OpenMP flavour) with its Fortran runtime, oneDNN with
+# the OpenCL loader it links, and GoogleTest.
+DEBS=(libopenblas-openmp-dev libopenblas0-openmp libgfortran5 libquadmath0
+      libdnnl-dev libdnnl2 ocl-icd-libopencl1 libgtest-dev)
+
+mode=${1:-}
+debs_dir=${2:-.gpu-debs}
+
+if [[ $mode == fetch ]]; then
+  set -e
+  mkdir -p "$debs_dir"
+  (cd "$debs_dir" && apt-get download "${DEBS[@]}")
+  du -sh "$debs_dir"
+  echo "carry $debs_dir to the GPU machine (.gitignore ignores .gpu-debs/; another folder must be ignored too)"
+  exit 0
+fi
+if [[ $mode != run ]]; then
+  sed -n '2,18p' "$0"
+  exit 2
+fi
+
+OUT=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$OUT"
+log=$OUT/gpu_check.log
+summary=$OUT/summary.txt
+: >"$log"
+: >"$summary"
+start=$(date +%s)
+budget=${GPU_CHECK_BUDGET_S:-480}
+jobs=$(nproc)
+build=${EMBER_BUILD_DIR:-build-gpu}
+
+note() { echo "$*" | tee -a "$summary" "$log"; }
+elapsed() { echo $(($(date +%s) - start)); }
+left() { echo $((budget - $(elapsed))); }
+# stage NAME LIMIT_S CMD...: runs CMD under a timeout, logging, and notes its result.
+stage() {
+  local name=$1 limit=$2
+  shift 2
+  local t0=$(date +%s)
+  echo "=== $name (limit ${limit}s) ===" >>"$log"
+  timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
+  local rc=$?
+  note "$(printf '%-28s rc=%-3s %4ss' "$name" "$rc" $(($(date +%s) - t0)))"
+  return $rc
+}
+
+{
+  nvidia-smi -L
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+  nvcc --version | tail -2
+  cmake --version | head -1
+  python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.get_device_name())'
+} >>"$log" 2>&1
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+note "GPU: ${gpu:-none found}; $jobs cores; budget ${budget}s"
+
+# Core's dependencies, unpacked (not installed: no dpkg database is touched).
+prefix=${GPU_CHECK_PREFIX:-/tmp/ember-deps}
+mkdir -p "$prefix"
+ls "$debs_dir"/*.deb >/dev/null 2>&1 || { note "no .deb files in $debs_dir (run: scripts/gpu_check.sh fetch)"; exit 1; }
+for f in "$debs_dir"/*.deb; do dpkg-deb -x "$f" "$prefix"; done
+lib=$prefix/usr/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$lib:$lib/openblas-openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+stage configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DEMBER_CORE_ONLY=ON -DEMBER_WITH_CUDA=ON -DEMBER_CUDA_ARCHITECTURES=90 \
+  -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_BUILD_DIFFFUZZ=OFF -DEMBER_BUILD_APPS=OFF -DEMBER_BUILD_DISTRIBUTED=OFF \
+  -DCMAKE_PREFIX_PATH="$prefix/usr" -DGTest_DIR="$lib/cmake/GTest" \
+  -DEMBER_OPENBLAS_LIBRARY="$lib/openblas-openmp/libopenblas.so" \
+  -DEMBER_OPENBLAS_INCLUDE_DIR="$prefix/usr/include/x86_64-linux-gnu/openblas-openmp" \
+  -DEMBER_DNNL_LIBRARY="$lib/libdnnl.so" -DEMBER_DNNL_INCLUDE_DIR="$prefix/usr/include" ||
+  { tail -40 "$log"; exit 1; }
+
+stage build-cuda $(($(left) - 60)) cmake --build "$build" -j "$jobs" --target ember_cuda_tests ember_cuda_bench ||
+  { grep -E "error|FAILED" "$log" | head -40; cat "$summary"; exit 1; }
+
+stage ctest-cuda 180 ctest --test-dir "$build" -L cuda --output-on-failure -j 4 --timeout 120 \
+  --output-junit "$OUT/ctest-cuda.xml"
+grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|\(Timeout\)" "$log" | tail -15 >>"$summary"
+
+if (($(left) > 60)); then
+  stage bench-ember 60 sh -c "'$build/cuda/ember_cuda_bench' > '$OUT/bench-ember.jsonl'"
+  stage bench-torch 60 sh -c "python3 cuda/bench/torch_peer.py > '$OUT/bench-torch.jsonl'"
+  python3 cuda/bench/compare.py "$OUT/bench-ember.jsonl" "$OUT/bench-torch.jsonl" "$gpu" >"$OUT/bench.md" 2>>"$log" &&
+    cat "$OUT/bench.md" >>"$summary"
+fi
+
+# compute-sanitizer needs a Firecracker machine (KINDS.md); skipped on failure to start.
+if (($(left) > 90)) && command -v compute-sanitizer >/dev/null; then
+  stage memcheck $(($(left) - 60)) compute-sanitizer --tool memcheck --error-exitcode 3 \
+    "$build/tests/cuda/ember_cuda_tests" --gtest_filter='CudaTest.*-CudaTest.Events*:CudaTest.Synchronize*'
+fi
+
+# Core's device-generic suites on CUDA: the biggest build, last.
+if (($(left) > 150)); then
+  if stage build-core-tests $(($(left) - 60)) cmake --build "$build" -j "$jobs" --target ember_core_tests; then
+    stage core-on-cuda $(($(left) - 5)) "$build/tests/core/ember_core_tests" \
+      --gtest_filter='*/cuda:Device*' --gtest_brief=1
+    grep -E "^\[  (PASSED|FAILED) |tests? ran" "$log" | tail -5 >>"$summary"
+  fi
+fi
+
+note "total $(elapsed)s"
+cat "$summary"
