@@ -197,6 +197,11 @@ TEST(LRScheduler, OneCycleLRErrors) {
   OneCycleLR sched(*a.opt, {.max_lr = {0.1}, .total_steps = 3, .cycle_momentum = false});
   for (int i = 0; i < 3; ++i) sched.step();
   expect_error([&] { sched.step(); }, "OneCycleLR: tried to step 5 times. The specified number of total steps is 3");
+  // A warm-up of one step (pct_start * total_steps == 1) is an empty phase:
+  // PyTorch divides zero by zero there (ZeroDivisionError), never a NaN lr.
+  Sched e;
+  expect_error([&] { OneCycleLR(*e.opt, {.max_lr = {0.1}, .total_steps = 4, .pct_start = 0.25}); },
+               "OneCycleLR: phase 1 of the schedule is empty at step 0");
 }
 
 TEST(LRScheduler, SequentialLR) {

@@ -452,6 +452,10 @@ std::vector<double> OneCycleLR::get_lr() {
     for (size_t i = 0; i < phases_.size(); ++i) {
       const Phase& ph = phases_[i];
       if (s <= ph.end_step || i == phases_.size() - 1) {
+        // PyTorch raises ZeroDivisionError here; without the check the lr would be NaN.
+        EMBER_CHECK(ph.end_step != start_step, "OneCycleLR: phase ", i + 1, " of the schedule is empty at step ",
+                    step_num, " (it ends at step ", ph.end_step, ", where it starts; total_steps ", total_steps_,
+                    "): choose pct_start so that pct_start * total_steps is not 1");
         const double pct = (s - start_step) / (ph.end_step - start_step);
         lr = anneal(g.get_double(ph.start_lr), g.get_double(ph.end_lr), pct);
         if (cycle_momentum_) momentum = anneal(g.get_double(ph.start_momentum), g.get_double(ph.end_momentum), pct);
