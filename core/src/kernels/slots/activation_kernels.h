@@ -40,6 +40,11 @@ struct ActParams {
 using ActivationFn = void(TensorIterator& iter, ActOp op, const ActParams& p);
 extern KernelSlot<ActivationFn> activation_slot;
 
+// prelu: iter's output = input 0 where it is > 0, else input 0 * input 1 (the
+// slope, broadcast over the input's channels); one floating dtype throughout.
+using PreluFn = void(TensorIterator& iter);
+extern KernelSlot<PreluFn> prelu_slot;
+
 // Softmax family along `dim`: in and out contiguous, same floating dtype and
 // shape. log: log_softmax. One pass for the max, one for the sum of
 // exponentials, one write; rows in parallel.

@@ -18,6 +18,7 @@ namespace ember::nn::functional {
 
 EMBER_DEFINE_FAMILY_SLOT(activation_slot, ActivationFn, "activation", kActOpNames,
                          static_cast<int>(std::size(kActOpNames)));
+EMBER_DEFINE_SLOT(prelu_slot, PreluFn, "prelu");
 
 namespace {
 
@@ -152,7 +153,26 @@ Tensor prelu(const Tensor& input, const Tensor& weight) {
   } else if (n == 1) {
     w = weight.reshape({});
   }
-  return where(input > 0, input, input * w);
+  autograd::OpRecorder rec("prelu", {input, weight});
+  rec.allow_batched_grads();  // elementwise formulas and a sum_to
+  TensorIterator iter("prelu");
+  iter.add_output(Tensor()).add_input(input).add_input(w).promote_inputs_to_common_dtype();
+  iter.build();
+  prelu_slot(iter.device())(iter);
+  iter.finish();
+  Tensor out = iter.output();
+  if (rec)
+    rec.record(out, [sx = rec.save(input), sw = rec.save(w), weight_sizes = weight.sizes().vec()](
+                        BackwardContext& c) {
+      // PyTorch's prelu backward: d/dx is 1 or the slope, d/dw is x where x <= 0.
+      const Tensor x = c.unpack(sx), w = c.unpack(sw), g = c.grads[0];
+      const Tensor positive = x > 0;
+      variable_list grads(2);
+      if (c.needs(0)) grads[0] = where(positive, g, g * w);
+      if (c.needs(1)) grads[1] = autograd::sum_to(zero_where(positive, g * x), w.sizes()).reshape(weight_sizes);
+      return grads;
+    });
+  return out;
 }
 
 namespace {
