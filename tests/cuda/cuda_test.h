@@ -1,23 +1,26 @@
 #pragma once
-// The CUDA test fixture and comparisons with the CPU. A test that needs a GPU
-// uses the fixture CudaTest, which skips it where there is none (as
-// OnEachDevice in tests/common/device_test.h does for its CUDA cases).
+// The CUDA test fixtures and comparisons with the CPU. A test that needs a GPU
+// is a TEST_P of CudaTest (or a fixture derived from it), instantiated over
+// cuda_test_devices(): device 0 where a GPU exists, nothing where none does, so
+// a machine without one has no such tests instead of skipped ones. Each suite
+// is instantiated once, in test_runtime.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <ember/cuda/cuda.h>
 #include <ember/ember.h>
 
 namespace ember::cuda::testing {
 
-class CudaTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!is_available()) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CudaTest : public ::testing::TestWithParam<int> {};
+
+// The devices the GPU tests run on: {0} with a GPU, {} without.
+inline std::vector<int> cuda_test_devices() {
+  return is_available() ? std::vector<int>{0} : std::vector<int>{};
+}
 
 // Expects `gpu` (a CUDA tensor) to hold the values of `cpu` (same dtype and
 // shape): exact for integers and bool, within atol + rtol * |expected| for

@@ -34,8 +34,6 @@ TEST(CudaAllocatorSizes, RoundingAndSegmentsAsPyTorch) {
 class CudaAllocatorTest : public CudaTest {
  protected:
   void SetUp() override {
-    CudaTest::SetUp();
-    if (IsSkipped()) return;
     synchronize();
     empty_cache();
     stream_ = stream_from_pool(/*high_priority=*/true);
@@ -43,8 +41,10 @@ class CudaAllocatorTest : public CudaTest {
   void* alloc(size_t n) { return raw_alloc(n, *stream_); }
   std::optional<CUDAStream> stream_;  // made in SetUp: a CUDAStream needs a device
 };
+INSTANTIATE_TEST_SUITE_P(OnTheGpu, CudaAllocatorTest, ::testing::ValuesIn(testing::cuda_test_devices()));
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaAllocatorTest);
 
-TEST_F(CudaAllocatorTest, FreedBlocksAreReusedOnTheirStream) {
+TEST_P(CudaAllocatorTest, FreedBlocksAreReusedOnTheirStream) {
   const MemoryStats before = memory_stats();
   void* p = alloc(1000);
   EXPECT_EQ(memory_allocated(), before.allocated_bytes + 1024);
@@ -63,7 +63,7 @@ TEST_F(CudaAllocatorTest, FreedBlocksAreReusedOnTheirStream) {
   raw_delete(other);
 }
 
-TEST_F(CudaAllocatorTest, BlocksSplitAndMergeWithinASegment) {
+TEST_P(CudaAllocatorTest, BlocksSplitAndMergeWithinASegment) {
   const int64_t reserved0 = memory_reserved();
   char* a = static_cast<char*>(alloc(4096));
   char* b = static_cast<char*>(alloc(4096));
@@ -84,7 +84,7 @@ TEST_F(CudaAllocatorTest, BlocksSplitAndMergeWithinASegment) {
   EXPECT_EQ(memory_reserved(), reserved0);
 }
 
-TEST_F(CudaAllocatorTest, LargeRequestsGetLargeSegments) {
+TEST_P(CudaAllocatorTest, LargeRequestsGetLargeSegments) {
   const int64_t reserved0 = memory_reserved();
   void* five = alloc(5 * MiB);
   EXPECT_EQ(memory_reserved(), reserved0 + static_cast<int64_t>(20 * MiB));
@@ -100,7 +100,7 @@ TEST_F(CudaAllocatorTest, LargeRequestsGetLargeSegments) {
   EXPECT_EQ(memory_reserved(), reserved0);
 }
 
-TEST_F(CudaAllocatorTest, PeaksAndCounters) {
+TEST_P(CudaAllocatorTest, PeaksAndCounters) {
   reset_peak_memory_stats();
   reset_accumulated_memory_stats();
   const int64_t base = memory_allocated();
@@ -117,7 +117,7 @@ TEST_F(CudaAllocatorTest, PeaksAndCounters) {
   EXPECT_NE(memory_summary().find("allocated"), std::string::npos);
 }
 
-TEST_F(CudaAllocatorTest, RecordStreamDelaysReuseUntilThatStreamIsDone) {
+TEST_P(CudaAllocatorTest, RecordStreamDelaysReuseUntilThatStreamIsDone) {
   const CUDAStream other = stream_from_pool();
   CUDAStreamGuard on(*stream_);
   Tensor t = empty({1024}, TensorOptions(kFloat32).device(kCUDA));
@@ -132,7 +132,7 @@ TEST_F(CudaAllocatorTest, RecordStreamDelaysReuseUntilThatStreamIsDone) {
   EXPECT_EQ(w.storage()->data(), p);  // reused once `other` passed the event
 }
 
-TEST_F(CudaAllocatorTest, OutOfMemoryReportsTheState) {
+TEST_P(CudaAllocatorTest, OutOfMemoryReportsTheState) {
   const int64_t ooms = memory_stats().ooms;
   try {
     alloc(size_t{1} << 50);
@@ -148,7 +148,7 @@ TEST_F(CudaAllocatorTest, OutOfMemoryReportsTheState) {
   EXPECT_NO_THROW(raw_delete(alloc(1024)));  // still usable
 }
 
-TEST_F(CudaAllocatorTest, MemoryFractionCapsReservation) {
+TEST_P(CudaAllocatorTest, MemoryFractionCapsReservation) {
   const int64_t total = get_device_properties().total_memory;
   set_per_process_memory_fraction(static_cast<double>(memory_reserved() + 64 * MiB) / static_cast<double>(total));
   EXPECT_THROW(alloc(256 * MiB), CUDAError);
@@ -160,7 +160,7 @@ TEST_F(CudaAllocatorTest, MemoryFractionCapsReservation) {
   EXPECT_THROW(set_per_process_memory_fraction(1.5), Error);
 }
 
-TEST_F(CudaAllocatorTest, TensorsAllocateOnTheCurrentStream) {
+TEST_P(CudaAllocatorTest, TensorsAllocateOnTheCurrentStream) {
   CUDAStreamGuard on(*stream_);
   const int64_t before = memory_allocated();
   {
@@ -170,7 +170,7 @@ TEST_F(CudaAllocatorTest, TensorsAllocateOnTheCurrentStream) {
   EXPECT_EQ(memory_allocated(), before);
 }
 
-TEST_F(CudaTest, PinnedMemoryIsCachedAndCopiesAsynchronously) {
+TEST_P(CudaTest, PinnedMemoryIsCachedAndCopiesAsynchronously) {
   Tensor host = arange(0, 1 << 16, TensorOptions(kFloat32));
   EXPECT_FALSE(is_pinned(host));
   Tensor pinned = pin_memory(host);

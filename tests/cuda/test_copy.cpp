@@ -19,7 +19,7 @@ Tensor sample(IntArrayRef sizes, DType dtype) {
   return v.to(dtype);
 }
 
-TEST_F(CudaTest, RoundTripsEveryDType) {
+TEST_P(CudaTest, RoundTripsEveryDType) {
   for (DType dt : kAllDTypes) {
     const Tensor host = sample({3, 1000}, dt);
     const Tensor gpu = host.to(kCUDA);
@@ -29,7 +29,7 @@ TEST_F(CudaTest, RoundTripsEveryDType) {
   }
 }
 
-TEST_F(CudaTest, CopiesStridedAndBroadcastSources) {
+TEST_P(CudaTest, CopiesStridedAndBroadcastSources) {
   const Tensor host = sample({64, 48}, kFloat32);
   const Tensor gpu = host.to(kCUDA);
   expect_matches_cpu(gpu.t().contiguous(), host.t().contiguous(), 0, 0, "transpose");
@@ -44,7 +44,7 @@ TEST_F(CudaTest, CopiesStridedAndBroadcastSources) {
   expect_matches_cpu(expanded, row.expand({64, 48}).contiguous(), 0, 0, "broadcast source");
 }
 
-TEST_F(CudaTest, ConvertsBetweenEveryPairOfDTypes) {
+TEST_P(CudaTest, ConvertsBetweenEveryPairOfDTypes) {
   for (DType from : kAllDTypes) {
     const Tensor host = sample({257}, from);
     const Tensor gpu = host.to(kCUDA);
@@ -55,7 +55,7 @@ TEST_F(CudaTest, ConvertsBetweenEveryPairOfDTypes) {
   }
 }
 
-TEST_F(CudaTest, ConvertsFloatEdgeValuesAsTheCpu) {
+TEST_P(CudaTest, ConvertsFloatEdgeValuesAsTheCpu) {
   const Tensor host = tensor(std::vector<double>{0.0, -0.0, 1e-40, 65504.0, 65520.0, 3.4e38, 1e300, -1e300, 0.1, 2.5, -2.5},
                              TensorOptions(kFloat64));
   const Tensor gpu = host.to(kCUDA);
@@ -69,7 +69,7 @@ TEST_F(CudaTest, ConvertsFloatEdgeValuesAsTheCpu) {
     expect_matches_cpu(z.to(kCUDA).to(to), z.to(to), 0, 0, "complex64 to " + std::string(dtype_name(to)));
 }
 
-TEST_F(CudaTest, CopiesOnTheDeviceAndBetweenDevices) {
+TEST_P(CudaTest, CopiesOnTheDeviceAndBetweenDevices) {
   const Tensor host = sample({1000}, kFloat64);
   const Tensor a = host.to(kCUDA);
   const Tensor b = a.clone();
@@ -82,14 +82,14 @@ TEST_F(CudaTest, CopiesOnTheDeviceAndBetweenDevices) {
   }
 }
 
-TEST_F(CudaTest, ConjugateAndNegativeViewsMaterializeOnTheDevice) {
+TEST_P(CudaTest, ConjugateAndNegativeViewsMaterializeOnTheDevice) {
   const Tensor host = sample({100}, kComplex64);
   const Tensor gpu = host.to(kCUDA);
   expect_matches_cpu(gpu.conj().resolve_conj(), host.conj().resolve_conj(), 0, 0, "conj");
   EXPECT_TRUE(gpu.conj().cpu().resolve_conj().equal(host.conj().resolve_conj()));
 }
 
-TEST_F(CudaTest, FillsEveryDType) {
+TEST_P(CudaTest, FillsEveryDType) {
   for (DType dt : kAllDTypes) {
     const Scalar v = dt == kBool ? Scalar(true) : Scalar(3);
     expect_matches_cpu(full({5, 7}, v, TensorOptions(dt).device(kCUDA)), full({5, 7}, v, TensorOptions(dt)), 0, 0,
@@ -104,7 +104,7 @@ TEST_F(CudaTest, FillsEveryDType) {
                      "float16 fill rounds as the CPU");
 }
 
-TEST_F(CudaTest, EmptyTensorsCopy) {
+TEST_P(CudaTest, EmptyTensorsCopy) {
   const Tensor host = empty({0, 3}, TensorOptions(kFloat32));
   const Tensor gpu = host.to(kCUDA);
   EXPECT_EQ(gpu.numel(), 0);

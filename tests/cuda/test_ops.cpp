@@ -41,7 +41,7 @@ struct UnaryCase {
   bool integral;  // also for integer inputs
 };
 
-TEST_F(CudaTest, UnaryOpsMatchTheCpu) {
+TEST_P(CudaTest, UnaryOpsMatchTheCpu) {
   const UnaryCase cases[] = {
       {"abs", [](const Tensor& x) { return abs(x); }, -5, 5, true},
       {"neg", [](const Tensor& x) { return neg(x); }, -5, 5, true},
@@ -89,7 +89,7 @@ TEST_F(CudaTest, UnaryOpsMatchTheCpu) {
   }
 }
 
-TEST_F(CudaTest, UnaryOpsKeepNaNAndInfinitiesAsTheCpu) {
+TEST_P(CudaTest, UnaryOpsKeepNaNAndInfinitiesAsTheCpu) {
   const Tensor x = tensor(std::vector<double>{0.0, -0.0, 1.0, -1.0, INFINITY, -INFINITY, NAN, 1e-310, 2.5, -2.5}, TensorOptions(kFloat64));
   for (DType dt : {kFloat64, kFloat32}) {
     const Tensor h = x.to(dt), g = h.to(kCUDA);
@@ -106,7 +106,7 @@ struct BinaryCase {
   bool integral;
 };
 
-TEST_F(CudaTest, BinaryOpsMatchTheCpu) {
+TEST_P(CudaTest, BinaryOpsMatchTheCpu) {
   const BinaryCase cases[] = {
       {"add", [](const Tensor& a, const Tensor& b) { return a + b; }, true},
       {"add alpha", [](const Tensor& a, const Tensor& b) { return add(a, b, 3); }, true},
@@ -153,7 +153,7 @@ TEST_F(CudaTest, BinaryOpsMatchTheCpu) {
   }
 }
 
-TEST_F(CudaTest, TypePromotionAndCpuScalars) {
+TEST_P(CudaTest, TypePromotionAndCpuScalars) {
   const Tensor i = values({50}, kInt32, -10, 10), f = values({50}, kFloat32, -1, 1), h = values({50}, kFloat16, -1, 1);
   const Tensor ig = i.to(kCUDA), fg = f.to(kCUDA), hg = h.to(kCUDA);
   expect_matches_cpu(ig + fg, i + f, 1e-6, 0, "int32 + float32");
@@ -168,7 +168,7 @@ TEST_F(CudaTest, TypePromotionAndCpuScalars) {
   EXPECT_THROW(fg + f, Error);
 }
 
-TEST_F(CudaTest, IntegerDivisionIsRefusedWithItsName) {
+TEST_P(CudaTest, IntegerDivisionIsRefusedWithItsName) {
   const Tensor a = values({10}, kInt64, 1, 9).to(kCUDA);
   try {
     (void)div(a, a, "floor");
@@ -180,7 +180,7 @@ TEST_F(CudaTest, IntegerDivisionIsRefusedWithItsName) {
   expect_matches_cpu(a / a, ones({10}, TensorOptions(kFloat32)), 0, 0, "int64 / int64");
 }
 
-TEST_F(CudaTest, TernaryOpsMatchTheCpu) {
+TEST_P(CudaTest, TernaryOpsMatchTheCpu) {
   for (DType dt : kFloating) {
     const Tensor x = values({40, 30}, dt, -3, 3), lo = values({40, 30}, dt, -2, 0), hi = values({1, 30}, dt, 0, 2);
     const Tensor c = values({40, 1}, kBool, 0, 1);
@@ -211,7 +211,7 @@ TEST_F(CudaTest, TernaryOpsMatchTheCpu) {
   expect_matches_cpu(clamp(n.to(kCUDA), n.to(kCUDA), n.to(kCUDA)), clamp(n, n, n), 0, 0, "clamp NaN bounds");
 }
 
-TEST_F(CudaTest, ReductionsMatchTheCpu) {
+TEST_P(CudaTest, ReductionsMatchTheCpu) {
   const std::vector<std::vector<int64_t>> shapes = {{1000}, {7, 13}, {3, 4000}, {300, 5}, {6, 5, 4, 3}, {1, 1}};
   for (DType dt : kFloating) {
     const double rt = dt == kFloat64 ? 1e-12 : dt == kFloat32 ? 1e-5 : rtol_for(dt) * 4;
@@ -262,7 +262,7 @@ TEST_F(CudaTest, ReductionsMatchTheCpu) {
   }
 }
 
-TEST_F(CudaTest, IntegralReductions) {
+TEST_P(CudaTest, IntegralReductions) {
   for (DType dt : kIntegral) {
     const Tensor x = values({17, 300}, dt, dt == kUInt8 ? 0 : -50, 50);
     const Tensor xg = x.to(kCUDA);
@@ -282,7 +282,7 @@ TEST_F(CudaTest, IntegralReductions) {
   expect_matches_cpu(all(b.to(kCUDA)), all(b), 0, 0, "all of bool");
 }
 
-TEST_F(CudaTest, ColumnReductionsSplitLongColumns) {
+TEST_P(CudaTest, ColumnReductionsSplitLongColumns) {
   // 100000 rows of 3 columns: the column path splits the rows into chunks.
   const Tensor x = randn({100000, 3}, TensorOptions(kFloat64));
   const Tensor xg = x.to(kCUDA);
@@ -292,7 +292,7 @@ TEST_F(CudaTest, ColumnReductionsSplitLongColumns) {
   expect_matches_cpu(amin(xg, {0}, true), amin(x, {0}, true), 0, 0, "amin keepdim");
 }
 
-TEST_F(CudaTest, HalfSumsAccumulateInFloat) {
+TEST_P(CudaTest, HalfSumsAccumulateInFloat) {
   // 4096 ones sum to 4096 exactly (a float16 accumulator stops at 2048).
   const Tensor x = ones({4096}, TensorOptions(kFloat16).device(kCUDA));
   EXPECT_EQ(sum(x).item<float>(), 4096.0f);
@@ -301,7 +301,7 @@ TEST_F(CudaTest, HalfSumsAccumulateInFloat) {
   EXPECT_EQ(sum(y).item<float>(), 2048.0f);
 }
 
-TEST_F(CudaTest, ReductionsAreDeterministicAndFindTheFirstExtreme) {
+TEST_P(CudaTest, ReductionsAreDeterministicAndFindTheFirstExtreme) {
   const Tensor x = randn({1 << 22}, TensorOptions(kFloat32)).to(kCUDA);
   const float first = sum(x).item<float>();
   for (int i = 0; i < 5; ++i) EXPECT_EQ(sum(x).item<float>(), first);
@@ -317,7 +317,7 @@ TEST_F(CudaTest, ReductionsAreDeterministicAndFindTheFirstExtreme) {
   EXPECT_TRUE(std::isnan(amax(t.to(kCUDA)).item<float>()));
 }
 
-TEST_F(CudaTest, MissingKernelsNameWhatCudaLacks) {
+TEST_P(CudaTest, MissingKernelsNameWhatCudaLacks) {
   const std::vector<std::string> missing = missing_kernels(DeviceType::CUDA);
   auto has = [&](const std::string& s) { return std::find(missing.begin(), missing.end(), s) != missing.end(); };
   EXPECT_TRUE(has("unary: exp (complex64, complex128)"));
@@ -339,7 +339,7 @@ TEST_F(CudaTest, MissingKernelsNameWhatCudaLacks) {
 namespace ember::cuda {
 namespace {
 
-TEST_F(CudaTest, MatrixProductsMatchTheCpu) {
+TEST_P(CudaTest, MatrixProductsMatchTheCpu) {
   for (DType dt : {kFloat64, kFloat32, kFloat16, kBFloat16}) {
     const double rt = dt == kFloat64 ? 1e-12 : dt == kFloat32 ? 1e-5 : dt == kFloat16 ? 2e-3 : 2e-2;
     const std::string d(dtype_name(dt));
@@ -366,7 +366,7 @@ TEST_F(CudaTest, MatrixProductsMatchTheCpu) {
   expect_matches_cpu(e, zeros({3, 4}), 0, 0, "empty inner dimension");
 }
 
-TEST_F(CudaTest, Tf32IsOffByDefault) {
+TEST_P(CudaTest, Tf32IsOffByDefault) {
   EXPECT_FALSE(allow_tf32());
   // 1 + 2^-12 is exact in float32 and lost in TF32's 10-bit mantissa.
   const Tensor a = full({1, 1}, 1.0f + 1.0f / 4096, TensorOptions(kFloat32).device(kCUDA));

@@ -29,7 +29,7 @@ TEST(CudaRuntime, CoreSeesCudaExactlyWhenADeviceExists) {
   }
 }
 
-TEST_F(CudaTest, PropertiesDescribeTheDevice) {
+TEST_P(CudaTest, PropertiesDescribeTheDevice) {
   const DeviceProperties p = get_device_properties();
   EXPECT_FALSE(p.name.empty());
   EXPECT_GE(p.major, 3);
@@ -40,13 +40,13 @@ TEST_F(CudaTest, PropertiesDescribeTheDevice) {
   EXPECT_GE(driver_version(), runtime_version() / 1000 * 1000);
 }
 
-TEST_F(CudaTest, DeviceIndicesAreChecked) {
+TEST_P(CudaTest, DeviceIndicesAreChecked) {
   EXPECT_THROW(set_device(static_cast<int16_t>(device_count())), Error);
   EXPECT_THROW(get_device_properties(static_cast<int16_t>(device_count())), Error);
   EXPECT_THROW(set_device(-2), Error);
 }
 
-TEST_F(CudaTest, ErrorsNameTheOpTheCallAndCudasString) {
+TEST_P(CudaTest, ErrorsNameTheOpTheCallAndCudasString) {
   try {
     EMBER_CUDA_CHECK(cudaSetDevice(9999), "test op");
     FAIL() << "expected a CUDAError";
@@ -62,7 +62,7 @@ TEST_F(CudaTest, ErrorsNameTheOpTheCallAndCudasString) {
   EXPECT_NO_THROW(synchronize());
 }
 
-TEST_F(CudaTest, DefaultAndCurrentStreams) {
+TEST_P(CudaTest, DefaultAndCurrentStreams) {
   const CUDAStream def = default_stream();
   EXPECT_EQ(def.id(), 0u);
   EXPECT_EQ(current_stream(), def);
@@ -70,7 +70,7 @@ TEST_F(CudaTest, DefaultAndCurrentStreams) {
   EXPECT_TRUE(def.query());
 }
 
-TEST_F(CudaTest, PoolStreamsAreDistinctAndRoundRobin) {
+TEST_P(CudaTest, PoolStreamsAreDistinctAndRoundRobin) {
   std::set<uint64_t> ids;
   for (int i = 0; i < 32; ++i) {
     const CUDAStream s = stream_from_pool();
@@ -82,7 +82,7 @@ TEST_F(CudaTest, PoolStreamsAreDistinctAndRoundRobin) {
   EXPECT_EQ(ids.count(stream_from_pool(true).id()), 0u);  // high priority: a pool of its own
 }
 
-TEST_F(CudaTest, StreamGuardSetsAndRestoresTheCurrentStream) {
+TEST_P(CudaTest, StreamGuardSetsAndRestoresTheCurrentStream) {
   const CUDAStream s = stream_from_pool();
   {
     CUDAStreamGuard guard(s);
@@ -97,7 +97,7 @@ TEST_F(CudaTest, StreamGuardSetsAndRestoresTheCurrentStream) {
   EXPECT_EQ(current_stream(), default_stream());
 }
 
-TEST_F(CudaTest, CurrentStreamIsPerThread) {
+TEST_P(CudaTest, CurrentStreamIsPerThread) {
   const CUDAStream s = stream_from_pool();
   CUDAStreamGuard guard(s);
   uint64_t other_thread_stream = 1;
@@ -106,7 +106,7 @@ TEST_F(CudaTest, CurrentStreamIsPerThread) {
   EXPECT_EQ(current_stream(), s);
 }
 
-TEST_F(CudaTest, EventsTimeWorkAndOrderStreams) {
+TEST_P(CudaTest, EventsTimeWorkAndOrderStreams) {
   const CUDAStream a = stream_from_pool(), b = stream_from_pool();
   CUDAEvent start(/*enable_timing=*/true), end(/*enable_timing=*/true);
   EXPECT_TRUE(start.query());  // nothing recorded yet
@@ -125,7 +125,7 @@ TEST_F(CudaTest, EventsTimeWorkAndOrderStreams) {
   EXPECT_LT(ms, 2000.0f);
 }
 
-TEST_F(CudaTest, ElapsedTimeNeedsTimingEvents) {
+TEST_P(CudaTest, ElapsedTimeNeedsTimingEvents) {
   CUDAEvent a, b;
   a.record();
   b.record();
@@ -135,13 +135,18 @@ TEST_F(CudaTest, ElapsedTimeNeedsTimingEvents) {
   EXPECT_THROW(c.elapsed_time(d), Error);  // not recorded
 }
 
-TEST_F(CudaTest, SynchronizeWaitsForEveryStream) {
+TEST_P(CudaTest, SynchronizeWaitsForEveryStream) {
   const CUDAStream s = stream_from_pool();
   testing::spin_on_stream(s.handle(), 10);
   EXPECT_FALSE(s.query());
   synchronize();
   EXPECT_TRUE(s.query());
 }
+
+// Every TEST_P(CudaTest, ...) of the suite, in all its files: on device 0
+// where there is a GPU, none where there is not (cuda_test.h).
+INSTANTIATE_TEST_SUITE_P(OnTheGpu, CudaTest, ::testing::ValuesIn(testing::cuda_test_devices()));
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CudaTest);
 
 }  // namespace
 }  // namespace ember::cuda
