@@ -10,3 +10,4 @@
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/init.h"
+#include "ember/distributed/zero_redundancy_optimizer.h"
