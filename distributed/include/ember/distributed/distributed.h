@@ -11,3 +11,4 @@
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/init.h"
 #include "ember/distributed/zero_redundancy_optimizer.h"
+#include "ember/distributed/sync_batch_norm.h"
