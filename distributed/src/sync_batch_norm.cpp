@@ -75,8 +75,8 @@ const char* py_bool(bool b) { return b ? "True" : "False"; }
 // (NormImpl::training_forward, called after the module's own input checks)
 // and it is renamed "SyncBatchNorm". Its parameters, buffers, names, options,
 // hooks and place in the tree are untouched, every holder of the object
-// calls the synchronized forward, and eval mode stays the module's own (with
-// its folded-weight fast paths).
+// calls the synchronized forward, and eval mode stays the module's own (code
+// that recognizes a BatchNorm2dImpl, such as ConvBnFoldCache, still does).
 template <size_t D>
 bool convert_if_batch_norm(nn::Module& module, const std::shared_ptr<ProcessGroup>& group) {
   using Impl = nn::NormImpl<nn::NormKind::Batch, D>;

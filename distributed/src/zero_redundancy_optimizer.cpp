@@ -193,8 +193,9 @@ std::vector<std::vector<Tensor>> ZeroRedundancyOptimizer::shard(int64_t rank) co
 // shards point to point, in rank order, and moves each one's entries into the
 // unsharded state_dict at once, renumbered from the sender's local indices to
 // the global ones; the serialized bytes of a shard are freed before the next
-// one is received. Peak on the target: the full state plus one shard's bytes;
-// on every other rank: its own shard's bytes, while the target receives them.
+// one is received. Peak on the target: the full state plus one shard twice
+// (its bytes and its tensors, while they are parsed); on every other rank:
+// its own state plus its serialized bytes, until the target received them.
 void ZeroRedundancyOptimizer::consolidate_state_dict(int64_t to) {
   partition_new_groups();
   const int64_t world = group_->size();

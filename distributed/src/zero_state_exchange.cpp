@@ -1,6 +1,5 @@
 #include "zero_state_exchange.h"
 
-#include <cstring>
 #include <string>
 
 #include <ember/ops/factories.h>
@@ -13,11 +12,12 @@ void send_optimizer_state(ProcessGroup& group, const optim::OptimizerStateDict& 
   StateDict tensors;
   Metadata metadata;
   optim::write_optimizer_state(state, tensors, metadata);
-  const std::string bytes = serialize::save_safetensors_bytes(tensors, metadata);
-  Tensor size = full({1}, static_cast<double>(bytes.size()), TensorOptions(kInt64));
+  std::string bytes = serialize::save_safetensors_bytes(tensors, metadata);
+  tensors.clear();
+  Tensor size = full({1}, static_cast<int64_t>(bytes.size()), TensorOptions(kInt64));
   group.send(size, dst, tag)->wait();
-  Tensor payload = empty({static_cast<int64_t>(bytes.size())}, TensorOptions(kUInt8));
-  std::memcpy(payload.data_ptr<uint8_t>(), bytes.data(), bytes.size());
+  // The bytes are sent from where they are (send returns once they arrived).
+  Tensor payload = from_blob(bytes.data(), {static_cast<int64_t>(bytes.size())}, TensorOptions(kUInt8));
   group.send(payload, dst, tag)->wait();
 }
 
