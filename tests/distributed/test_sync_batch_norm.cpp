@@ -1,6 +1,7 @@
 // SyncBatchNorm on 2 and 4 rank processes against BatchNorm on the
 // concatenated batch, computed on every rank (float64): forward, gradients of
 // input, weight and bias, running statistics, even, uneven and empty batches;
+// against PyTorch's BatchNorm2d on the whole batch (fixtures);
 // convert_sync_batchnorm on a small ResNet-like model (names and tensors
 // kept, outputs and gradients equal to the unconverted model's on the whole
 // batch); the errors of bad input.
@@ -22,6 +23,7 @@
 
 #include "gloo_testing.h"
 #include "multiprocess.h"
+#include "npy.h"
 
 namespace {
 
@@ -58,10 +60,12 @@ std::vector<std::vector<int64_t>> sbn_cases(int world) {
 // Two training steps and one eval step of SyncBatchNorm (this rank's rows)
 // and of BatchNorm (all rows) with the same weight, bias and options, for an
 // input [N, 3, spatial...].
+// group: the process group (null: the default one), whose rank and size rank and world are.
 void sbn_compare(int rank, int world, const std::vector<int64_t>& sizes, std::vector<int64_t> spatial,
-                 std::optional<double> momentum, const std::string& what) {
+                 std::optional<double> momentum, const std::string& what,
+                 std::shared_ptr<ProcessGroup> group = nullptr) {
   nn::BatchNormOptions options{.num_features = 3, .eps = 1e-3, .momentum = momentum};
-  SyncBatchNorm sbn(options);
+  SyncBatchNorm sbn(options, group);
   sbn->to(ember::DType::Float64);
   nn::BatchNorm2d ref_bn2(options);
   nn::BatchNorm1d ref_bn1(options);
@@ -110,7 +114,10 @@ void sbn_compare(int rank, int world, const std::vector<int64_t>& sizes, std::ve
     for (const char* name : {"weight", "bias"}) {
       Tensor grad = sbn->named_parameters()[name].grad();
       Tensor summed = grad.defined() ? grad.clone() : ember::zeros({3}, kSbnF64);
-      all_reduce(summed, ReduceOp::SUM);
+      if (group)
+        group->all_reduce(summed)->wait();
+      else
+        all_reduce(summed, ReduceOp::SUM);
       expect_near(summed, ref_param(name).grad(), 1e-11, at + " " + name + " gradient");
     }
     for (const char* name : {"running_mean", "running_var"})
@@ -130,6 +137,14 @@ EMBER_DIST_WORKER(sync_bn_worker) {
     sbn_compare(rank, world_size, sizes, {}, std::nullopt, what.str() + " [N, 3], cumulative average");
     sbn_compare(rank, world_size, sizes, {6}, 0.1, what.str() + " [N, 3, 6]");
     sbn_compare(rank, world_size, sizes, {2, 3, 2}, 0.1, what.str() + " [N, 3, 2, 3, 2]");
+  }
+  if (world_size == 4) {
+    // Ranks {0, 2} and {1, 3} synchronize apart, each pair over its own group.
+    auto even = new_group({0, 2});
+    auto odd = new_group({1, 3});
+    auto mine = rank % 2 == 0 ? even : odd;
+    sbn_compare(static_cast<int>(mine->rank()), 2, rank % 2 == 0 ? std::vector<int64_t>{1, 4} : std::vector<int64_t>{3, 0},
+                {4, 5}, 0.3, "sub-group batches", mine);
   }
   destroy_process_group();
 }
@@ -288,12 +303,62 @@ EMBER_DIST_WORKER(sync_bn_errors_worker) {
   destroy_process_group();
 }
 
+Tensor sbn_fixture(const std::string& name) {
+  return ember::testing::load_npy(ember::testing::fixture_path("distributed/distributed_sync_batch_norm/" + name + ".npy"));
+}
+
+// The ranks hold rows 4 + 5 (2 ranks) or 2 + 3 + 0 + 4 (4 ranks) of the batch
+// of 9 that scripts/fixtures/distributed_sync_batch_norm.py normalized with
+// torch's BatchNorm2d: two training steps, one in eval mode.
+EMBER_DIST_WORKER(sync_bn_torch_worker) {
+  auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
+  const std::vector<int64_t> sizes = world_size == 2 ? std::vector<int64_t>{4, 5} : std::vector<int64_t>{2, 3, 0, 4};
+  int64_t offset = 0;
+  for (int r = 0; r < rank; ++r) offset += sizes[r];
+  const int64_t n = sizes[rank];
+  SyncBatchNorm sbn({.num_features = 3, .eps = 1e-3, .momentum = 0.3});
+  sbn->to(ember::DType::Float64);
+  {
+    ember::NoGradGuard no_grad;
+    sbn->weight.copy_(sbn_fixture("weight"));
+    sbn->bias.copy_(sbn_fixture("bias"));
+  }
+  for (int step = 0; step < 3; ++step) {
+    const std::string k = std::to_string(step);
+    const std::string at = "rank " + std::to_string(rank) + " step " + k;
+    sbn->train(step < 2);
+    sbn->zero_grad();
+    Tensor x = sbn_fixture("x" + k).narrow(0, offset, n).clone().requires_grad_();
+    Tensor y = sbn(x);
+    expect_near(y, sbn_fixture("y" + k).narrow(0, offset, n), 1e-12, at + " output");
+    if (step < 2) {
+      y.mul(sbn_fixture("gout" + k).narrow(0, offset, n)).sum().backward();
+      if (n > 0) expect_near(x.grad(), sbn_fixture("dx" + k).narrow(0, offset, n), 1e-12, at + " input gradient");
+      for (const char* name : {"weight", "bias"}) {
+        Tensor grad = sbn->named_parameters()[name].grad();
+        Tensor summed = grad.defined() ? grad.clone() : ember::zeros({3}, kSbnF64);
+        all_reduce(summed, ReduceOp::SUM);
+        expect_near(summed, sbn_fixture(std::string("d") + name + k), 1e-11, at + " " + name + " gradient");
+      }
+    }
+    expect_near(sbn->running_mean, sbn_fixture("running_mean" + k), 1e-12, at + " running_mean");
+    expect_near(sbn->running_var, sbn_fixture("running_var" + k), 1e-12, at + " running_var");
+  }
+  destroy_process_group();
+}
+
 class SyncBatchNormRanks : public ::testing::TestWithParam<int> {};
 
 TEST_P(SyncBatchNormRanks, MatchesBatchNormOnTheConcatenatedBatch) {
   TCPStoreServer server;
   ember::testing::Ranks ranks("sync_bn_worker", GetParam(), ember::testing::store_env(server));
   EXPECT_TRUE(ranks.all_succeed(120s));
+}
+
+TEST_P(SyncBatchNormRanks, MatchesTorchBatchNormOnTheWholeBatch) {
+  TCPStoreServer server;
+  ember::testing::Ranks ranks("sync_bn_torch_worker", GetParam(), ember::testing::store_env(server));
+  EXPECT_TRUE(ranks.all_succeed(60s));
 }
 
 TEST_P(SyncBatchNormRanks, ConvertSyncBatchnormKeepsNamesAndMatchesTheModel) {

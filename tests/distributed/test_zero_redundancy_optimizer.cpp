@@ -66,13 +66,18 @@ Tensor zero_loss(const std::vector<Tensor>& p, int step, int64_t begin, int64_t 
   return ember::nn::functional::mse_loss(out, y) + p[4].pow(2).mul(0.1).sum() + p[5].mul(p[5]).mul(0.3);
 }
 
-// Gradients of this rank's slice of the batch, averaged over the ranks (what DDP gives).
-void zero_distributed_grads(const std::vector<Tensor>& params, int step, int rank, int world) {
+// Gradients of this rank's slice of the batch, averaged over the ranks of
+// group (null: the default group; rank and world are in it): what DDP gives.
+void zero_distributed_grads(const std::vector<Tensor>& params, int step, int rank, int world,
+                            const std::shared_ptr<ProcessGroup>& group = nullptr) {
   const int64_t rows = 8 / world;
   zero_loss(params, step, rank * rows, (rank + 1) * rows).backward();
   for (const Tensor& p : params) {
     Tensor g = p.grad();
-    all_reduce(g, ReduceOp::AVG);
+    if (group)
+      group->all_reduce(g, {.reduce_op = ReduceOp::AVG})->wait();
+    else
+      all_reduce(g, ReduceOp::AVG);
   }
 }
 
@@ -133,11 +138,14 @@ std::vector<optim::ParamGroup> zero_groups(const std::vector<Tensor>& p, bool ad
 // Five steps of ZeRO (distributed gradients) against the plain optimizer
 // (full-batch gradients) on copies of the same parameters; then a new group
 // (p[4]) is added to both and three more steps run.
-void zero_trajectory(int rank, int world, bool adam, bool bucket_view) {
+// The learning rate of group 0 changes before step 3 (as a scheduler's would).
+void zero_trajectory(int rank, int world, bool adam, bool bucket_view,
+                     const std::shared_ptr<ProcessGroup>& group = nullptr) {
   std::vector<Tensor> p = zero_model_params(), q = clone_params(p);
   ShardOptimizer shard = adam ? zero_optimizer<optim::Adam>({.lr = 0.01})
                               : zero_optimizer<optim::SGD>({.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01});
-  ZeroRedundancyOptimizer zero(zero_groups(p, adam), shard, {.parameters_as_bucket_view = bucket_view});
+  ZeroRedundancyOptimizer zero(zero_groups(p, adam), shard,
+                               {.process_group = group, .parameters_as_bucket_view = bucket_view});
   std::unique_ptr<optim::Optimizer> plain;
   if (adam)
     plain = std::make_unique<optim::Adam>(zero_groups(q, adam), optim::AdamOptions{.lr = 0.01});
@@ -147,13 +155,17 @@ void zero_trajectory(int rank, int world, bool adam, bool bucket_view) {
   const std::string what = std::string(adam ? "Adam" : "SGD") + (bucket_view ? " (bucket view)" : "") + " rank " +
                            std::to_string(rank);
   for (int step = 0; step < 8; ++step) {
+    if (step == 3) {
+      zero.param_groups()[0].set_lr(zero.param_groups()[0].lr() * 0.5);
+      plain->param_groups()[0].set_lr(plain->param_groups()[0].lr() * 0.5);
+    }
     if (step == 5) {
       zero.add_param_group(optim::ParamGroup({p[4]}, {{"lr", optim::Value(0.03)}}));
       plain->add_param_group(optim::ParamGroup({q[4]}, {{"lr", optim::Value(0.03)}}));
     }
     zero.zero_grad();
     plain->zero_grad();
-    zero_distributed_grads(p, step, rank, world);
+    zero_distributed_grads(p, step, rank, world, group);
     zero_full_grads(q, step);
     zero.step();
     plain->step();
@@ -170,6 +182,13 @@ EMBER_DIST_WORKER(zero_trajectory_worker) {
   auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
   for (bool adam : {false, true})
     for (bool bucket_view : {false, true}) zero_trajectory(rank, world_size, adam, bucket_view);
+  if (world_size == 4) {
+    // Ranks {0, 1} and {2, 3} shard over their own groups.
+    auto low = new_group({0, 1});
+    auto high = new_group({2, 3});
+    auto mine = rank < 2 ? low : high;
+    zero_trajectory(static_cast<int>(mine->rank()), 2, true, true, mine);
+  }
   destroy_process_group();
 }
 
