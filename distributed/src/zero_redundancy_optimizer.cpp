@@ -101,7 +101,8 @@ void ZeroRedundancyOptimizer::partition_new_groups() {
 // to its slice of it (Tensor::set_data: the parameter objects, their
 // gradients and the modules holding them stay the same). The local
 // optimizer's in-place updates then write into the bucket, and one
-// broadcast per rank syncs everything. Rebuilt when a group is added.
+// broadcast per rank syncs everything. Rebuilt when a group is added, and by
+// step() when a parameter no longer views its slice (Module::to, set_data).
 void ZeroRedundancyOptimizer::build_buckets() {
   NoGradGuard no_grad;
   const auto& all = param_groups();
@@ -132,6 +133,24 @@ void ZeroRedundancyOptimizer::build_buckets() {
   buckets_ = std::move(buckets);
 }
 
+// Whether every parameter still views its slice of its bucket (Module::to,
+// set_data or load code may have given it other data since).
+bool ZeroRedundancyOptimizer::buckets_intact() const {
+  for (int64_t r = 0; r < group_->size(); ++r) {
+    const auto* base = static_cast<const char*>(buckets_[static_cast<size_t>(r)].data_ptr());
+    int64_t offset = 0;
+    for (const auto& group_shards : shards_)
+      for (const Tensor& p : group_shards[static_cast<size_t>(r)]) {
+        const Tensor& bucket = buckets_[static_cast<size_t>(r)];
+        if (p.dtype() != bucket.dtype() || !p.is_contiguous() ||
+            static_cast<const char*>(p.data_ptr()) != base + offset * bucket.element_size())
+          return false;
+        offset += p.numel();
+      }
+  }
+  return true;
+}
+
 void ZeroRedundancyOptimizer::sync_params() {
   NoGradGuard no_grad;
   std::vector<std::shared_ptr<Work>> works;
@@ -159,6 +178,9 @@ void ZeroRedundancyOptimizer::pull_group_options() {
 
 Tensor ZeroRedundancyOptimizer::step(const Closure& closure) {
   partition_new_groups();
+  // A parameter given new data since the buckets were built would miss the
+  // broadcasts: rebuild them from the parameters' current values.
+  if (bucket_view_ && !buckets_intact()) build_buckets();
   push_group_options();
   Tensor loss = local_->step(closure);
   sync_params();

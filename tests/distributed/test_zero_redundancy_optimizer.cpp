@@ -159,6 +159,11 @@ void zero_trajectory(int rank, int world, bool adam, bool bucket_view,
       zero.param_groups()[0].set_lr(zero.param_groups()[0].lr() * 0.5);
       plain->param_groups()[0].set_lr(plain->param_groups()[0].lr() * 0.5);
     }
+    if (step == 4 && bucket_view) {
+      // New data for a parameter (as Module::to gives): step() re-buckets it.
+      ember::NoGradGuard no_grad;
+      p[2].set_data(p[2].detach().clone());
+    }
     if (step == 5) {
       zero.add_param_group(optim::ParamGroup({p[4]}, {{"lr", optim::Value(0.03)}}));
       plain->add_param_group(optim::ParamGroup({q[4]}, {{"lr", optim::Value(0.03)}}));

@@ -55,7 +55,9 @@ struct ZeroRedundancyOptimizerOptions {
   std::shared_ptr<ProcessGroup> process_group = nullptr;
   // Each rank's parameters become views into one flat buffer per rank, so
   // that step() broadcasts one buffer per rank instead of one tensor per
-  // parameter (all parameters must then share one dtype and device).
+  // parameter (all parameters must then share one dtype and device; a
+  // parameter given other data later, e.g. by Module::to, is put back into a
+  // rebuilt bucket at the next step).
   bool parameters_as_bucket_view = false;
 };
 
@@ -104,6 +106,7 @@ class ZeroRedundancyOptimizer : public optim::Optimizer {
  private:
   void partition_new_groups();
   void build_buckets();
+  bool buckets_intact() const;
   void sync_params();
   void push_group_options();
   void pull_group_options();
