@@ -2,6 +2,8 @@
 // COCO targets converted for detection models (to_detection_target).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <ember/datasets/data_loader.h>
 #include <ember/datasets/detection.h>
 #include <ember/ember.h>
@@ -81,6 +83,31 @@ TEST(DetectionCollate, CocoTargetsBecomeXyxyClampedAndFiltered) {
   EXPECT_EQ(out.at("image_id").item<int64_t>(), 9);
   const auto sample = to_detection_sample({zeros({3, 20, 30}, kUInt8), t});
   EXPECT_TRUE(sample.second.at("boxes").equal(out.at("boxes")));
+}
+
+// The ground truth taken from a CocoDetection equals the one read from its
+// JSON, and evaluating the ground truth's own boxes scores AP 1.
+TEST(DetectionCollate, CocoGroundTruthFromDataset) {
+  const std::string root = std::string(EMBER_TEST_DATA_DIR) + "/datasets/datasets_formats/coco";
+  CocoDetection ds(root + "/images", root + "/instances.json");
+  const auto gt = coco_ground_truth(ds);
+  const auto from_json = vision::detection::CocoGroundTruth::from_json(root + "/instances.json");
+  EXPECT_EQ(gt.image_ids, from_json.image_ids);
+  EXPECT_EQ(gt.category_ids, from_json.category_ids);
+  ASSERT_EQ(gt.annotations.size(), from_json.annotations.size());
+  std::vector<vision::detection::CocoDetectionResult> dets;
+  bool any_regular = false;
+  for (size_t i = 0; i < gt.annotations.size(); ++i) {
+    const auto& a = gt.annotations[i];
+    EXPECT_EQ(a.id, from_json.annotations[i].id);
+    EXPECT_EQ(a.bbox, from_json.annotations[i].bbox);
+    EXPECT_EQ(a.iscrowd, from_json.annotations[i].iscrowd);
+    // (The fixture has an annotation of an image it does not list: never evaluated.)
+    const bool listed = std::find(gt.image_ids.begin(), gt.image_ids.end(), a.image_id) != gt.image_ids.end();
+    if (!a.iscrowd && listed) dets.push_back({a.image_id, a.category_id, a.bbox, 1.0}), any_regular = true;
+  }
+  ASSERT_TRUE(any_regular);
+  EXPECT_DOUBLE_EQ(vision::detection::coco_evaluate(gt, dets).stats[1], 1.0);
 }
 
 }  // namespace detection_collate_test

@@ -175,6 +175,12 @@ TEST(CocoEvalRules, EmptyCategoriesAndImages) {
   EXPECT_NE(none.summary().find("maxDets=100 ] = -1.000"), std::string::npos) << none.summary();
 }
 
+// An annotation of an image the file does not list is never evaluated.
+TEST(CocoEvalRules, AnnotationsOfUnlistedImagesIgnored) {
+  auto gt = make_gt(1, 1, {box(1, 1, {0, 0, 20, 20}), box(5, 1, {0, 0, 20, 20})});
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt, {{1, 1, {0, 0, 20, 20}, 0.5}}).stats[8], 1.0);
+}
+
 TEST(CocoEvalRules, SummaryLayout) {
   const auto gt = make_gt(1, 1, {box(1, 1, {10, 10, 50, 40})});
   const std::string s = coco_evaluate(gt, {{1, 1, {10, 10, 50, 40}, 0.9}}).summary();

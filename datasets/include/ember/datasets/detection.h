@@ -13,6 +13,7 @@
 
 #include <ember/core/tensor.h>
 #include <ember/datasets/coco.h>
+#include <ember/vision/detection/coco_eval.h>
 #include <ember/vision/detection/target.h>
 
 namespace ember::datasets {
@@ -42,5 +43,10 @@ struct DetectionCollate {
 vision::detection::Target to_detection_target(const CocoTarget& target, int64_t height, int64_t width);
 // The same for a sample: the image's own height and width.
 DetectionSample to_detection_sample(CocoSample sample);
+
+// The ground truth of a COCO evaluation from a CocoDetection's records
+// (every image and category, annotations in file order), without reading the
+// JSON again: CocoEvaluator(coco_ground_truth(val)).
+vision::detection::CocoGroundTruth coco_ground_truth(const CocoDetection& dataset);
 
 }  // namespace ember::datasets
