@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include <ember/core/error.h>
@@ -126,30 +126,8 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
   // Annotations of images the file does not list are never evaluated (as
   // pycocotools: it evaluates the listed images only).
 
-  const std::set<int64_t> img_set(p.image_ids.begin(), p.image_ids.end());
-  const std::set<int64_t> cat_set(p.category_ids.begin(), p.category_ids.end());
-  // With use_cats off every category is one (key 0), as COCOeval's catIds = [-1].
+  // With use_cats off every category is one, as COCOeval's catIds = [-1].
   const std::vector<int64_t> cat_keys = p.use_cats ? p.category_ids : std::vector<int64_t>{-1};
-  auto key = [&](int64_t img, int64_t cat) { return std::make_pair(img, p.use_cats ? cat : int64_t{-1}); };
-  std::map<std::pair<int64_t, int64_t>, std::vector<const CocoGroundTruthBox*>> gts;
-  std::map<std::pair<int64_t, int64_t>, std::vector<const Det*>> dts;
-  // Ground truth in file order; pycocotools loads annotations image by image
-  // (imgToAnns), each image's in file order: the per-(image, category) order is the same.
-  for (const auto& a : gt.annotations)
-    if (img_set.count(a.image_id) && (!p.use_cats || cat_set.count(a.category_id)))
-      gts[key(a.image_id, a.category_id)].push_back(&a);
-  std::vector<Det> det_records;
-  det_records.reserve(detections.size());
-  for (size_t i = 0; i < detections.size(); ++i) {
-    const auto& d = detections[i];
-    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, d.bbox[2] * d.bbox[3], d.score});
-  }
-  for (size_t i = 0; i < detections.size(); ++i) {
-    const auto& d = detections[i];
-    if (img_set.count(d.image_id) && (!p.use_cats || cat_set.count(d.category_id)))
-      dts[key(d.image_id, d.category_id)].push_back(&det_records[i]);
-  }
-
   const int64_t T = static_cast<int64_t>(p.iou_thresholds.size());
   const int64_t R = static_cast<int64_t>(p.recall_thresholds.size());
   const int64_t K = static_cast<int64_t>(cat_keys.size());
@@ -158,25 +136,53 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
   const int64_t I = static_cast<int64_t>(p.image_ids.size());
   const int64_t max_det_last = p.max_dets.back();
 
+  // Buckets per (category, image), in the order COCOeval sees them: ground
+  // truth in file order (pycocotools loads it image by image, each image's
+  // in file order: the per-(image, category) order is the same), detections
+  // in result order.
+  std::unordered_map<int64_t, int64_t> image_index, cat_index;
+  for (int64_t i = 0; i < I; ++i) image_index.emplace(p.image_ids[i], i);
+  for (int64_t k = 0; k < K; ++k) cat_index.emplace(cat_keys[k], k);
+  auto bucket_of = [&](int64_t image_id, int64_t category_id) -> int64_t {
+    auto ii = image_index.find(image_id);
+    auto kk = cat_index.find(p.use_cats ? category_id : int64_t{-1});
+    if (ii == image_index.end() || kk == cat_index.end()) return -1;
+    return kk->second * I + ii->second;
+  };
+  std::vector<std::vector<const CocoGroundTruthBox*>> gts(static_cast<size_t>(K * I));
+  std::vector<std::vector<const Det*>> dts(static_cast<size_t>(K * I));
+  for (const auto& a : gt.annotations)
+    if (const int64_t b = bucket_of(a.image_id, a.category_id); b >= 0) gts[b].push_back(&a);
+  std::vector<Det> det_records;
+  det_records.reserve(detections.size());
+  for (size_t i = 0; i < detections.size(); ++i) {
+    const auto& d = detections[i];
+    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, d.bbox[2] * d.bbox[3], d.score});
+  }
+  for (size_t i = 0; i < detections.size(); ++i)
+    if (const int64_t b = bucket_of(detections[i].image_id, detections[i].category_id); b >= 0)
+      dts[b].push_back(&det_records[i]);
+
   // evaluate(): one ImageEval (or none) per category, area range, image.
   std::vector<std::optional<ImageEval>> evals(static_cast<size_t>(K * A * I));
+  std::vector<double> ious_all, ious;
   for (int64_t k = 0; k < K; ++k) {
     for (int64_t i = 0; i < I; ++i) {
-      const auto kk = std::make_pair(p.image_ids[i], cat_keys[k]);
-      static const std::vector<const CocoGroundTruthBox*> kNoGt;
-      static const std::vector<const Det*> kNoDt;
-      auto git = gts.find(kk);
-      auto dit = dts.find(kk);
-      const auto& g_all = git == gts.end() ? kNoGt : git->second;
-      const auto& d_all = dit == dts.end() ? kNoDt : dit->second;
+      const auto& g_all = gts[k * I + i];
+      const auto& d_all = dts[k * I + i];
       if (g_all.empty() && d_all.empty()) continue;
-      // computeIoU: detections in score order, cut to maxDets[-1].
+      // computeIoU: detections in score order, cut to maxDets[-1]; once per
+      // (image, category), reordered per area range below.
       std::vector<size_t> d_order = by_score(d_all);
       if (static_cast<int64_t>(d_order.size()) > max_det_last) d_order.resize(max_det_last);
       const size_t D = d_order.size();
+      const size_t G = g_all.size();
+      ious_all.resize(D * G);
+      for (size_t d = 0; d < D; ++d)
+        for (size_t g = 0; g < G; ++g)
+          ious_all[d * G + g] = box_iou(d_all[d_order[d]]->bbox, g_all[g]->bbox, g_all[g]->iscrowd);
       for (int64_t a = 0; a < A; ++a) {
         const auto& rng = p.area_ranges[a];
-        const size_t G = g_all.size();
         std::vector<uint8_t> g_ignore(G);
         for (size_t g = 0; g < G; ++g)
           g_ignore[g] = g_all[g]->iscrowd || g_all[g]->area < rng[0] || g_all[g]->area > rng[1];
@@ -189,13 +195,10 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
         e.matched.assign(static_cast<size_t>(T) * D, 0);
         e.ignored.assign(static_cast<size_t>(T) * D, 0);
         for (size_t g = 0; g < G; ++g) e.num_regular_gt += !g_ignore[g];
-        std::vector<double> ious(D * G);
+        ious.resize(D * G);
         for (size_t d = 0; d < D; ++d) {
           e.scores[d] = d_all[d_order[d]]->score;
-          for (size_t g = 0; g < G; ++g) {
-            const auto* gb = g_all[g_order[g]];
-            ious[d * G + g] = box_iou(d_all[d_order[d]]->bbox, gb->bbox, gb->iscrowd);
-          }
+          for (size_t g = 0; g < G; ++g) ious[d * G + g] = ious_all[d * G + g_order[g]];
         }
         for (int64_t t = 0; t < T; ++t) {
           std::vector<uint8_t> g_taken(G, 0);
@@ -236,28 +239,32 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
   const double eps = std::nextafter(1.0, 2.0) - 1.0;  // np.spacing(1)
   for (int64_t k = 0; k < K; ++k) {
     for (int64_t a = 0; a < A; ++a) {
+      // Every image's detections (images in image_ids order), sorted once:
+      // a stable sort of each image's first max_det detections is the same
+      // order restricted to them (ties keep their place in the concatenation).
+      struct Entry {
+        double score;
+        const ImageEval* e;
+        size_t d;
+      };
+      std::vector<Entry> all;
+      int64_t npig = 0;
+      bool any = false;
+      for (int64_t i = 0; i < I; ++i) {
+        const auto& e = evals[static_cast<size_t>((k * A + a) * I + i)];
+        if (!e) continue;
+        any = true;
+        npig += e->num_regular_gt;
+        for (size_t d = 0; d < e->scores.size(); ++d) all.push_back({e->scores[d], &*e, d});
+      }
+      if (!any || npig == 0) continue;
+      std::stable_sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) { return x.score > y.score; });
+      std::vector<Entry> entries;
       for (int64_t m = 0; m < M; ++m) {
-        const int64_t max_det = p.max_dets[m];
-        // Each image's first max_det detections, images in image_ids order.
-        struct Entry {
-          double score;
-          const ImageEval* e;
-          size_t d;
-        };
-        std::vector<Entry> entries;
-        int64_t npig = 0;
-        bool any = false;
-        for (int64_t i = 0; i < I; ++i) {
-          const auto& e = evals[static_cast<size_t>((k * A + a) * I + i)];
-          if (!e) continue;
-          any = true;
-          npig += e->num_regular_gt;
-          const size_t n = std::min<size_t>(e->scores.size(), static_cast<size_t>(max_det));
-          for (size_t d = 0; d < n; ++d) entries.push_back({e->scores[d], &*e, d});
-        }
-        if (!any || npig == 0) continue;
-        std::stable_sort(entries.begin(), entries.end(),
-                         [](const Entry& x, const Entry& y) { return x.score > y.score; });
+        const size_t max_det = static_cast<size_t>(p.max_dets[m]);
+        entries.clear();
+        for (const Entry& en : all)
+          if (en.d < max_det) entries.push_back(en);
         const size_t nd = entries.size();
         std::vector<double> rc(nd), pr(nd);
         for (int64_t t = 0; t < T; ++t) {
