@@ -11,6 +11,7 @@
 #include <ember/io/image.h>
 #include <ember/vision/utils.h>
 
+#include "common/device_test.h"
 #include "npy.h"
 #include "temp_dir.h"
 
@@ -79,6 +80,18 @@ TEST(DrawBoundingBoxes, LabelsPlacedInBoxColour) {
   const Tensor big = U::draw_bounding_boxes(img, boxes, {.labels = {"cat 1"}, .colors = {"yellow"}, .width = 2,
                                                          .font_size = 20});
   EXPECT_EQ(big.ne(plain).any(0).sum().item<int64_t>(), 4 * changed.sum().item<int64_t>());
+}
+
+// The caller's image is never drawn on, whatever its strides: an RGB view of
+// an HWC buffer (contiguous after the permute the drawing makes) included.
+TEST(DrawBoundingBoxes, InputUntouched) {
+  const Tensor hwc = fx("input_image").permute({1, 2, 0}).contiguous();
+  const Tensor chw = hwc.permute({2, 0, 1});
+  const Tensor before = hwc.clone();
+  expect_same_pixels(U::draw_bounding_boxes(chw, fx("input_boxes")), "boxes_default");
+  EXPECT_TRUE(hwc.equal(before));
+  U::draw_keypoints(chw, fx("input_keypoints"), {.connectivity = {{0, 1}}, .colors = U::Color("red")});
+  EXPECT_TRUE(hwc.equal(before));
 }
 
 TEST(DrawBoundingBoxes, BadInput) {
@@ -184,6 +197,26 @@ TEST(SaveImage, PngPixelsMatchTorchvision) {
   EXPECT_EQ(decoded.sizes(), fx("saved_grid_png").sizes());
   expect_error([&] { U::save_image(fx("input_batch"), dir / "grid.bmp"); }, "unsupported format \"bmp\"");
 }
+
+// Images on any device: drawn (on the CPU, for boxes and keypoints) and
+// returned on the image's device, with torchvision's pixels.
+class DrawOnDevice : public testing::OnEachDevice {};
+
+TEST_P(DrawOnDevice, SamePixelsOnTheImagesDevice) {
+  const Tensor img = on_device(fx("input_image"));
+  Tensor out = U::draw_bounding_boxes(img, on_device(fx("input_boxes")), {.colors = fixture_colors(), .fill = true, .width = 2});
+  EXPECT_EQ(out.device(), device());
+  expect_same_pixels(out.cpu(), "boxes_fill");
+  out = U::draw_segmentation_masks(img, on_device(fx("input_masks")));
+  EXPECT_EQ(out.device(), device());
+  expect_same_pixels(out.cpu(), "masks_default");
+  out = U::draw_keypoints(img, on_device(fx("input_keypoints")),
+                          {.connectivity = {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {3, 4}, {4, 4}}, .colors = U::Color("red")});
+  EXPECT_EQ(out.device(), device());
+  expect_same_pixels(out.cpu(), "kp_red_r2_w3");
+}
+
+EMBER_INSTANTIATE_ON_EACH_DEVICE(DrawOnDevice);
 
 }  // namespace draw_utils_test
 }  // namespace ember

@@ -382,9 +382,9 @@ void CocoEvaluator::update(int64_t image_id, const Tensor& boxes, const Tensor& 
   EMBER_CHECK(scores.dim() == 1 && scores.size(0) == n && labels.dim() == 1 && labels.size(0) == n,
               "CocoEvaluator.update: expected scores and labels of shape [", n, "] for ", n, " boxes, got ",
               scores.sizes(), " and ", labels.sizes());
-  Tensor b = boxes.to(kFloat64).contiguous();
-  Tensor s = scores.to(kFloat64).contiguous();
-  Tensor l = labels.to(kInt64).contiguous();
+  Tensor b = boxes.cpu().to(kFloat64).contiguous();
+  Tensor s = scores.cpu().to(kFloat64).contiguous();
+  Tensor l = labels.cpu().to(kInt64).contiguous();
   const double* bp = b.data_ptr<double>();
   const double* sp = s.data_ptr<double>();
   const int64_t* lp = l.data_ptr<int64_t>();

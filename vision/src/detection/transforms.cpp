@@ -186,7 +186,7 @@ Sample RandomIoUCrop::operator()(Tensor image, Target target, Generator* g) cons
               ": image should be 2/3 dimensional. Got ", image.defined() ? image.dim() : 0, " dimensions.");
   if (image.dim() == 2) image = image.unsqueeze(0);
   check_image(image, kOp);
-  const Tensor boxes = checked_boxes(target, kOp, image).to(kFloat64).contiguous();
+  const Tensor boxes = checked_boxes(target, kOp, image).cpu().to(kFloat64).contiguous();
   const int64_t orig_h = image.size(1), orig_w = image.size(2);
   const int64_t n = boxes.size(0);
   const double* b = boxes.data_ptr<double>();

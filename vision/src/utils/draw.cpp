@@ -79,8 +79,18 @@ void check_image(const Tensor& image, const char* op, bool gray_ok) {
                 image.size(0), " channels)");
 }
 
-// [3, H, W] uint8 -> contiguous [H, W, 3] to draw on.
-Tensor to_hwc(const Tensor& image) { return image.permute({1, 2, 0}).contiguous(); }
+// [3, H, W] uint8 (any device, any strides) -> a fresh CPU [H, W, 3] to draw
+// on (never a view of the caller's image).
+Tensor to_hwc(const Tensor& image) {
+  Tensor hwc = empty({image.size(1), image.size(2), image.size(0)}, kUInt8);
+  hwc.copy_(image.permute({1, 2, 0}));
+  return hwc;
+}
+
+// The drawn [H, W, 3] canvas as [3, H, W] on the image's device.
+Tensor from_hwc(const Tensor& canvas, const Tensor& like) {
+  return canvas.permute({2, 0, 1}).contiguous().to(like.device());
+}
 
 // Real coordinates truncated toward zero (torchvision's .to(torch.int64)).
 std::vector<int64_t> to_int_list(const Tensor& t, const char* op, const char* what) {
@@ -88,7 +98,7 @@ std::vector<int64_t> to_int_list(const Tensor& t, const char* op, const char* wh
               t.dtype());
   if (is_floating_point(t.dtype()))
     EMBER_CHECK(t.isfinite().all().item<bool>(), op, ": ", what, " must be finite");
-  Tensor v = t.to(kInt64).contiguous();
+  Tensor v = t.cpu().to(kInt64).contiguous();
   const int64_t* p = v.data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + v.numel());
 }
@@ -167,7 +177,7 @@ Tensor draw_bounding_boxes(const Tensor& image, const Tensor& boxes, const DrawB
                           ty + (utils_detail::kGlyphTop + row) * scale + sy, ink, false);
     }
   }
-  return canvas.permute({2, 0, 1}).contiguous();
+  return from_hwc(canvas, image);
 }
 
 Tensor draw_segmentation_masks(const Tensor& image, const Tensor& masks_in, const DrawSegmentationMasksOptions& o) {
@@ -192,7 +202,8 @@ Tensor draw_segmentation_masks(const Tensor& image, const Tensor& masks_in, cons
   const std::vector<Color> colors = colors_for(o.colors, n, kOp, "masks");
   Tensor painted = image.clone();
   for (int64_t i = 0; i < n; ++i) {
-    Tensor color = tensor<int64_t>({colors[i].r(), colors[i].g(), colors[i].b()}).to(kUInt8).view({3, 1, 1});
+    Tensor color =
+        tensor<int64_t>({colors[i].r(), colors[i].g(), colors[i].b()}).to(image.device(), kUInt8).view({3, 1, 1});
     painted = where(masks.select(0, i).unsqueeze(0), color, painted);
   }
   // image * (1 - alpha) + painted * alpha, in float32 as torchvision's (uint8
@@ -235,7 +246,7 @@ Tensor draw_keypoints(const Tensor& image, const Tensor& keypoints, const DrawKe
         c.wide_line(x_of(inst, a), y_of(inst, a), x_of(inst, b), y_of(inst, b), white, o.width);
     }
   }
-  return canvas.permute({2, 0, 1}).contiguous();
+  return from_hwc(canvas, image);
 }
 
 }  // namespace ember::vision::utils
