@@ -6,6 +6,7 @@
 #include "ember/datasets/concat_dataset.h"
 #include "ember/datasets/data_loader.h"
 #include "ember/datasets/dataset.h"
+#include "ember/datasets/detection.h"
 #include "ember/datasets/distributed_sampler.h"
 #include "ember/datasets/formats.h"
 #include "ember/datasets/iterable_dataset.h"
