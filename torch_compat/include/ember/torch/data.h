@@ -1,0 +1,8 @@
+#pragma once
+// <ember/torch.h>, part 6: torch::data, libtorch's data API (datasets with
+// get/size and .map(), transforms, samplers, make_data_loader).
+#include "ember/torch/data/datasets.h"
+#include "ember/torch/data/example.h"
+#include "ember/torch/data/loader.h"
+#include "ember/torch/data/samplers.h"
+#include "ember/torch/data/transforms.h"
