@@ -149,4 +149,6 @@ TEST(TorchData, TensorDatasetAndSamplers) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(all, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
   EXPECT_ERROR_WITH(torch::data::make_data_loader(CustomDataset(3), 0), "batch_size");
+  EXPECT_ERROR_WITH(torch::data::make_data_loader(CustomDataset(3), torch::data::DataLoaderOptions(2).max_jobs(0)),
+                    "max_jobs");
 }

@@ -135,6 +135,7 @@ TEST(TorchMnist, TrainingLoopLearnsDigits) {
   auto [loss_after, accuracy_after] = test(model, device, *test_loader, test_dataset_size);
   SCOPED_TRACE(torch::str("test loss ", loss_before, " -> ", loss_after, ", accuracy ", accuracy_before, " -> ",
                           accuracy_after));
+  ::testing::Test::RecordProperty("test_accuracy", std::to_string(accuracy_after));
   EXPECT_LT(accuracy_before, 0.3);  // chance is 0.1
   EXPECT_GT(accuracy_after, 0.9);
   EXPECT_LT(loss_after, 0.5 * loss_before);

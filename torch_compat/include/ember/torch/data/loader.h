@@ -53,6 +53,7 @@ class StatelessDataLoader {
   StatelessDataLoader(Dataset dataset, Sampler sampler, DataLoaderOptions options)
       : dataset_(std::move(dataset)), sampler_(std::move(sampler)), options_(std::move(options)) {
     EMBER_CHECK(options_.batch_size() > 0, "make_data_loader: batch_size must be positive");
+    EMBER_CHECK(!options_.max_jobs() || *options_.max_jobs() > 0, "make_data_loader: max_jobs must be positive");
   }
   ~StatelessDataLoader() { join(); }
   StatelessDataLoader(const StatelessDataLoader&) = delete;
