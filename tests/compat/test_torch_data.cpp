@@ -16,7 +16,7 @@
 namespace {
 
 // Example i: data = [i, 2i] (float), target = i % 3; optionally failing at one index.
-class CustomDataset : public torch::data::datasets::Dataset<CustomDataset> {
+class CustomDataset : public torch::data::Dataset<CustomDataset> {
  public:
   explicit CustomDataset(size_t size, std::optional<size_t> failing = std::nullopt)
       : size_(size), failing_(failing) {}

@@ -6,3 +6,9 @@
 #include "ember/torch/data/loader.h"
 #include "ember/torch/data/samplers.h"
 #include "ember/torch/data/transforms.h"
+
+namespace torch::data {
+// As libtorch: `struct MyDataset : torch::data::Dataset<MyDataset> {...}`.
+using datasets::BatchDataset;
+using datasets::Dataset;
+}  // namespace torch::data
