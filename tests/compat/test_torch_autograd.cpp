@@ -44,7 +44,7 @@ class MulConstant : public Function<MulConstant> {
     return tensor * constant;
   }
   static tensor_list backward(AutogradContext* ctx, tensor_list grad_outputs) {
-    return {grad_outputs[0] * ctx->saved_data["constant"].toDouble(), torch::Tensor()};
+    return {grad_outputs[0] * ctx->saved_data["constant"].to_double(), torch::Tensor()};
   }
 };
 
