@@ -9,6 +9,7 @@
 #include "ember/datasets/detection.h"
 #include "ember/datasets/distributed_sampler.h"
 #include "ember/datasets/formats.h"
+#include "ember/datasets/idx.h"
 #include "ember/datasets/iterable_dataset.h"
 #include "ember/datasets/map_dataset.h"
 #include "ember/datasets/progress.h"
