@@ -56,7 +56,7 @@ EMBER_DIST_WORKER(ddp_mismatch_worker) {
                  {"rank 1 has 6 parameters that require grad but rank 0 has 4"}, "different parameter counts");
   else
     expect_error([&] { DistributedDataParallel ddp(model); },
-                 {"parameter out.weight (index 0) has shape [3, 9] (Float64) on rank 1 but [3, 8] (Float64) on rank 0"},
+                 {"parameter out.weight (index 0) has shape [3, 9] (float64) on rank 1 but [3, 8] (float64) on rank 0"},
                  "different shapes");
   barrier();
   destroy_process_group();

@@ -48,8 +48,10 @@ EMBER_DIST_WORKER(ddp_train_worker) {
     for (Tensor& p : model->parameters()) p.add_(0.5 * rank);
     model->scale.fill_(1.0 + rank);
   }
-  // A bucket per parameter (the first bucket too): launch order is visible.
-  DistributedDataParallel ddp(model, {.bucket_cap_mb = 1e-7,
+  // A bucket per parameter (the first bucket too), so that launch order is
+  // visible; with gradient_as_bucket_view one bucket, so that every .grad
+  // must be a view of one buffer.
+  DistributedDataParallel ddp(model, {.bucket_cap_mb = bucket_view ? 25.0 : 1e-7,
                                       .find_unused_parameters = env_int("DDP_FIND_UNUSED") != 0,
                                       .gradient_as_bucket_view = bucket_view,
                                       .static_graph = env_int("DDP_STATIC_GRAPH") != 0});
@@ -57,11 +59,18 @@ EMBER_DIST_WORKER(ddp_train_worker) {
               ": construction did not broadcast rank 0's parameters");
   EMBER_CHECK(model->scale.item<double>() == 1.0, "rank ", rank, ": the buffer is ", model->scale.item<double>(),
               ", expected rank 0's 1");
-  // Before any iteration: reverse registration order, one parameter per bucket.
+  // Before any iteration: reverse registration order.
   const size_t num_params = ddp.parameter_names().size();
-  for (size_t b = 0; b < num_params; ++b)
-    EMBER_CHECK(ddp.bucket_indices()[b] == std::vector<size_t>{num_params - 1 - b}, "rank ", rank, ": bucket ", b,
-                " is not parameter ", num_params - 1 - b);
+  std::vector<size_t> reverse_registration;
+  for (size_t v = num_params; v-- > 0;) reverse_registration.push_back(v);
+  if (bucket_view) {
+    EMBER_CHECK(ddp.bucket_indices() == std::vector<std::vector<size_t>>{reverse_registration}, "rank ", rank,
+                ": expected one bucket in reverse registration order");
+  } else {
+    for (size_t b = 0; b < num_params; ++b)
+      EMBER_CHECK(ddp.bucket_indices()[b] == std::vector<size_t>{reverse_registration[b]}, "rank ", rank,
+                  ": bucket ", b, " is not parameter ", reverse_registration[b]);
+  }
 
   optim::SGD ddp_opt(model->parameters(), {.lr = kLr});
   optim::SGD ref_opt(reference->parameters(), {.lr = kLr});
@@ -97,12 +106,20 @@ EMBER_DIST_WORKER(ddp_train_worker) {
       for (const Tensor& p : {model->extra->weight, model->extra->bias})
         EMBER_CHECK(!p.grad().defined(), "rank ", rank, ": a parameter no rank used got a gradient");
     if (bucket_view) {
+      // Every gradient is a slice of the one bucket's buffer.
       std::vector<const void*> addresses;
-      for (const Tensor& p : model->parameters())
-        if (p.grad().defined()) {
-          EMBER_CHECK(p.grad().is_view(), "rank ", rank, ": with gradient_as_bucket_view .grad must be a bucket view");
-          addresses.push_back(p.grad().data_ptr());
-        }
+      const StorageImpl* bucket = nullptr;
+      int64_t total = 0;
+      for (const Tensor& p : model->parameters()) {
+        total += p.numel();
+        if (!p.grad().defined()) continue;
+        if (!bucket) bucket = p.grad().storage().get();
+        EMBER_CHECK(p.grad().storage().get() == bucket, "rank ", rank,
+                    ": with gradient_as_bucket_view every .grad must view the bucket's buffer");
+        addresses.push_back(p.grad().data_ptr());
+      }
+      EMBER_CHECK(bucket && bucket->nbytes() == static_cast<size_t>(total) * sizeof(double), "rank ", rank,
+                  ": the gradients' storage is not the bucket of all parameters");
       // Buckets are rebuilt at step 1's forward pass; from then on the views stay.
       if (step >= 2)
         EMBER_CHECK(addresses == grad_addresses, "rank ", rank, ": the bucket views moved at step ", step);

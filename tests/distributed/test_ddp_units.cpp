@@ -46,7 +46,7 @@ TEST(DdpBucketAssignment, FirstBucketSmallThenCapInReverseOrder) {
   // Everything fits: one bucket.
   EXPECT_EQ(compute_bucket_assignment_by_size(params, reversed(5), 1 << 20, 25 << 20), (Buckets{{4, 3, 2, 1, 0}}));
   // Another order (rebuilt buckets) is followed as given.
-  EXPECT_EQ(compute_bucket_assignment_by_size(params, {0, 1, 2, 3, 4}, 1000, 2400), (Buckets{{0, 1, 2}, {3, 4}}));
+  EXPECT_EQ(compute_bucket_assignment_by_size(params, {0, 1, 2, 3, 4}, 1000, 2400), (Buckets{{0, 1}, {2, 3}, {4}}));
 }
 
 TEST(DdpBucketAssignment, DtypesGetTheirOwnBuckets) {
@@ -54,8 +54,10 @@ TEST(DdpBucketAssignment, DtypesGetTheirOwnBuckets) {
                                 zeros({10}, kFloat64)};
   // Each dtype fills its own buckets; buckets ordered by their first parameter.
   EXPECT_EQ(compute_bucket_assignment_by_size(params, reversed(4), 1 << 20, 1 << 20), (Buckets{{3, 1}, {2, 0}}));
-  EXPECT_EQ(compute_bucket_assignment_by_size(params, reversed(4), 80, 80), (Buckets{{3, 1}, {2, 0}}));
-  EXPECT_EQ(compute_bucket_assignment_by_size(params, reversed(4), 40, 80), (Buckets{{3}, {2, 0}, {1}}));
+  // float64 (80 bytes each) closes a bucket at every parameter, float32 (40) every second.
+  EXPECT_EQ(compute_bucket_assignment_by_size(params, reversed(4), 80, 80), (Buckets{{3}, {2, 0}, {1}}));
+  // A first bucket of 40 bytes closes at once for both dtypes.
+  EXPECT_EQ(compute_bucket_assignment_by_size(params, reversed(4), 40, 80), (Buckets{{3}, {2}, {1}, {0}}));
 }
 
 TEST(DdpBucketAssignment, BadOrdersAndLimits) {
