@@ -236,4 +236,55 @@ INSTANTIATE_TEST_SUITE_P(DistributedDataParallel, DdpCommHook,
                                            HookCase{"PowerSGDBucketPerParameter", kPowerSGD, true}),
                          [](const auto& info) { return info.param.name; });
 
+// What a user hook with its own state sees: buckets launch while the backward
+// pass still runs (the first bucket before the last gradient was
+// accumulated), in bucket order, and only the last one says is_last.
+struct LaunchLog {
+  int accumulated = 0;                                  // gradients accumulated so far this pass
+  std::vector<std::pair<int64_t, int>> launches;        // (bucket index, accumulated then)
+  std::vector<bool> is_last;
+};
+
+EMBER_DIST_WORKER(ddp_overlap_worker) {
+  auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
+  ember::testing::DdpNet model = ember::testing::make_ddp_net();
+  DistributedDataParallel ddp(model, {.bucket_cap_mb = 1e-7});
+  auto log = std::make_shared<LaunchLog>();
+  for (const Tensor& p : model->parameters()) p.register_post_accumulate_grad_hook([log](Tensor&) { ++log->accumulated; });
+  ddp.register_comm_hook(log, [](const std::shared_ptr<LaunchLog>& state, GradBucket& bucket) {
+    state->launches.emplace_back(bucket.index(), state->accumulated);
+    state->is_last.push_back(bucket.is_last());
+    return ddp_comm_hooks::allreduce_hook(nullptr, bucket);
+  });
+  const ember::testing::Batch batch = ember::testing::global_batch(0, 8);
+  const ember::testing::Batch mine = ember::testing::shard(batch, rank, world_size);
+  // The first iteration's buckets follow reverse registration order, which
+  // puts the hidden layer (registered last, its gradients come last) first:
+  // nothing can launch early. The rebuilt buckets follow arrival order.
+  ddp.forward([&] { return nn::functional::mse_loss(model(mine.x), mine.y); }).backward();
+  *log = LaunchLog{};
+  ddp.forward([&] { return nn::functional::mse_loss(model(mine.x), mine.y); }).backward();
+  const size_t buckets = ddp.bucket_indices().size();
+  EMBER_CHECK(log->launches.size() == buckets, "rank ", rank, ": ", log->launches.size(), " launches for ", buckets,
+              " buckets");
+  for (size_t b = 0; b < buckets; ++b) {
+    EMBER_CHECK(log->launches[b].first == static_cast<int64_t>(b), "rank ", rank, ": launch ", b, " was bucket ",
+                log->launches[b].first);
+    EMBER_CHECK(log->is_last[b] == (b + 1 == buckets), "rank ", rank, ": bucket ", b, " is_last is wrong");
+  }
+  // DDP's hooks run before the test's (registered first): rebuilt bucket 0
+  // (one parameter) is launched as soon as the first gradient arrives, while
+  // the backward pass has the others still to compute.
+  EMBER_CHECK(log->launches[0].second == 0, "rank ", rank, ": the first bucket was launched after ",
+              log->launches[0].second, " of ", model->parameters().size(), " gradients, expected at the first");
+  barrier();
+  destroy_process_group();
+}
+
+TEST(DdpCommHookOverlap, BucketsLaunchDuringBackwardInOrder) {
+  TCPStoreServer server;
+  ember::testing::Ranks ranks("ddp_overlap_worker", 2, ember::testing::store_env(server));
+  EXPECT_TRUE(ranks.all_succeed(60s));
+}
+
 }  // namespace
