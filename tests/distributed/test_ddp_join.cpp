@@ -35,8 +35,11 @@ ember::testing::Batch batch_of(int rank, int64_t k) { return ember::testing::glo
 EMBER_DIST_WORKER(ddp_join_worker) {
   auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
   const bool divide_by_initial = env_int("DDP_DIVIDE_BY_INITIAL_WORLD_SIZE") != 0;
-  ember::testing::DdpNet model = ember::testing::make_ddp_net();
-  DistributedDataParallel ddp(model, {.bucket_cap_mb = 1e-7});
+  // With find_unused_parameters the network has a head nobody uses: the
+  // joined ranks also shadow the all_reduce of which parameters were used.
+  const bool find_unused = env_int("DDP_FIND_UNUSED") != 0;
+  ember::testing::DdpNet model = ember::testing::make_ddp_net(8, find_unused);
+  DistributedDataParallel ddp(model, {.bucket_cap_mb = 1e-7, .find_unused_parameters = find_unused});
   optim::SGD opt(model->parameters(), {.lr = kLr});
   join(
       {&ddp},
@@ -53,7 +56,7 @@ EMBER_DIST_WORKER(ddp_join_worker) {
 
   // The reference: each step sums the gradients of the ranks that still have
   // a batch and divides by the world size or by their number.
-  ember::testing::DdpNet reference = ember::testing::make_ddp_net();
+  ember::testing::DdpNet reference = ember::testing::make_ddp_net(8, find_unused);
   optim::SGD ref_opt(reference->parameters(), {.lr = kLr});
   for (int64_t k = 0; k < kBatches; ++k) {
     ref_opt.zero_grad();
@@ -76,6 +79,7 @@ EMBER_DIST_WORKER(ddp_join_worker) {
 struct JoinCase {
   int world_size;
   bool divide_by_initial_world_size;
+  bool find_unused_parameters = false;
 };
 
 class DdpJoin : public ::testing::TestWithParam<JoinCase> {};
@@ -84,17 +88,19 @@ TEST_P(DdpJoin, UnevenInputsNoHangAndCorrectResult) {
   TCPStoreServer server;
   auto env = ember::testing::store_env(server);
   env["DDP_DIVIDE_BY_INITIAL_WORLD_SIZE"] = GetParam().divide_by_initial_world_size ? "1" : "0";
+  env["DDP_FIND_UNUSED"] = GetParam().find_unused_parameters ? "1" : "0";
   ember::testing::Ranks ranks("ddp_join_worker", GetParam().world_size, env);
   EXPECT_TRUE(ranks.all_succeed(120s));
 }
 
 INSTANTIATE_TEST_SUITE_P(DistributedDataParallel, DdpJoin,
                          ::testing::Values(JoinCase{2, true}, JoinCase{2, false}, JoinCase{3, true},
-                                           JoinCase{3, false}),
+                                           JoinCase{3, false}, JoinCase{3, true, true}),
                          [](const auto& info) {
                            return std::to_string(info.param.world_size) + "Ranks" +
                                   (info.param.divide_by_initial_world_size ? "DivideByInitialWorldSize"
-                                                                           : "DivideByActiveRanks");
+                                                                           : "DivideByActiveRanks") +
+                                  (info.param.find_unused_parameters ? "FindUnusedParameters" : "");
                          });
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <ember/autograd/grad_mode.h>
 #include <ember/core/error.h>
 #include <ember/distributed/ddp/bucket_assignment.h>
 #include <ember/distributed/init.h>

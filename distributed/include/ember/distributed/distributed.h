@@ -12,5 +12,6 @@
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/init.h"
 #include "ember/distributed/ddp/distributed_data_parallel.h"
+#include "ember/distributed/ddp/bucket_assignment.h"
 #include "ember/distributed/ddp/ddp_comm_hooks.h"
 #include "ember/distributed/ddp/join.h"

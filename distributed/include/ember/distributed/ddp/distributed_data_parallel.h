@@ -27,7 +27,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <ember/autograd/grad_mode.h>
 #include <ember/distributed/ddp/comm_future.h>
 #include <ember/distributed/ddp/grad_bucket.h>
 #include <ember/distributed/ddp/join.h>
