@@ -89,7 +89,8 @@ std::pair<Tensor, Tensor> UniformQuantizationObserverBase::calculate_qparams_fro
     zero_point = (min_val * -1.0) / scale;
   } else {
     scale = maximum((max_pos - min_neg) / range, eps);
-    zero_point = (static_cast<double>(quant_min_) - (min_neg / scale).round()).to(DType::Int32);
+    // quant_min - round(...) in int32, as PyTorch (float32 would lose qint32's low bits).
+    zero_point = (min_neg / scale).round().to(DType::Int32).neg() + quant_min_;
     zero_point = zero_point.clamp(quant_min_, quant_max_);
   }
   if (scale.dim() == 0) scale = scale.reshape({1});

@@ -29,12 +29,12 @@ struct ObserverOptions {
   QDType dtype = QDType::kQUInt8;
   // Unset: the observer's default (per_tensor_affine, per_channel_affine for
   // the per-channel observers).
-  std::optional<QScheme> qscheme;
+  std::optional<QScheme> qscheme = std::nullopt;
   // Halves the range (PyTorch keeps it for fbgemm/x86's 7-bit activations).
   bool reduce_range = false;
   // A custom range: both or neither (calculate_qmin_qmax).
-  std::optional<int64_t> quant_min;
-  std::optional<int64_t> quant_max;
+  std::optional<int64_t> quant_min = std::nullopt;
+  std::optional<int64_t> quant_max = std::nullopt;
   // Lower bound of the scale (float32's epsilon, 2^-23).
   double eps = 1.1920928955078125e-07;
   // Moving-average observers: new = old + averaging_constant * (current - old).
