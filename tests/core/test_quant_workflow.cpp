@@ -1,0 +1,152 @@
+// The eager-mode workflow on a small CNN against PyTorch 1.13
+// (scripts/fixtures/quant_workflow.py, prepare_cases): fuse_modules numerics,
+// where prepare puts observers, the qparams after calibration, convert's
+// module swap, and the errors for bad fuse lists and unswappable parents.
+#include <gtest/gtest.h>
+
+#include <ember/ao/quantization/fused_modules.h>
+#include <ember/ao/quantization/quant_markers.h>
+#include <ember/ao/quantization/quantize.h>
+#include <ember/ember.h>
+
+#include "tensor_expect.h"
+
+namespace ember {
+namespace quant_workflow_test {
+
+using namespace ember::ao::quantization;
+using testing::expect_error;
+using testing::expect_tensor_near;
+using testing::fixture;
+
+Tensor fx(const std::string& name) { return fixture("quant_workflow", name); }
+
+// PyTorch's Sequential(QuantStub, Conv2d(3, 4, 3), BatchNorm2d(4), ReLU, MaxPool2d(2),
+// Flatten, Linear(36, 5), ReLU, DeQuantStub), with the fixture's weights, in eval mode.
+nn::Sequential small_cnn() {
+  nn::Sequential m(QuantMarker(), nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU(),
+                   nn::MaxPool2d({.kernel_size = 2}), nn::Flatten(), nn::Linear(36, 5), nn::ReLU(), DeQuantMarker());
+  m->load_state_dict(serialize::load_torch_state_dict(testing::fixture_path("core/quant_workflow/cnn.pt")), true);
+  m->eval();
+  return m;
+}
+
+TEST(QuantWorkflow, FuseModulesEvalFoldsBatchNorm) {
+  nn::Sequential m = small_cnn();
+  const Tensor x = fx("cnn_x");
+  const Tensor before = m(x);
+  expect_tensor_near(before, fx("cnn_float_out"), 1e-5, 1e-6);
+  fuse_modules(*m, {{"1", "2", "3"}, {"6", "7"}});
+  EXPECT_EQ((*m)[1]->name(), "ConvReLU2d");
+  EXPECT_EQ((*m)[2]->name(), "Identity");
+  EXPECT_EQ((*m)[3]->name(), "Identity");
+  EXPECT_EQ((*m)[6]->name(), "LinearReLU");
+  EXPECT_EQ((*m)[7]->name(), "Identity");
+  const Tensor after = m(x);
+  expect_tensor_near(after, before, 1e-5, 1e-6);  // fused eval conv == conv + bn
+  expect_tensor_near(after, fx("cnn_fused_out"), 1e-5, 1e-6);
+  EXPECT_EQ(m->state_dict().keys(), (std::vector<std::string>{"1.0.weight", "1.0.bias", "6.0.weight", "6.0.bias"}));
+}
+
+TEST(QuantWorkflow, FuseModulesTrainingKeepsBatchNorm) {
+  nn::Sequential m(nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU());
+  nn::Sequential ref(nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU());
+  ref->load_state_dict(m->state_dict());
+  fuse_modules(*m, {{"0", "1", "2"}});
+  EXPECT_EQ((*m)[0]->name(), "ConvBnReLU2d");
+  EXPECT_TRUE((*m)[0]->is_training());
+  const Tensor x = randn({2, 3, 6, 6});
+  expect_tensor_near(m(x), ref(x), 1e-6, 1e-6);
+  // The running statistics were updated through the fused module.
+  expect_tensor_near(m->state_dict().at("0.1.running_mean"), ref->state_dict().at("1.running_mean"), 1e-6, 1e-7);
+}
+
+TEST(QuantWorkflow, PrepareObservesWhereTorchDoesAndCalibratesTheSame) {
+  nn::Sequential m = small_cnn();
+  fuse_modules(*m, {{"1", "2", "3"}, {"6", "7"}});
+  const auto observed = prepare(*m, {{"", get_default_qconfig("x86")}});
+  EXPECT_EQ(observed, (std::vector<std::string>{"0", "1", "6"}));
+  const std::vector<std::string> expected_keys = {
+      "0.activation_post_process.eps", "0.activation_post_process.histogram", "0.activation_post_process.min_val",
+      "0.activation_post_process.max_val", "1.0.weight", "1.0.bias", "1.activation_post_process.eps",
+      "1.activation_post_process.histogram", "1.activation_post_process.min_val", "1.activation_post_process.max_val",
+      "6.0.weight", "6.0.bias", "6.activation_post_process.eps", "6.activation_post_process.histogram",
+      "6.activation_post_process.min_val", "6.activation_post_process.max_val"};
+  EXPECT_EQ(m->state_dict().keys(), expected_keys);
+  // prepare twice leaves the observers alone.
+  EXPECT_EQ(prepare(*m, {{"", get_default_qconfig("x86")}}).size(), 3u);
+  EXPECT_EQ(m->state_dict().size(), expected_keys.size());
+  for (int i = 0; i < 3; ++i) m(fx("cnn_calib" + std::to_string(i)));
+  for (const std::string path : {"0", "1", "6"}) {
+    SCOPED_TRACE("observer of " + path);
+    auto obs = observer_of(*m, path);
+    ASSERT_TRUE(obs);
+    auto [scale, zp] = obs->calculate_qparams();
+    // The QuantMarker sees the input itself: exact. The others see Ember's
+    // convolution / linear outputs, equal to PyTorch's to float rounding.
+    const double tol = path == "0" ? 0.0 : 1e-5;
+    expect_tensor_near(obs->own_buffers().at("min_val"), fx("cnn_obs" + path + "_min"), tol, tol);
+    expect_tensor_near(obs->own_buffers().at("max_val"), fx("cnn_obs" + path + "_max"), tol, tol);
+    expect_tensor_near(scale, fx("cnn_obs" + path + "_scale"), path == "0" ? 0.0 : 1e-3, 0);
+    expect_tensor_near(zp, fx("cnn_obs" + path + "_zp"), 0, path == "0" ? 0.0 : 1.0);
+  }
+  EXPECT_TRUE(qconfig_of(*m, "1").has_value());
+  EXPECT_EQ(observer_of(*m, "4"), nullptr);  // MaxPool2d is not observed
+}
+
+TEST(QuantWorkflow, QConfigDictTurnsQuantizationOffForASubtree) {
+  nn::Sequential m = small_cnn();
+  const auto observed = prepare(*m, {{"", get_default_qconfig("qnnpack")}, {"6", std::nullopt}});
+  EXPECT_EQ(observed, (std::vector<std::string>{"0", "1", "2"}));  // QuantMarker, Conv2d, BatchNorm2d
+  EXPECT_FALSE(qconfig_of(*m, "6").has_value());
+}
+
+TEST(QuantWorkflow, ConvertSwapsThroughTheTable) {
+  nn::Sequential m = small_cnn();
+  fuse_modules(*m, {{"1", "2", "3"}, {"6", "7"}});
+  prepare(*m, {{"", default_qconfig()}});
+  m(fx("cnn_x"));
+  ConversionTable table;
+  float seen_scale = 0;
+  table.add<LinearReLUImpl>([&](nn::Module& observed, ObserverOrFakeQuantize* obs, const QConfig& qc) {
+    EXPECT_EQ(observed.name(), "LinearReLU");
+    EXPECT_TRUE(obs != nullptr && qc.weight);
+    seen_scale = obs->calculate_qparams().first.item<float>();
+    return nn::AnyModule(nn::Identity());
+  });
+  EXPECT_EQ(convert(*m, table), (std::vector<std::string>{"6"}));
+  EXPECT_GT(seen_scale, 0.0f);
+  EXPECT_EQ((*m)[6]->name(), "Identity");
+  EXPECT_EQ(m(fx("cnn_x")).size(1), 36);  // the swapped element runs in the Sequential's forward
+}
+
+TEST(QuantWorkflow, QuantWrapperRunsTheModuleBetweenMarkers) {
+  QuantWrapper w(nn::AnyModule(nn::Linear(3, 2)));
+  EXPECT_EQ(w->named_children().keys(), (std::vector<std::string>{"quant", "dequant", "module"}));
+  EXPECT_EQ(prepare(*w, {{"", default_qconfig()}}), (std::vector<std::string>{"quant", "module"}));
+  EXPECT_EQ(w(randn({4, 3})).size(1), 2);
+}
+
+struct Plain : nn::Module {
+  Plain() : nn::Module("Plain") { conv = register_module("conv", nn::Conv2d(3, 4, 3)); relu = register_module("relu", nn::ReLU()); }
+  Tensor forward(const Tensor& x) { return relu(conv(x)); }
+  nn::Conv2d conv{nullptr};
+  nn::ReLU relu{nullptr};
+};
+
+TEST(QuantWorkflow, BadFuseListsAndParents) {
+  nn::Sequential m = small_cnn();
+  expect_error([&] { fuse_modules(*m, {{"4", "5"}}); }, "cannot fuse (MaxPool2d, Flatten)");
+  expect_error([&] { fuse_modules(*m, {{"1", "9"}}); }, "no module named '9'");
+  expect_error([&] { fuse_modules(*m, {{"1"}}); }, "a group has 1 modules");
+  (*m)[2]->train();
+  expect_error([&] { fuse_modules(*m, {{"1", "2"}}); }, "must all be in the same mode");
+  auto plain = std::make_shared<Plain>();
+  expect_error([&] { fuse_modules(*plain, {{"conv", "relu"}}); }, "its parent Plain is neither an nn::Sequential");
+  expect_error([&] { prepare(*m, {{"nope", default_qconfig()}}); }, "no module named 'nope'");
+  nn::Sequential lb(nn::Linear(3, 3), nn::BatchNorm1d(3));
+  expect_error([&] { fuse_modules(*lb, {{"0", "1"}}); }, "Linear-BatchNorm1d can only be fused in eval mode");
+}
+
+}  // namespace quant_workflow_test
+}  // namespace ember
