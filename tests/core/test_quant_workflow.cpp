@@ -48,11 +48,12 @@ TEST(QuantWorkflow, FuseModulesEvalFoldsBatchNorm) {
   EXPECT_EQ(m->state_dict().keys(), (std::vector<std::string>{"1.0.weight", "1.0.bias", "6.0.weight", "6.0.bias"}));
 }
 
-TEST(QuantWorkflow, FuseModulesTrainingKeepsBatchNorm) {
+TEST(QuantWorkflow, FuseModulesQatKeepsBatchNorm) {
   nn::Sequential m(nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU());
   nn::Sequential ref(nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU());
   ref->load_state_dict(m->state_dict());
-  fuse_modules(*m, {{"0", "1", "2"}});
+  expect_error([&] { fuse_modules(*m, {{"0", "1", "2"}}); }, "Fusion only for eval!");
+  fuse_modules_qat(*m, {{"0", "1", "2"}});
   EXPECT_EQ((*m)[0]->name(), "ConvBnReLU2d");
   EXPECT_TRUE((*m)[0]->is_training());
   const Tensor x = randn({2, 3, 6, 6});
@@ -145,7 +146,9 @@ TEST(QuantWorkflow, BadFuseListsAndParents) {
   expect_error([&] { fuse_modules(*plain, {{"conv", "relu"}}); }, "its parent Plain is neither an nn::Sequential");
   expect_error([&] { prepare(*m, {{"nope", default_qconfig()}}); }, "no module named 'nope'");
   nn::Sequential lb(nn::Linear(3, 3), nn::BatchNorm1d(3));
-  expect_error([&] { fuse_modules(*lb, {{"0", "1"}}); }, "Linear-BatchNorm1d can only be fused in eval mode");
+  expect_error([&] { fuse_modules(*lb, {{"0", "1"}}); }, "Fusion only for eval!");
+  fuse_modules_qat(*lb, {{"0", "1"}});
+  EXPECT_EQ((*lb)[0]->name(), "LinearBn1d");
 }
 
 }  // namespace quant_workflow_test

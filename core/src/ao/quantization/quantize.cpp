@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ember/ao/quantization/fused_modules.h"
+#include "ember/ao/quantization/qat_modules.h"
 #include "ember/ao/quantization/quant_markers.h"
 #include "ember/core/error.h"
 #include "ember/nn/modules/dropout.h"
@@ -59,7 +60,8 @@ bool observed_type(const nn::Module& m) {
          dynamic_cast<const nn::InstanceNorm2dImpl*>(&m) || dynamic_cast<const nn::InstanceNorm3dImpl*>(&m) ||
          dynamic_cast<const nn::DropoutImpl*>(&m) || dynamic_cast<const nn::EmbeddingImpl*>(&m) ||
          dynamic_cast<const nn::EmbeddingBagImpl*>(&m) || dynamic_cast<const nn::PReLUImpl*>(&m) ||
-         dynamic_cast<const QuantMarkerImpl*>(&m) || dynamic_cast<const FusedModule*>(&m);
+         dynamic_cast<const QuantMarkerImpl*>(&m) || dynamic_cast<const FusedModule*>(&m) ||
+         dynamic_cast<const QatModule*>(&m);
 }
 
 bool has_observer(const nn::Module& m) { return m.named_children().contains(kObserverName); }
@@ -85,7 +87,9 @@ void attach_observer(nn::Module& m, const QConfig& qc) {
 
 void add_observers(const std::shared_ptr<nn::Module>& m, const std::string& path, std::vector<std::string>& observed) {
   if (dynamic_cast<ObserverOrFakeQuantize*>(m.get())) return;
-  const bool fused = dynamic_cast<FusedModule*>(m.get()) != nullptr;
+  // Fused and QAT modules are observed as one unit (PyTorch's _FusedModule
+  // check and prepare_qat's observer_non_leaf_module_list).
+  const bool fused = dynamic_cast<FusedModule*>(m.get()) != nullptr || dynamic_cast<QatModule*>(m.get()) != nullptr;
   auto children = m->named_children();
   const bool leaf = children.empty() || (children.size() == 1 && children.contains(kObserverName));
   if ((fused || leaf) && observed_type(*m)) {
@@ -140,7 +144,7 @@ void swap_module(nn::Module& root, const std::string& path, nn::AnyModule replac
   }
 }
 
-void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>& groups) {
+void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>& groups, bool is_qat) {
   for (const auto& group : groups) {
     EMBER_CHECK(group.size() == 2 || group.size() == 3, "fuse_modules: a group has ", group.size(),
                 " modules; the patterns have 2 or 3");
@@ -161,19 +165,18 @@ void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>
     auto bn1 = mods.size() > 1 ? as<nn::BatchNorm1dImpl>(mods[1]) : nullptr;
     auto relu_at = [&](size_t i) { return mods.size() > i ? as<nn::ReLUImpl>(mods[i]) : nullptr; };
     if (mods.size() == 2 && conv && bn2) {
-      fused = training ? nn::AnyModule(ConvBn2d(nn::Conv2d(conv), nn::BatchNorm2d(bn2)))
+      fused = is_qat ? nn::AnyModule(ConvBn2d(nn::Conv2d(conv), nn::BatchNorm2d(bn2)))
                        : nn::AnyModule(fuse_conv_bn_eval(*conv, *bn2));
     } else if (mods.size() == 3 && conv && bn2 && relu_at(2)) {
-      fused = training ? nn::AnyModule(ConvBnReLU2d(nn::Conv2d(conv), nn::BatchNorm2d(bn2), nn::ReLU(relu_at(2))))
+      fused = is_qat ? nn::AnyModule(ConvBnReLU2d(nn::Conv2d(conv), nn::BatchNorm2d(bn2), nn::ReLU(relu_at(2))))
                        : nn::AnyModule(ConvReLU2d(fuse_conv_bn_eval(*conv, *bn2), nn::ReLU(relu_at(2))));
     } else if (mods.size() == 2 && conv && relu_at(1)) {
       fused = nn::AnyModule(ConvReLU2d(nn::Conv2d(conv), nn::ReLU(relu_at(1))));
     } else if (mods.size() == 2 && linear && relu_at(1)) {
       fused = nn::AnyModule(LinearReLU(nn::Linear(linear), nn::ReLU(relu_at(1))));
     } else if (mods.size() == 2 && linear && bn1) {
-      EMBER_CHECK(!training, "fuse_modules: Linear-BatchNorm1d can only be fused in eval mode (PyTorch has no "
-                             "training-mode LinearBn1d fuser)");
-      fused = nn::AnyModule(fuse_linear_bn_eval(*linear, *bn1));
+      fused = is_qat ? nn::AnyModule(LinearBn1d(nn::Linear(linear), nn::BatchNorm1d(bn1)))
+                     : nn::AnyModule(fuse_linear_bn_eval(*linear, *bn1));
     } else if (mods.size() == 2 && as<nn::BatchNorm2dImpl>(mods[0]) && relu_at(1)) {
       fused = nn::AnyModule(BNReLU2d(nn::BatchNorm2d(as<nn::BatchNorm2dImpl>(mods[0])), nn::ReLU(relu_at(1))));
     }
@@ -188,6 +191,10 @@ void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>
       swap_module(model, group[i], nn::AnyModule(identity));
     }
   }
+}
+
+void fuse_modules_qat(nn::Module& model, const std::vector<std::vector<std::string>>& groups) {
+  fuse_modules(model, groups, /*is_qat=*/true);
 }
 
 std::vector<std::string> prepare(nn::Module& model, const QConfigDict& qconfig_dict) {
@@ -242,6 +249,40 @@ void convert_walk(nn::Module& root, const std::shared_ptr<nn::Module>& m, const 
   }
 }
 }  // namespace
+
+const ConversionTable& default_qat_module_table() {
+  static const ConversionTable table = [] {
+    ConversionTable t;
+    t.add<nn::Conv2dImpl>([](nn::Module& m, ObserverOrFakeQuantize*, const QConfig& qc) {
+      return nn::AnyModule(qat::Conv2dImpl::from_float(dynamic_cast<nn::Conv2dImpl&>(m), qc));
+    });
+    t.add<nn::LinearImpl>([](nn::Module& m, ObserverOrFakeQuantize*, const QConfig& qc) {
+      return nn::AnyModule(qat::LinearImpl::from_float(dynamic_cast<nn::LinearImpl&>(m), qc));
+    });
+    t.add<ConvReLU2dImpl>([](nn::Module& m, ObserverOrFakeQuantize*, const QConfig& qc) {
+      return nn::AnyModule(qat::ConvReLU2dImpl::from_float(dynamic_cast<ConvReLU2dImpl&>(m), qc));
+    });
+    t.add<LinearReLUImpl>([](nn::Module& m, ObserverOrFakeQuantize*, const QConfig& qc) {
+      return nn::AnyModule(qat::LinearReLUImpl::from_float(dynamic_cast<LinearReLUImpl&>(m), qc));
+    });
+    t.add<ConvBn2dImpl>([](nn::Module& m, ObserverOrFakeQuantize*, const QConfig& qc) {
+      return nn::AnyModule(qat::ConvBn2dImpl::from_float(dynamic_cast<ConvBn2dImpl&>(m), qc));
+    });
+    t.add<ConvBnReLU2dImpl>([](nn::Module& m, ObserverOrFakeQuantize*, const QConfig& qc) {
+      return nn::AnyModule(qat::ConvBnReLU2dImpl::from_float(dynamic_cast<ConvBnReLU2dImpl&>(m), qc));
+    });
+    return t;
+  }();
+  return table;
+}
+
+std::vector<std::string> prepare_qat(nn::Module& model, const QConfigDict& qconfig_dict) {
+  EMBER_CHECK(model.is_training(), "prepare_qat only works on models in training mode (call train() first)");
+  for (const auto& [path, qc] : qconfig_dict) module_at(model, path);
+  propagate(model.shared_from_this(), "", std::nullopt, qconfig_dict);
+  convert(model, default_qat_module_table());
+  return prepare(model, qconfig_dict);
+}
 
 std::vector<std::string> convert(nn::Module& model, const ConversionTable& table) {
   std::vector<std::string> swapped;

@@ -44,13 +44,15 @@ void swap_module(nn::Module& root, const std::string& path, nn::AnyModule replac
 //   Conv2d-BatchNorm2d, Conv2d-BatchNorm2d-ReLU, Conv2d-ReLU, Linear-ReLU,
 //   Linear-BatchNorm1d, BatchNorm2d-ReLU.
 // The first module is replaced by the fused one and the others by Identity.
-// Conv/Linear with BatchNorm in eval mode fold the BatchNorm
-// (fuse_conv_bn_eval / fuse_linear_bn_eval: Conv2d, ConvReLU2d, Linear); in
-// training mode they become ConvBn2d / ConvBnReLU2d (Linear-BatchNorm1d
-// cannot be fused in training mode, as in PyTorch). All modules of a group
-// must be in the same mode. A group that matches no pattern is an error
-// naming its types.
-void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>& groups);
+// A BatchNorm after a Conv2d/Linear is folded into it (fuse_conv_bn_eval /
+// fuse_linear_bn_eval, giving Conv2d, ConvReLU2d or Linear), which needs
+// eval mode ("Fusion only for eval!" otherwise, as PyTorch). With is_qat
+// (fuse_modules_qat) the BatchNorm is kept: ConvBn2d, ConvBnReLU2d,
+// LinearBn1d, for prepare_qat. All modules of a group must be in the same
+// mode. A group that matches no pattern is an error naming its types.
+void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>& groups, bool is_qat = false);
+// torch.ao.quantization.fuse_modules_qat: fuse_modules with is_qat.
+void fuse_modules_qat(nn::Module& model, const std::vector<std::vector<std::string>>& groups);
 
 // ---- prepare ----
 // qconfig per module path: "" is the whole model; a path overrides its
@@ -74,6 +76,16 @@ std::vector<std::string> prepare(nn::Module& model, const QConfigDict& qconfig_d
 std::shared_ptr<ObserverOrFakeQuantize> observer_of(nn::Module& model, const std::string& path);
 // The qconfig prepare() propagated to the module at `path` (nullopt: not quantized).
 std::optional<QConfig> qconfig_of(nn::Module& model, const std::string& path);
+
+// ---- quantization-aware training ----
+// torch.ao.quantization.prepare_qat: the model must be in training mode.
+// Propagates the qconfigs, swaps every module with a qconfig for its QAT form
+// (default_qat_module_table: Conv2d -> qat::Conv2d, Linear -> qat::Linear,
+// ConvReLU2d, LinearReLU, ConvBn2d, ConvBnReLU2d -> their qat:: forms;
+// qat_modules.h), then prepare()s it: the QAT modules and the other observed
+// leaves get the qconfig's activation fake quantizer. Returns the paths
+// observed.
+std::vector<std::string> prepare_qat(nn::Module& model, const QConfigDict& qconfig_dict);
 
 // ---- convert's module swap ----
 // A conversion: from the observed float (or fused / QAT) module, its
@@ -100,6 +112,8 @@ class ConversionTable {
 
 // The process-wide default table convert() uses when given none.
 ConversionTable& default_conversion_table();
+// The float -> QAT table prepare_qat uses (PyTorch's default QAT module mappings).
+const ConversionTable& default_qat_module_table();
 
 // torch.ao.quantization.convert's swap: every prepared module whose type has
 // an entry (and that has a qconfig) is replaced by the entry's result, depth
