@@ -115,6 +115,26 @@ TEST(QuantObservers, FakeQuantizeModuleMatchesTorch) {
   }
 }
 
+TEST(QuantObservers, FusedMovingAvgObsFakeQuantizeMatchesTorchsFusedOp) {
+  for (auto [name, factory] : {std::pair{"ffq_act", default_fused_act_fake_quant()},
+                               std::pair{"ffq_wt", default_fused_wt_fake_quant()},
+                               std::pair{"ffq_wt_pc", default_fused_per_channel_wt_fake_quant()}}) {
+    const std::string n = name;
+    auto fq = std::dynamic_pointer_cast<FusedMovingAvgObsFakeQuantize>(factory());
+    ASSERT_TRUE(fq);
+    for (int i = 0; i < 4; ++i) {
+      SCOPED_TRACE(n + " step " + std::to_string(i));
+      const std::string s = std::to_string(i);
+      if (i == 3) fq->disable_observer();
+      expect_tensor_near(fq->forward(fx(n + "_in" + s)), fx(n + "_out" + s), 0, 0);
+      expect_tensor_near(fq->scale, fx(n + "_scale" + s), 0, 0);
+      expect_tensor_near(fq->zero_point, fx(n + "_zp" + s), 0, 0);
+      expect_tensor_near(buffer(*fq->activation_post_process, "min_val"), fx(n + "_min" + s), 0, 0);
+      expect_tensor_near(buffer(*fq->activation_post_process, "max_val"), fx(n + "_max" + s), 0, 0);
+    }
+  }
+}
+
 TEST(QuantObservers, FakeQuantizeEnableDisable) {
   auto fq = std::dynamic_pointer_cast<FakeQuantize>(default_fake_quant()());
   ASSERT_TRUE(fq);

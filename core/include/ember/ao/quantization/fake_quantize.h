@@ -61,16 +61,29 @@ class FakeQuantize : public ObserverOrFakeQuantize {
   int64_t ch_axis_ = -1;
 };
 
-// PyTorch's FusedMovingAvgObsFakeQuantize: FakeQuantize over a moving-average
-// observer (per tensor or per channel), with int64 flags. Ember runs it as
-// observer then fake quantization; see docs/quantization.md for how its
-// parameters relate to PyTorch's fused kernel.
+// PyTorch's FusedMovingAvgObsFakeQuantize (torch.fused_moving_avg_obs_fake_quant):
+// a moving-average min/max (per tensor, or per channel along axis 0) whose
+// parameters come from PyTorch's C++ ChooseQuantizationParams (Note [Fused
+// moving-average fake quantization] in fake_quantize.cpp) rather than the
+// observer's calculate_qparams, updated only while fake quantization is on;
+// int64 flags.
 class FusedMovingAvgObsFakeQuantize : public FakeQuantize {
  public:
   // options.quant_min/quant_max default to [0, 255] as PyTorch's constructor.
   // per_channel: MovingAveragePerChannelMinMaxObserver, else MovingAverageMinMaxObserver.
   explicit FusedMovingAvgObsFakeQuantize(ObserverOptions options = {}, bool per_channel = false);
+  Tensor forward(const Tensor& x) override;
+  // What PyTorch's calculate_qparams returns: the observer's formula.
+  std::pair<Tensor, Tensor> calculate_qparams() override { return activation_post_process->calculate_qparams(); }
+
+ private:
+  double averaging_constant_;
 };
+
+// PyTorch's quant_utils::ChooseQuantizationParams(min, max, qmin, qmax,
+// preserve_sparsity): (scale as float, zero_point).
+std::pair<float, int64_t> choose_quantization_params(float min, float max, int64_t qmin, int64_t qmax,
+                                                     bool preserve_sparsity);
 
 // The named defaults of torch.ao.quantization.fake_quantize:
 // default_fake_quant: MovingAverageMinMaxObserver, [0, 255], quint8,
