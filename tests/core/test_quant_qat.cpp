@@ -24,9 +24,10 @@ using testing::fixture;
 
 Tensor fx(const std::string& name) { return fixture("quant_workflow", name); }
 
-nn::Sequential small_cnn() {
-  nn::Sequential m(QuantMarker(), nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU(), nn::Flatten(),
-                   nn::Linear(144, 5), DeQuantMarker());
+// PyTorch's QuantWrapper(Sequential(Conv2d(3, 4, 3), BatchNorm2d(4), ReLU, Flatten, Linear(144, 5))).
+QuantWrapper small_cnn() {
+  QuantWrapper m(nn::AnyModule(nn::Sequential(nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU(), nn::Flatten(),
+                                              nn::Linear(144, 5))));
   m->load_state_dict(serialize::load_torch_state_dict(testing::fixture_path("core/quant_workflow/qat.pt")), true);
   m->train();
   return m;
@@ -41,12 +42,12 @@ std::vector<std::string> torch_keys() {
 }
 
 TEST(QuantQat, PrepareQatSwapsAndTrainsAsTorch) {
-  nn::Sequential m = small_cnn();
-  fuse_modules_qat(*m, {{"1", "2", "3"}});
+  QuantWrapper m = small_cnn();
+  fuse_modules_qat(*m, {{"module.0", "module.1", "module.2"}});
   const auto observed = prepare_qat(*m, {{"", get_default_qat_qconfig("fbgemm", 0)}});
-  EXPECT_EQ(observed, (std::vector<std::string>{"0", "1", "5"}));
-  auto conv_bn = std::dynamic_pointer_cast<qat::ConvBnReLU2dImpl>(module_at(*m, "1"));
-  auto linear = std::dynamic_pointer_cast<qat::LinearImpl>(module_at(*m, "5"));
+  EXPECT_EQ(observed, (std::vector<std::string>{"quant", "module.0", "module.4"}));
+  auto conv_bn = std::dynamic_pointer_cast<qat::ConvBnReLU2dImpl>(module_at(*m, "module.0"));
+  auto linear = std::dynamic_pointer_cast<qat::LinearImpl>(module_at(*m, "module.4"));
   ASSERT_TRUE(conv_bn && linear);
   EXPECT_EQ(m->state_dict().keys(), torch_keys());
   for (int i = 0; i < 3; ++i) {
@@ -63,7 +64,7 @@ TEST(QuantQat, PrepareQatSwapsAndTrainsAsTorch) {
     expect_tensor_near(conv_bn->weight.grad(), fx("qat_gw_conv" + s), 1e-4, 1e-5);
     expect_tensor_near(linear->weight.grad(), fx("qat_gw_linear" + s), 1e-4, 1e-5);
     expect_tensor_near(conv_bn->bn->running_mean, fx("qat_running_mean" + s), 1e-5, 1e-6);
-    expect_tensor_near(std::dynamic_pointer_cast<FakeQuantize>(observer_of(*m, "1"))->scale, fx("qat_act_scale" + s),
+    expect_tensor_near(std::dynamic_pointer_cast<FakeQuantize>(observer_of(*m, "module.0"))->scale, fx("qat_act_scale" + s),
                        1e-5, 0);
   }
   EXPECT_TRUE(conv_bn->bn_frozen());

@@ -21,31 +21,39 @@ using testing::fixture;
 
 Tensor fx(const std::string& name) { return fixture("quant_workflow", name); }
 
-// PyTorch's Sequential(QuantStub, Conv2d(3, 4, 3), BatchNorm2d(4), ReLU, MaxPool2d(2),
-// Flatten, Linear(36, 5), ReLU, DeQuantStub), with the fixture's weights, in eval mode.
-nn::Sequential small_cnn() {
-  nn::Sequential m(QuantMarker(), nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU(),
-                   nn::MaxPool2d({.kernel_size = 2}), nn::Flatten(), nn::Linear(36, 5), nn::ReLU(), DeQuantMarker());
-  m->load_state_dict(serialize::load_torch_state_dict(testing::fixture_path("core/quant_workflow/cnn.pt")), true);
-  m->eval();
-  return m;
-}
+// PyTorch's QuantWrapper(Sequential(Conv2d(3, 4, 3), BatchNorm2d(4), ReLU, MaxPool2d(2),
+// Flatten, Linear(36, 5), ReLU)), with the fixture's weights, in eval mode.
+struct SmallCnn {
+  nn::Sequential body{nn::Conv2d(3, 4, 3), nn::BatchNorm2d(4), nn::ReLU(), nn::MaxPool2d({.kernel_size = 2}),
+                      nn::Flatten(), nn::Linear(36, 5), nn::ReLU()};
+  QuantWrapper model{nn::AnyModule(body)};
+  SmallCnn() {
+    model->load_state_dict(serialize::load_torch_state_dict(testing::fixture_path("core/quant_workflow/cnn.pt")),
+                           true);
+    model->eval();
+  }
+};
+
+const std::vector<std::vector<std::string>> kFuseGroups = {{"module.0", "module.1", "module.2"},
+                                                           {"module.5", "module.6"}};
 
 TEST(QuantWorkflow, FuseModulesEvalFoldsBatchNorm) {
-  nn::Sequential m = small_cnn();
+  SmallCnn c;
+  auto& m = c.body;
   const Tensor x = fx("cnn_x");
-  const Tensor before = m(x);
+  const Tensor before = c.model(x);
   expect_tensor_near(before, fx("cnn_float_out"), 1e-5, 1e-6);
-  fuse_modules(*m, {{"1", "2", "3"}, {"6", "7"}});
-  EXPECT_EQ((*m)[1]->name(), "ConvReLU2d");
+  fuse_modules(*c.model, kFuseGroups);
+  EXPECT_EQ((*m)[0]->name(), "ConvReLU2d");
+  EXPECT_EQ((*m)[1]->name(), "Identity");
   EXPECT_EQ((*m)[2]->name(), "Identity");
-  EXPECT_EQ((*m)[3]->name(), "Identity");
-  EXPECT_EQ((*m)[6]->name(), "LinearReLU");
-  EXPECT_EQ((*m)[7]->name(), "Identity");
-  const Tensor after = m(x);
+  EXPECT_EQ((*m)[5]->name(), "LinearReLU");
+  EXPECT_EQ((*m)[6]->name(), "Identity");
+  const Tensor after = c.model(x);
   expect_tensor_near(after, before, 1e-5, 1e-6);  // fused eval conv == conv + bn
   expect_tensor_near(after, fx("cnn_fused_out"), 1e-5, 1e-6);
-  EXPECT_EQ(m->state_dict().keys(), (std::vector<std::string>{"1.0.weight", "1.0.bias", "6.0.weight", "6.0.bias"}));
+  EXPECT_EQ(c.model->state_dict().keys(),
+            (std::vector<std::string>{"module.0.0.weight", "module.0.0.bias", "module.5.0.weight", "module.5.0.bias"}));
 }
 
 TEST(QuantWorkflow, FuseModulesQatKeepsBatchNorm) {
@@ -63,48 +71,54 @@ TEST(QuantWorkflow, FuseModulesQatKeepsBatchNorm) {
 }
 
 TEST(QuantWorkflow, PrepareObservesWhereTorchDoesAndCalibratesTheSame) {
-  nn::Sequential m = small_cnn();
-  fuse_modules(*m, {{"1", "2", "3"}, {"6", "7"}});
+  SmallCnn c;
+  auto& m = c.model;
+  fuse_modules(*m, kFuseGroups);
   const auto observed = prepare(*m, {{"", get_default_qconfig("x86")}});
-  EXPECT_EQ(observed, (std::vector<std::string>{"0", "1", "6"}));
-  const std::vector<std::string> expected_keys = {
-      "0.activation_post_process.eps", "0.activation_post_process.histogram", "0.activation_post_process.min_val",
-      "0.activation_post_process.max_val", "1.0.weight", "1.0.bias", "1.activation_post_process.eps",
-      "1.activation_post_process.histogram", "1.activation_post_process.min_val", "1.activation_post_process.max_val",
-      "6.0.weight", "6.0.bias", "6.activation_post_process.eps", "6.activation_post_process.histogram",
-      "6.activation_post_process.min_val", "6.activation_post_process.max_val"};
+  EXPECT_EQ(observed, (std::vector<std::string>{"quant", "module.0", "module.5"}));
+  std::vector<std::string> expected_keys;
+  for (const std::string path : {"quant", "module.0", "module.5"}) {
+    if (path != "quant")
+      for (const char* p : {".0.weight", ".0.bias"}) expected_keys.push_back(path + p);
+    for (const char* b : {"eps", "histogram", "min_val", "max_val"})
+      expected_keys.push_back(path + ".activation_post_process." + b);
+  }
   EXPECT_EQ(m->state_dict().keys(), expected_keys);
   // prepare twice leaves the observers alone.
   EXPECT_EQ(prepare(*m, {{"", get_default_qconfig("x86")}}).size(), 3u);
   EXPECT_EQ(m->state_dict().size(), expected_keys.size());
   for (int i = 0; i < 3; ++i) m(fx("cnn_calib" + std::to_string(i)));
-  for (const std::string path : {"0", "1", "6"}) {
+  for (const std::string path : {"quant", "module.0", "module.5"}) {
     SCOPED_TRACE("observer of " + path);
     auto obs = observer_of(*m, path);
     ASSERT_TRUE(obs);
     auto [scale, zp] = obs->calculate_qparams();
     // The QuantMarker sees the input itself: exact. The others see Ember's
     // convolution / linear outputs, equal to PyTorch's to float rounding.
-    const double tol = path == "0" ? 0.0 : 1e-5;
-    expect_tensor_near(obs->own_buffers().at("min_val"), fx("cnn_obs" + path + "_min"), tol, tol);
-    expect_tensor_near(obs->own_buffers().at("max_val"), fx("cnn_obs" + path + "_max"), tol, tol);
-    expect_tensor_near(scale, fx("cnn_obs" + path + "_scale"), path == "0" ? 0.0 : 1e-3, 0);
-    expect_tensor_near(zp, fx("cnn_obs" + path + "_zp"), 0, path == "0" ? 0.0 : 1.0);
+    const bool input = path == "quant";
+    const double tol = input ? 0.0 : 1e-5;
+    expect_tensor_near(obs->own_buffers().at("min_val"), fx("cnn_obs_" + path + "_min"), tol, tol);
+    expect_tensor_near(obs->own_buffers().at("max_val"), fx("cnn_obs_" + path + "_max"), tol, tol);
+    expect_tensor_near(scale, fx("cnn_obs_" + path + "_scale"), input ? 0.0 : 1e-3, 0);
+    expect_tensor_near(zp, fx("cnn_obs_" + path + "_zp"), 0, input ? 0.0 : 1.0);
   }
-  EXPECT_TRUE(qconfig_of(*m, "1").has_value());
-  EXPECT_EQ(observer_of(*m, "4"), nullptr);  // MaxPool2d is not observed
+  EXPECT_TRUE(qconfig_of(*m, "module.0").has_value());
+  EXPECT_EQ(observer_of(*m, "module.3"), nullptr);  // MaxPool2d is not observed
+  EXPECT_EQ(observer_of(*m, "dequant"), nullptr);
 }
 
 TEST(QuantWorkflow, QConfigDictTurnsQuantizationOffForASubtree) {
-  nn::Sequential m = small_cnn();
-  const auto observed = prepare(*m, {{"", get_default_qconfig("qnnpack")}, {"6", std::nullopt}});
-  EXPECT_EQ(observed, (std::vector<std::string>{"0", "1", "2"}));  // QuantMarker, Conv2d, BatchNorm2d
-  EXPECT_FALSE(qconfig_of(*m, "6").has_value());
+  SmallCnn c;
+  const auto observed = prepare(*c.model, {{"", get_default_qconfig("qnnpack")}, {"module.5", std::nullopt}});
+  // QuantMarker, Conv2d, BatchNorm2d; not the Linear.
+  EXPECT_EQ(observed, (std::vector<std::string>{"quant", "module.0", "module.1"}));
+  EXPECT_FALSE(qconfig_of(*c.model, "module.5").has_value());
 }
 
 TEST(QuantWorkflow, ConvertSwapsThroughTheTable) {
-  nn::Sequential m = small_cnn();
-  fuse_modules(*m, {{"1", "2", "3"}, {"6", "7"}});
+  SmallCnn c;
+  auto& m = c.model;
+  fuse_modules(*m, kFuseGroups);
   prepare(*m, {{"", default_qconfig()}});
   m(fx("cnn_x"));
   ConversionTable table;
@@ -115,9 +129,9 @@ TEST(QuantWorkflow, ConvertSwapsThroughTheTable) {
     seen_scale = obs->calculate_qparams().first.item<float>();
     return nn::AnyModule(nn::Identity());
   });
-  EXPECT_EQ(convert(*m, table), (std::vector<std::string>{"6"}));
+  EXPECT_EQ(convert(*m, table), (std::vector<std::string>{"module.5"}));
   EXPECT_GT(seen_scale, 0.0f);
-  EXPECT_EQ((*m)[6]->name(), "Identity");
+  EXPECT_EQ((*c.body)[5]->name(), "Identity");
   EXPECT_EQ(m(fx("cnn_x")).size(1), 36);  // the swapped element runs in the Sequential's forward
 }
 
@@ -136,12 +150,15 @@ struct Plain : nn::Module {
 };
 
 TEST(QuantWorkflow, BadFuseListsAndParents) {
-  nn::Sequential m = small_cnn();
-  expect_error([&] { fuse_modules(*m, {{"4", "5"}}); }, "cannot fuse (MaxPool2d, Flatten)");
-  expect_error([&] { fuse_modules(*m, {{"1", "9"}}); }, "no module named '9'");
-  expect_error([&] { fuse_modules(*m, {{"1"}}); }, "a group has 1 modules");
-  (*m)[2]->train();
-  expect_error([&] { fuse_modules(*m, {{"1", "2"}}); }, "must all be in the same mode");
+  SmallCnn c;
+  auto& m = c.body;
+  expect_error([&] { fuse_modules(*m, {{"3", "4"}}); }, "cannot fuse (MaxPool2d, Flatten)");
+  expect_error([&] { fuse_modules(*m, {{"0", "9"}}); }, "no module named '9'");
+  expect_error([&] { fuse_modules(*m, {{"0"}}); }, "a group has 1 modules");
+  (*m)[1]->train();
+  expect_error([&] { fuse_modules(*m, {{"0", "1"}}); }, "must all be in the same mode");
+  // QuantWrapper is not swappable: its children are fixed.
+  expect_error([&] { fuse_modules(*c.model, {{"module", "quant"}}); }, "cannot fuse (Sequential, QuantMarker)");
   auto plain = std::make_shared<Plain>();
   expect_error([&] { fuse_modules(*plain, {{"conv", "relu"}}); }, "its parent Plain is neither an nn::Sequential");
   expect_error([&] { prepare(*m, {{"nope", default_qconfig()}}); }, "no module named 'nope'");
