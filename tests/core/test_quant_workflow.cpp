@@ -107,6 +107,49 @@ TEST(QuantWorkflow, PrepareObservesWhereTorchDoesAndCalibratesTheSame) {
   EXPECT_EQ(observer_of(*m, "dequant"), nullptr);
 }
 
+TEST(QuantWorkflow, CalibratedTorchStateLoadsIntoThePreparedModel) {
+  SmallCnn c;
+  fuse_modules(*c.model, kFuseGroups);
+  prepare(*c.model, {{"", get_default_qconfig("x86")}});
+  // PyTorch's state_dict after its calibration: weights and every observer's
+  // eps, histogram, min_val and max_val, loaded strictly.
+  c.model->load_state_dict(
+      serialize::load_torch_state_dict(testing::fixture_path("core/quant_workflow/cnn_prepared.pt")), true);
+  for (const std::string path : {"quant", "module.0", "module.5"}) {
+    SCOPED_TRACE(path);
+    auto [scale, zp] = observer_of(*c.model, path)->calculate_qparams();
+    expect_tensor_near(scale, fx("cnn_obs_" + path + "_scale"), 0, 0);
+    expect_tensor_near(zp, fx("cnn_obs_" + path + "_zp"), 0, 0);
+  }
+}
+
+// A module whose children are members, made swappable: swap_child rebinds them.
+struct Block : nn::Module, SwappableModule {
+  Block() : nn::Module("Block"), conv(nn::Conv2d(3, 4, 3)), bn(nn::BatchNorm2d(4)), relu(nn::ReLU()) {
+    register_module("conv", conv.ptr());
+    register_module("bn", bn.ptr());
+    register_module("relu", relu.ptr());
+  }
+  Tensor forward(const Tensor& x) { return relu.forward(bn.forward(conv.forward(x))); }
+  void swap_child(const std::string& name, nn::AnyModule replacement) override {
+    (name == "conv" ? conv : name == "bn" ? bn : relu) = replacement;
+    replace_module(name, replacement.ptr());
+  }
+  nn::AnyModule conv, bn, relu;
+};
+
+TEST(QuantWorkflow, SwappableModuleChildrenFuse) {
+  auto block = std::make_shared<Block>();
+  block->eval();
+  const Tensor x = randn({2, 3, 6, 6});
+  const Tensor before = block->forward(x);
+  fuse_modules(*block, {{"conv", "bn", "relu"}});
+  EXPECT_EQ(block->conv.ptr()->name(), "ConvReLU2d");
+  EXPECT_EQ(block->bn.ptr()->name(), "Identity");
+  expect_tensor_near(block->forward(x), before, 1e-5, 1e-6);
+  EXPECT_EQ(prepare(*block, {{"", default_qconfig()}}), (std::vector<std::string>{"conv"}));
+}
+
 TEST(QuantWorkflow, QConfigDictTurnsQuantizationOffForASubtree) {
   SmallCnn c;
   const auto observed = prepare(*c.model, {{"", get_default_qconfig("qnnpack")}, {"module.5", std::nullopt}});
