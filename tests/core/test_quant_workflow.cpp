@@ -205,6 +205,8 @@ TEST(QuantWorkflow, BadFuseListsAndParents) {
   auto plain = std::make_shared<Plain>();
   expect_error([&] { fuse_modules(*plain, {{"conv", "relu"}}); }, "its parent Plain is neither an nn::Sequential");
   expect_error([&] { prepare(*m, {{"nope", default_qconfig()}}); }, "no module named 'nope'");
+  nn::LinearImpl on_stack(3, 3);
+  expect_error([&] { prepare(on_stack, {{"", default_qconfig()}}); }, "must be owned by a std::shared_ptr");
   nn::Sequential lb(nn::Linear(3, 3), nn::BatchNorm1d(3));
   expect_error([&] { fuse_modules(*lb, {{"0", "1"}}); }, "Fusion only for eval!");
   fuse_modules_qat(*lb, {{"0", "1"}});

@@ -111,8 +111,18 @@ std::shared_ptr<Impl> as(const std::shared_ptr<nn::Module>& m) {
 
 }  // namespace
 
+namespace {
+// Modules are shared (holders, make_shared); prepare's registry and the swaps need that.
+std::shared_ptr<nn::Module> owned(nn::Module& m) {
+  std::shared_ptr<nn::Module> p = m.weak_from_this().lock();
+  EMBER_CHECK(p != nullptr, "quantization: the model ", m.name(),
+              " must be owned by a std::shared_ptr (a module holder or std::make_shared)");
+  return p;
+}
+}  // namespace
+
 std::shared_ptr<nn::Module> module_at(nn::Module& root, const std::string& path) {
-  std::shared_ptr<nn::Module> cur = root.shared_from_this();
+  std::shared_ptr<nn::Module> cur = owned(root);
   if (path.empty()) return cur;
   std::stringstream ss(path);
   std::string part, walked;
@@ -199,7 +209,7 @@ void fuse_modules_qat(nn::Module& model, const std::vector<std::vector<std::stri
 
 std::vector<std::string> prepare(nn::Module& model, const QConfigDict& qconfig_dict) {
   for (const auto& [path, qc] : qconfig_dict) module_at(model, path);  // unknown paths are errors
-  std::shared_ptr<nn::Module> root = model.shared_from_this();
+  std::shared_ptr<nn::Module> root = owned(model);
   propagate(root, "", std::nullopt, qconfig_dict);
   std::vector<std::string> observed;
   add_observers(root, "", observed);
@@ -279,14 +289,14 @@ const ConversionTable& default_qat_module_table() {
 std::vector<std::string> prepare_qat(nn::Module& model, const QConfigDict& qconfig_dict) {
   EMBER_CHECK(model.is_training(), "prepare_qat only works on models in training mode (call train() first)");
   for (const auto& [path, qc] : qconfig_dict) module_at(model, path);
-  propagate(model.shared_from_this(), "", std::nullopt, qconfig_dict);
+  propagate(owned(model), "", std::nullopt, qconfig_dict);
   convert(model, default_qat_module_table());
   return prepare(model, qconfig_dict);
 }
 
 std::vector<std::string> convert(nn::Module& model, const ConversionTable& table) {
   std::vector<std::string> swapped;
-  convert_walk(model, model.shared_from_this(), "", table, swapped);
+  convert_walk(model, owned(model), "", table, swapped);
   return swapped;
 }
 
