@@ -37,6 +37,7 @@ LAYERS = [
     "transforms", # the transform base, containers and JSON registry shared by vision and audio
     "special",    # torch.special: aliases over ops and nn::functional
     "optim",      # optimizers and their state files
+    "ao",         # torch.ao.quantization's workflow: observers, fake quantization, QConfig, prepare
     "umbrella",   # ember/ember.h, which includes everything
 ]
 RANK = {name: i for i, name in enumerate(LAYERS)}
@@ -60,6 +61,7 @@ PUBLIC_LAYERS = {
     "special": "special",
     "special.h": "special",
     "optim": "optim",
+    "ao": "ao",
     "ember.h": "umbrella",
 }
 

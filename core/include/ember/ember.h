@@ -41,6 +41,7 @@
 #include "ember/ops/windows.h"
 #include "ember/nn/nn.h"
 #include "ember/optim/optim.h"
+#include "ember/ao/quantization.h"
 #include "ember/transforms/containers.h"
 #include "ember/transforms/serialize.h"
 #include "ember/transforms/transform.h"

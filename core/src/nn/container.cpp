@@ -16,6 +16,15 @@ void print_parameters(std::ostream& os, const char* name, const OrderedDict<Tens
 }
 }  // namespace
 
+void SequentialImpl::replace(const std::string& name, AnyModule module) {
+  const auto children = named_children();
+  EMBER_CHECK(children.contains(name), "Sequential: no element named '", name, "' to replace");
+  const std::shared_ptr<Module> old = children.at(name);
+  for (AnyModule& m : modules_)
+    if (m.ptr() == old) m = module;
+  replace_module(name, module.ptr());
+}
+
 void ParameterListImpl::pretty_print(std::ostream& os) const { print_parameters(os, "ParameterList", own_parameters()); }
 void ParameterDictImpl::pretty_print(std::ostream& os) const { print_parameters(os, "ParameterDict", own_parameters()); }
 

@@ -51,6 +51,9 @@ class SequentialImpl : public Module {
     for (const AnyModule& m : modules_) x = m.forward(x);
     return x;
   }
+  // Replaces the element registered as `name` (a swap that keeps its
+  // position: fuse_modules and prepare_qat exchange layers this way).
+  void replace(const std::string& name, AnyModule module);
   size_t size() const { return modules_.size(); }
   bool is_empty() const { return modules_.empty(); }
   // The elements, callable (libtorch's Sequential iterates AnyModules too).
