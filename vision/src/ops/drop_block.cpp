@@ -31,6 +31,12 @@ Tensor drop_block(const char* op, int64_t d, const Tensor& input, double p, int6
   EMBER_CHECK(is_floating_point(input.dtype()), op, ": expected a floating point input, got ", input.dtype());
   int64_t bs = block_size;
   for (int64_t i = 0; i < d; ++i) bs = std::min(bs, input.size(2 + i));
+  // torchvision pads the centres by bs // 2 and pools with padding bs // 2,
+  // which gives a mask of size + 2 for an even bs and then fails on the
+  // product ("The size of tensor a (8) must match the size of tensor b
+  // (10)"): an even (effective) block size is an error here too, said plainly.
+  EMBER_CHECK(bs % 2 == 1, op, ": the block size (", bs, ", from block_size ", block_size,
+              " and the input's spatial size) should be odd, as torchvision's mask computation requires");
   double area = 1, fits = 1, block = 1;
   std::vector<int64_t> noise_shape{input.size(0), input.size(1)};
   for (int64_t i = 0; i < d; ++i) {

@@ -176,6 +176,13 @@ void ps_roi_pool_forward_impl(Tensor& out, const Tensor& input, const Tensor& ro
   });
 }
 
+// Note [ps_roi_pool backward]: torchvision's ps_roi_pool backward clamps the
+// bins to [0, size] while its forward clamps them to [0, size - 1], so for a
+// box reaching the map's last row or column its gradient is not the
+// derivative of its forward (off by the bin areas; checked numerically in
+// scripts/fixtures/vision_detection_ops.py). Ember's backward uses the
+// forward's bins: the true gradient (gradchecked); it equals torchvision's
+// wherever no bin reaches the border.
 template <class T>
 void ps_roi_pool_backward_impl(Tensor& grad_input, const Tensor& grad, const Tensor& rois, double spatial_scale) {
   const int64_t k_count = rois.size(0), channels = grad_input.size(1);

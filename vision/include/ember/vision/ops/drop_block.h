@@ -21,6 +21,8 @@ namespace ember::vision::ops {
 // kept count). inplace: multiply into input. Returns input when !training or
 // p == 0. The draws come from `generator` (torchvision's distribution, not
 // its numbers). Differentiable (the gradient is the same mask and scale).
+// bs must be odd (an even one fails in torchvision's mask arithmetic; here it
+// is an ember::Error).
 Tensor drop_block2d(const Tensor& input, double p, int64_t block_size, bool inplace = false, double eps = 1e-6,
                     bool training = true, Generator* generator = nullptr);
 // The same over [N, C, D, H, W] with bs^3 blocks.

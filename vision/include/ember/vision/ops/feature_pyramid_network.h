@@ -68,6 +68,7 @@ struct FeaturePyramidNetworkOptions {
 // lateral's size. Convolution weights kaiming_uniform_(a = 1), biases 0, as torchvision.
 class FeaturePyramidNetworkImpl : public nn::Module {
  public:
+  using Options = FeaturePyramidNetworkOptions;
   explicit FeaturePyramidNetworkImpl(const FeaturePyramidNetworkOptions& options);
   // x: the levels by name, finest first; returns the outputs under the same
   // names (then the extra blocks').
