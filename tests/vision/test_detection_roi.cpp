@@ -166,6 +166,24 @@ TEST(DetectionRoi, BadInputRaisesClearErrors) {
   EXPECT_NO_THROW(ops::roi_align(x, tensor({{1.0, 6.0, 2.0, 2.5, 5.0}}, kFloat64), 3, 1.0, 2, true));
 }
 
+// The ops route through their slots: on the test device (whose backend runs
+// the CPU kernels on its own memory) they give the CPU's results, on that device.
+TEST(DetectionRoi, RunsOnTheTestDevice) {
+  const Tensor x = det_npy("roi_x4"), rois = det_npy("roi_align_a_rois");
+  const Tensor xd = x.to(kTestDevice).requires_grad_(), rd = rois.to(kTestDevice);
+  const Tensor y = ops::roi_align(xd, rd, {3, 4}, 1.0, -1, false);
+  EXPECT_EQ(y.device(), kTestDevice);
+  expect_close(y.to(kCPU), det_npy("roi_align_a_out"), 1e-12, 1e-12, "roi_align on the test device");
+  const Tensor g = grads_of(y, det_npy("roi_align_a_gout").to(kTestDevice), {xd})[0];
+  EXPECT_EQ(g.device(), kTestDevice);
+  expect_close(g.to(kCPU), det_npy("roi_align_a_gx"), 1e-12, 1e-12, "roi_align gradient on the test device");
+  const Tensor boxes = det_npy("nms_boxes"), scores = det_npy("nms_scores");
+  const Tensor keep = ops::nms(boxes.to(kTestDevice), scores.to(kTestDevice), 0.5);
+  EXPECT_EQ(keep.device(), kTestDevice);
+  EXPECT_TRUE(keep.to(kCPU).equal(det_npy("nms_keep_05")));
+  EXPECT_TRUE(ops::roi_pool(xd, rd, 2).to(kCPU).equal(ops::roi_pool(x, rois, 2)));
+}
+
 // ---- deform_conv2d ----
 
 struct DeformParams {
