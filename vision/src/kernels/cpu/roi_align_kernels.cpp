@@ -152,36 +152,45 @@ void roi_align_backward_impl(Tensor& grad_input, const Tensor& grad, const Tenso
   const T* g = grad.data_ptr<T>();
   T* gi = grad_input.data_ptr<T>();
   const T scale = static_cast<T>(spatial_scale);
-  std::vector<RoiSamples<T>> all(static_cast<size_t>(k_count));
-  parallel_for(0, k_count, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t n = begin; n < end; ++n)
-      all[n] = roi_align_samples<T>(r + n * 5, scale, height, width, ph_count, pw_count, sampling_ratio, aligned);
-  });
-  // Note [Race-free RoI backward]
-  parallel_for(0, channels, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t c = begin; c < end; ++c) {
-      for (int64_t n = 0; n < k_count; ++n) {
-        const RoiSamples<T>& rs = all[n];
-        // torchvision's backward divides by the grid size without the
-        // forward's max(., 1): an empty grid has no samples to divide.
-        const T count = static_cast<T>(rs.grid_h * rs.grid_w);
-        const size_t per_bin = rs.samples.size() / static_cast<size_t>(bins);
-        T* plane = gi + (rs.batch * channels + c) * height * width;
-        const T* src = g + (n * channels + c) * bins;
-        const Sample<T>* s = rs.samples.data();
-        for (int64_t b = 0; b < bins; ++b) {
-          const T gb = src[b];
-          for (size_t i = 0; i < per_bin; ++i, ++s) {
-            if (!s->inside) continue;
-            plane[s->pos1] += gb * s->w1 / count;
-            plane[s->pos2] += gb * s->w2 / count;
-            plane[s->pos3] += gb * s->w3 / count;
-            plane[s->pos4] += gb * s->w4 / count;
+  // The samples of a chunk of rois at a time: with adaptive sampling a large
+  // box has many samples per bin (1,000 boxes of 50 pixels pooled to 7x7
+  // would need ~200 MB at once), so the memory stays bounded by the chunk.
+  constexpr int64_t kRoiChunk = 32;
+  std::vector<RoiSamples<T>> chunk(static_cast<size_t>(std::min(k_count, kRoiChunk)));
+  for (int64_t first = 0; first < k_count; first += kRoiChunk) {
+    const int64_t count_in_chunk = std::min(kRoiChunk, k_count - first);
+    parallel_for(0, count_in_chunk, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        chunk[i] = roi_align_samples<T>(r + (first + i) * 5, scale, height, width, ph_count, pw_count, sampling_ratio,
+                                        aligned);
+    });
+    // Note [Race-free RoI backward]
+    parallel_for(0, channels, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        for (int64_t i = 0; i < count_in_chunk; ++i) {
+          const int64_t n = first + i;
+          const RoiSamples<T>& rs = chunk[i];
+          // torchvision's backward divides by the grid size without the
+          // forward's max(., 1): an empty grid has no samples to divide.
+          const T count = static_cast<T>(rs.grid_h * rs.grid_w);
+          const size_t per_bin = rs.samples.size() / static_cast<size_t>(bins);
+          T* plane = gi + (rs.batch * channels + c) * height * width;
+          const T* src = g + (n * channels + c) * bins;
+          const Sample<T>* s = rs.samples.data();
+          for (int64_t b = 0; b < bins; ++b) {
+            const T gb = src[b];
+            for (size_t k = 0; k < per_bin; ++k, ++s) {
+              if (!s->inside) continue;
+              plane[s->pos1] += gb * s->w1 / count;
+              plane[s->pos2] += gb * s->w2 / count;
+              plane[s->pos3] += gb * s->w3 / count;
+              plane[s->pos4] += gb * s->w4 / count;
+            }
           }
         }
       }
-    }
-  });
+    });
+  }
 }
 
 // ---- ps_roi_align ----
