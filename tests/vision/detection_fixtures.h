@@ -41,8 +41,8 @@ inline void expect_close(const Tensor& actual, const Tensor& expected, double at
       worst_at = i;
     }
   }
-  EXPECT_LT(worst_at, 0) << what << ": element " << worst_at << " is " << pa[worst_at] << ", expected "
-                         << pe[worst_at] << " (atol " << atol << ", rtol " << rtol << ")";
+  EXPECT_LT(worst_at, 0) << what << ": element " << worst_at << " is " << pa[worst_at] << ", expected " << pe[worst_at]
+                         << " (atol " << atol << ", rtol " << rtol << ")";
 }
 
 template <class Fn>

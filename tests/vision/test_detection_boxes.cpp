@@ -13,13 +13,15 @@ namespace ember {
 namespace detection_boxes_test {
 
 namespace ops = vision::ops;
+using autograd::variable_list;
 using testing::det_npy;
 using testing::expect_close;
 using testing::expect_error;
 using testing::grads_of;
-using autograd::variable_list;
 
-Tensor zeros_if_undefined(const Tensor& g, const Tensor& like) { return g.defined() ? g : zeros_like(like); }
+Tensor zeros_if_undefined(const Tensor& g, const Tensor& like) {
+  return g.defined() ? g : zeros_like(like);
+}
 
 TEST(DetectionBoxes, AreaMatchesTorchvision) {
   expect_close(ops::box_area(det_npy("boxes_b1")), det_npy("boxes_area"), 0, 0, "box_area");
@@ -63,15 +65,12 @@ TEST(DetectionBoxes, IouLossesMatchTorchvision) {
   const Tensor p1 = det_npy("loss_p1"), p2 = det_npy("loss_p2");
   using LossFn = Tensor (*)(const Tensor&, const Tensor&, const std::string&, double);
   const std::pair<const char*, LossFn> cases[] = {
-      {"giou", [](const Tensor& a, const Tensor& b, const std::string& r, double e) {
-         return ops::generalized_box_iou_loss(a, b, r, e);
-       }},
-      {"diou", [](const Tensor& a, const Tensor& b, const std::string& r, double e) {
-         return ops::distance_box_iou_loss(a, b, r, e);
-       }},
-      {"ciou", [](const Tensor& a, const Tensor& b, const std::string& r, double e) {
-         return ops::complete_box_iou_loss(a, b, r, e);
-       }},
+      {"giou", [](const Tensor& a, const Tensor& b, const std::string& r,
+                  double e) { return ops::generalized_box_iou_loss(a, b, r, e); }},
+      {"diou", [](const Tensor& a, const Tensor& b, const std::string& r,
+                  double e) { return ops::distance_box_iou_loss(a, b, r, e); }},
+      {"ciou", [](const Tensor& a, const Tensor& b, const std::string& r,
+                  double e) { return ops::complete_box_iou_loss(a, b, r, e); }},
   };
   for (const auto& [name, fn] : cases) {
     const std::string n = std::string("loss_") + name;
@@ -124,8 +123,8 @@ TEST(DetectionBoxes, GradchecksInFloat64) {
     EXPECT_TRUE(autograd::gradcheck(fn, in)) << what;
   };
   check("box_iou", [](const variable_list& v) { return variable_list{ops::box_iou(v[0], v[1])}; }, {a, b});
-  check("generalized_box_iou", [](const variable_list& v) { return variable_list{ops::generalized_box_iou(v[0], v[1])}; },
-        {a, b});
+  check("generalized_box_iou",
+        [](const variable_list& v) { return variable_list{ops::generalized_box_iou(v[0], v[1])}; }, {a, b});
   check("distance_box_iou", [](const variable_list& v) { return variable_list{ops::distance_box_iou(v[0], v[1])}; },
         {a, b});
   check("generalized_box_iou_loss",
@@ -135,7 +134,10 @@ TEST(DetectionBoxes, GradchecksInFloat64) {
   check("box_convert", [](const variable_list& v) { return variable_list{ops::box_convert(v[0], "cxcywh", "xywh")}; },
         {a});
   check("clip_boxes_to_image",
-        [](const variable_list& v) { return variable_list{ops::clip_boxes_to_image(v[0] * 2 - 3, {5, 6})}; }, {a});
+        [](const variable_list& v) {
+          return variable_list{ops::clip_boxes_to_image(v[0] * 2 - 3, {5, 6})};
+        },
+        {a});
   check("box_area", [](const variable_list& v) { return variable_list{ops::box_area(v[0])}; }, {a});
 }
 
@@ -168,8 +170,11 @@ TEST(DetectionBoxes, BadInputRaisesClearErrors) {
   expect_error([] { ops::box_area(zeros({2, 3, 4})); }, "box_area: boxes should be a [N, 4] tensor");
   expect_error([] { ops::box_convert(zeros({2, 4}), "xyxy", "yxyx"); }, "box_convert: Unsupported");
   expect_error([] { ops::generalized_box_iou_loss(zeros({2, 4}), zeros({3, 4})); }, "should have the same shape");
-  expect_error([] { ops::distance_box_iou_loss(zeros({2, 4}), zeros({2, 4}), "avg"); },
-               "reduction should be 'none', 'mean' or 'sum', got 'avg'");
+  expect_error(
+      [] {
+        ops::distance_box_iou_loss(zeros({2, 4}), zeros({2, 4}), "avg");
+      },
+      "reduction should be 'none', 'mean' or 'sum', got 'avg'");
   Tensor m = zeros({2, 4, 4}, kUInt8);
   m.index_put_({0, 1, 1}, 1);
   expect_error([&] { ops::masks_to_boxes(m); }, "masks_to_boxes: mask 1 has no non-zero pixel");
@@ -185,7 +190,8 @@ TEST(DetectionNms, KeepsTorchvisionsIndicesWithTiedScores) {
     const Tensor keep = ops::nms(boxes, scores, thr);
     EXPECT_EQ(keep.dtype(), kInt64);
     EXPECT_TRUE(keep.equal(det_npy(std::string("nms_keep_") + t))) << "nms threshold " << thr;
-    EXPECT_TRUE(ops::nms(boxes.to(kFloat64), scores.to(kFloat64), thr).equal(det_npy(std::string("nms_keep_") + t + "_f64")))
+    EXPECT_TRUE(
+        ops::nms(boxes.to(kFloat64), scores.to(kFloat64), thr).equal(det_npy(std::string("nms_keep_") + t + "_f64")))
         << "float64 nms threshold " << thr;
     EXPECT_TRUE(ops::batched_nms(boxes, scores, idxs, thr).equal(det_npy(std::string("batched_nms_keep_") + t)))
         << "batched_nms threshold " << thr;
@@ -195,9 +201,9 @@ TEST(DetectionNms, KeepsTorchvisionsIndicesWithTiedScores) {
 // The rules spelled out: kept boxes come by decreasing score, equal scores in
 // index order, and a box is dropped only for IoU strictly above the threshold.
 TEST(DetectionNms, OrderTiesAndThresholdRules) {
-  const Tensor boxes = tensor({0.0, 0.0, 10.0, 10.0,    // 0
-                               0.0, 0.0, 10.0, 10.0,    // 1: same box and score as 0: 0 comes first
-                               0.0, 5.0, 10.0, 15.0,    // 2: IoU with 0 (and 1) is 1/3
+  const Tensor boxes = tensor({0.0, 0.0, 10.0, 10.0,  // 0
+                               0.0, 0.0, 10.0, 10.0,  // 1: same box and score as 0: 0 comes first
+                               0.0, 5.0, 10.0, 15.0,  // 2: IoU with 0 (and 1) is 1/3
                                20.0, 20.0, 30.0, 30.0},
                               kFloat64)
                            .reshape({4, 4});
@@ -220,11 +226,17 @@ TEST(DetectionNms, BadInputRaisesTorchvisionsMessages) {
   expect_error([] { ops::nms(zeros({2, 3, 4}), zeros({2}), 0.5); }, "nms: boxes should be a 2d tensor, got 3D");
   expect_error([] { ops::nms(zeros({2, 5}), zeros({2}), 0.5); }, "boxes should have 4 elements in dimension 1, got 5");
   expect_error([] { ops::nms(zeros({2, 4}), zeros({2, 1}), 0.5); }, "scores should be a 1d tensor, got 2D");
-  expect_error([] { ops::nms(zeros({2, 4}), zeros({3}), 0.5); },
-               "boxes and scores should have same number of elements in dimension 0, got 2 and 3");
+  expect_error(
+      [] {
+        ops::nms(zeros({2, 4}), zeros({3}), 0.5);
+      },
+      "boxes and scores should have same number of elements in dimension 0, got 2 and 3");
   expect_error([] { ops::nms(zeros({2, 4}), zeros({2}, kFloat64), 0.5); }, "should have the same dtype");
-  expect_error([] { ops::batched_nms(zeros({2, 4}), zeros({2}), zeros({3}, kInt64), 0.5); },
-               "batched_nms: idxs should be a 1d tensor with one category per box (2)");
+  expect_error(
+      [] {
+        ops::batched_nms(zeros({2, 4}), zeros({2}), zeros({3}, kInt64), 0.5);
+      },
+      "batched_nms: idxs should be a 1d tensor with one category per box (2)");
 }
 
 }  // namespace detection_boxes_test

@@ -17,12 +17,12 @@ namespace ember {
 namespace detection_layers_test {
 
 namespace ops = vision::ops;
+using autograd::variable_list;
 using testing::det_npy;
 using testing::det_path;
 using testing::expect_close;
 using testing::expect_error;
 using testing::grads_of;
-using autograd::variable_list;
 
 std::string repr(const nn::Module& m) {
   std::ostringstream os;
@@ -36,8 +36,8 @@ TEST(DetectionFocalLoss, MatchesTorchvisionWithGradients) {
   expect_close(out, det_npy("focal_none_out"), 1e-12, 1e-12, "focal none");
   expect_close(grads_of(out, det_npy("focal_none_gout"), {logits})[0], det_npy("focal_none_gx"), 1e-12, 1e-12,
                "focal gradient");
-  expect_close(ops::sigmoid_focal_loss(logits, targets, -1.0, 0.0, "mean"), det_npy("focal_mean_a-1_g0"), 1e-12,
-               1e-12, "focal alpha -1 gamma 0 mean");
+  expect_close(ops::sigmoid_focal_loss(logits, targets, -1.0, 0.0, "mean"), det_npy("focal_mean_a-1_g0"), 1e-12, 1e-12,
+               "focal alpha -1 gamma 0 mean");
   expect_close(ops::sigmoid_focal_loss(logits, targets, 0.5, 1.5, "sum"), det_npy("focal_sum_a05_g15"), 1e-12, 1e-12,
                "focal alpha 0.5 gamma 1.5 sum");
   EXPECT_TRUE(autograd::gradcheck(
@@ -95,8 +95,11 @@ TEST(DetectionFpn, TorchvisionNamesStateDictAndOutputs) {
   const Tensor w = fpn->named_parameters()["layer_blocks.1.0.weight"];
   EXPECT_LE(w.abs().max().item<double>(), std::sqrt(3.0 / (8 * 9)) + 1e-7);
   EXPECT_EQ(fpn->named_parameters()["inner_blocks.0.0.bias"].abs().sum().item<double>(), 0.0);
-  expect_error([] { ops::FeaturePyramidNetwork({.in_channels_list = {4, 0}, .out_channels = 2}); },
-               "in_channels=0 is currently not supported");
+  expect_error(
+      [] {
+        ops::FeaturePyramidNetwork({.in_channels_list = {4, 0}, .out_channels = 2});
+      },
+      "in_channels=0 is currently not supported");
 }
 
 TEST(DetectionMultiScaleRoIAlign, MatchesTorchvision) {
@@ -122,8 +125,11 @@ TEST(DetectionMultiScaleRoIAlign, MatchesTorchvision) {
 // doubling the side adds a level, clamped to [k_min, k_max].
 TEST(DetectionMultiScaleRoIAlign, LevelMapperRule) {
   const ops::LevelMapper mapper{2, 5};
-  const Tensor boxes = tensor({{0.0, 0.0, 224.0, 224.0}, {0.0, 0.0, 448.0, 448.0}, {0.0, 0.0, 111.0, 111.0},
-                               {0.0, 0.0, 10.0, 10.0}, {0.0, 0.0, 5000.0, 5000.0}},
+  const Tensor boxes = tensor({{0.0, 0.0, 224.0, 224.0},
+                               {0.0, 0.0, 448.0, 448.0},
+                               {0.0, 0.0, 111.0, 111.0},
+                               {0.0, 0.0, 10.0, 10.0},
+                               {0.0, 0.0, 5000.0, 5000.0}},
                               kFloat32);
   EXPECT_TRUE(mapper({boxes}).equal(tensor({2, 3, 0, 0, 3}, kInt64)));
 }
@@ -149,7 +155,11 @@ TEST(DetectionDropBlock, DropsWholeBlocksAndRescales) {
   // The drop rate is about p (gamma is chosen so that blocks cover p of the map).
   double total = 0;
   for (int i = 0; i < 50; ++i)
-    total += ops::drop_block2d(ones({8, 4, 20, 20}), 0.2, 5, false, 1e-6, true, &gen).eq(0).to(kFloat64).mean().item<double>();
+    total += ops::drop_block2d(ones({8, 4, 20, 20}), 0.2, 5, false, 1e-6, true, &gen)
+                 .eq(0)
+                 .to(kFloat64)
+                 .mean()
+                 .item<double>();
   EXPECT_NEAR(total / 50, 0.2, 0.05);
   // 3d, eval mode, p = 0, inplace.
   EXPECT_TRUE(ops::drop_block2d(x, 0.5, 3, false, 1e-6, false).is_same(x));
@@ -163,7 +173,11 @@ TEST(DetectionDropBlock, DropsWholeBlocksAndRescales) {
   module->eval();
   EXPECT_TRUE(module(x).is_same(x));
   expect_error([] { ops::drop_block2d(ones({2, 3, 4}), 0.1, 3); }, "input should be 4 dimensional. Got 3 dimensions.");
-  expect_error([] { ops::drop_block2d(ones({1, 1, 8, 8}), 0.4, 2); }, "drop_block2d: the block size (2, from block_size 2");
+  expect_error(
+      [] {
+        ops::drop_block2d(ones({1, 1, 8, 8}), 0.4, 2);
+      },
+      "drop_block2d: the block size (2, from block_size 2");
   expect_error([] { ops::drop_block2d(ones({1, 1, 8, 4}), 0.4, 5); }, "the block size (4, from block_size 5");
   expect_error([] { ops::DropBlock3d(1.5, 3); }, "drop probability has to be between 0 and 1, but got 1.5");
 }

@@ -17,12 +17,12 @@ namespace ember {
 namespace detection_roi_test {
 
 namespace ops = vision::ops;
+using autograd::variable_list;
 using testing::det_npy;
 using testing::det_path;
 using testing::expect_close;
 using testing::expect_error;
 using testing::grads_of;
-using autograd::variable_list;
 
 struct RoiCase {
   std::string name, op;
@@ -56,7 +56,9 @@ Tensor run(const RoiCase& c, const Tensor& x, const Tensor& rois) {
   return ops::ps_roi_pool(x, rois, size, c.scale);
 }
 
-Tensor input_of(const RoiCase& c) { return det_npy(c.op.rfind("ps_", 0) == 0 ? "roi_x18" : "roi_x4"); }
+Tensor input_of(const RoiCase& c) {
+  return det_npy(c.op.rfind("ps_", 0) == 0 ? "roi_x18" : "roi_x4");
+}
 
 TEST(DetectionRoi, ForwardAndBackwardMatchTorchvision) {
   const std::vector<RoiCase> cases = roi_cases();
@@ -85,8 +87,8 @@ TEST(DetectionRoi, BoxListEqualsRoiTensor) {
   const Tensor x = det_npy("roi_x4"), x18 = det_npy("roi_x18");
   const Tensor b0 = tensor({{1.0, 1.5, 6.0, 7.0}, {-2.0, -1.5, 4.3, 3.2}}, kFloat64);
   const Tensor b1 = tensor({{0.0, 0.0, 10.0, 8.0}}, kFloat64);
-  const Tensor rois = tensor({{0.0, 1.0, 1.5, 6.0, 7.0}, {0.0, -2.0, -1.5, 4.3, 3.2}, {1.0, 0.0, 0.0, 10.0, 8.0}},
-                             kFloat64);
+  const Tensor rois =
+      tensor({{0.0, 1.0, 1.5, 6.0, 7.0}, {0.0, -2.0, -1.5, 4.3, 3.2}, {1.0, 0.0, 0.0, 10.0, 8.0}}, kFloat64);
   EXPECT_TRUE(ops::convert_boxes_to_roi_format({b0, b1}).equal(rois));
   EXPECT_TRUE(ops::roi_align(x, {b0, b1}, 3, 0.5, 2, true).equal(ops::roi_align(x, rois, 3, 0.5, 2, true)));
   EXPECT_TRUE(ops::roi_pool(x, {b0, b1}, {2, 3}).equal(ops::roi_pool(x, rois, {2, 3})));
@@ -123,46 +125,91 @@ TEST(DetectionRoi, GradchecksInFloat64) {
   Generator gen(11);
   const Tensor x = rand({2, 4, 7, 8}, kFloat64, &gen).requires_grad_();
   const Tensor x8 = rand({2, 8, 7, 8}, kFloat64, &gen).requires_grad_();
-  const Tensor rois = tensor({{0.0, 0.3, 0.7, 5.1, 6.2}, {1.0, 2.2, 1.4, 7.3, 4.9}, {1.0, -1.1, 3.3, 2.6, 8.4}},
-                             kFloat64);
+  const Tensor rois =
+      tensor({{0.0, 0.3, 0.7, 5.1, 6.2}, {1.0, 2.2, 1.4, 7.3, 4.9}, {1.0, -1.1, 3.3, 2.6, 8.4}}, kFloat64);
   auto check = [](const char* what, const autograd::GradcheckFn& fn, const Tensor& in) {
     EXPECT_TRUE(autograd::gradcheck(fn, {in})) << what;
   };
-  check("roi_align", [&](const variable_list& v) { return variable_list{ops::roi_align(v[0], rois, {2, 3}, 1.0, 2)}; },
-        x);
-  check("roi_align aligned adaptive",
-        [&](const variable_list& v) { return variable_list{ops::roi_align(v[0], rois, 2, 0.75, -1, true)}; }, x);
-  check("roi_pool", [&](const variable_list& v) { return variable_list{ops::roi_pool(v[0], rois, {2, 3}, 1.0)}; }, x);
-  check("ps_roi_align",
-        [&](const variable_list& v) { return variable_list{ops::ps_roi_align(v[0], rois, 2, 1.0, 2)}; }, x8);
-  check("ps_roi_pool", [&](const variable_list& v) { return variable_list{ops::ps_roi_pool(v[0], rois, 2, 1.0)}; },
-        x8);
+  check(
+      "roi_align",
+      [&](const variable_list& v) {
+        return variable_list{ops::roi_align(v[0], rois, {2, 3}, 1.0, 2)};
+      },
+      x);
+  check(
+      "roi_align aligned adaptive",
+      [&](const variable_list& v) { return variable_list{ops::roi_align(v[0], rois, 2, 0.75, -1, true)}; }, x);
+  check(
+      "roi_pool",
+      [&](const variable_list& v) {
+        return variable_list{ops::roi_pool(v[0], rois, {2, 3}, 1.0)};
+      },
+      x);
+  check(
+      "ps_roi_align", [&](const variable_list& v) { return variable_list{ops::ps_roi_align(v[0], rois, 2, 1.0, 2)}; },
+      x8);
+  check(
+      "ps_roi_pool", [&](const variable_list& v) { return variable_list{ops::ps_roi_pool(v[0], rois, 2, 1.0)}; }, x8);
 }
 
 TEST(DetectionRoi, BadInputRaisesClearErrors) {
   const Tensor x = det_npy("roi_x4");
-  expect_error([&] { ops::roi_align(x, zeros({2, 3, 5}, kFloat64), 2); }, "roi_align: boxes should be a 2d tensor, got 3D");
-  expect_error([&] { ops::roi_align(x, zeros({2, 4}, kFloat64), 2); },
-               "roi_align: The boxes tensor shape is not correct as Tensor[K, 5]");
-  expect_error([&] { ops::roi_pool(x, std::vector<Tensor>{zeros({2, 5}, kFloat64)}, 2); },
-               "roi_pool: The shape of the tensor in the boxes list is not correct as List[Tensor[L, 4]]");
-  expect_error([&] { ops::roi_align(x, tensor({{2.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2); },
-               "roi_align: box 0 has image index 2, but the input holds 2 images");
-  expect_error([&] { ops::ps_roi_pool(x, tensor({{0.0, 0.0, 0.0, 3.0, 3.0}, {1.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 3); },
-               "ps_roi_pool: input channels must be a multiple of pooling height * pooling width, got 4 channels");
-  expect_error([&] { ops::roi_pool(x, tensor({{-1.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2); },
-               "box 0 has image index -1");
-  expect_error([&] { ops::roi_align(x, tensor({{0.5, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2); },
-               "box 0 has image index 0.5");
-  expect_error([&] { ops::roi_align(x, tensor({{0.0, 0.0, 0.0, 3.0, 3.0}}, kFloat32), 2); },
-               "roi_align: boxes (float32) and input (float64) should have the same dtype");
-  expect_error([&] { ops::roi_align(x[0], tensor({{0.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2); },
-               "roi_align: input should be a 4d tensor");
-  expect_error([&] { ops::roi_align(x, tensor({{0.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), {0, 2}); },
-               "roi_align: output_size should be positive");
+  expect_error(
+      [&] {
+        ops::roi_align(x, zeros({2, 3, 5}, kFloat64), 2);
+      },
+      "roi_align: boxes should be a 2d tensor, got 3D");
+  expect_error(
+      [&] {
+        ops::roi_align(x, zeros({2, 4}, kFloat64), 2);
+      },
+      "roi_align: The boxes tensor shape is not correct as Tensor[K, 5]");
+  expect_error(
+      [&] {
+        ops::roi_pool(x, std::vector<Tensor>{zeros({2, 5}, kFloat64)}, 2);
+      },
+      "roi_pool: The shape of the tensor in the boxes list is not correct as List[Tensor[L, 4]]");
+  expect_error(
+      [&] {
+        ops::roi_align(x, tensor({{2.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2);
+      },
+      "roi_align: box 0 has image index 2, but the input holds 2 images");
+  expect_error(
+      [&] {
+        ops::ps_roi_pool(x, tensor({{0.0, 0.0, 0.0, 3.0, 3.0}, {1.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 3);
+      },
+      "ps_roi_pool: input channels must be a multiple of pooling height * pooling width, got 4 channels");
+  expect_error(
+      [&] {
+        ops::roi_pool(x, tensor({{-1.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2);
+      },
+      "box 0 has image index -1");
+  expect_error(
+      [&] {
+        ops::roi_align(x, tensor({{0.5, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2);
+      },
+      "box 0 has image index 0.5");
+  expect_error(
+      [&] {
+        ops::roi_align(x, tensor({{0.0, 0.0, 0.0, 3.0, 3.0}}, kFloat32), 2);
+      },
+      "roi_align: boxes (float32) and input (float64) should have the same dtype");
+  expect_error(
+      [&] {
+        ops::roi_align(x[0], tensor({{0.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), 2);
+      },
+      "roi_align: input should be a 4d tensor");
+  expect_error(
+      [&] {
+        ops::roi_align(x, tensor({{0.0, 0.0, 0.0, 3.0, 3.0}}, kFloat64), {0, 2});
+      },
+      "roi_align: output_size should be positive");
   // Note [Adaptive sampling of inverted boxes]: torchvision fails here too.
-  expect_error([&] { ops::roi_align(x, tensor({{1.0, 6.0, 2.0, 2.5, 5.0}}, kFloat64), 3, 1.0, 0, true); },
-               "roi_align: box 0 has x2 < x1 or y2 < y1");
+  expect_error(
+      [&] {
+        ops::roi_align(x, tensor({{1.0, 6.0, 2.0, 2.5, 5.0}}, kFloat64), 3, 1.0, 0, true);
+      },
+      "roi_align: box 0 has x2 < x1 or y2 < y1");
   EXPECT_NO_THROW(ops::roi_align(x, tensor({{1.0, 6.0, 2.0, 2.5, 5.0}}, kFloat64), 3, 1.0, 2, true));
 }
 
@@ -240,7 +287,9 @@ TEST(DetectionDeformConv, GradcheckInFloat64) {
       },
       {x, offset, mask, weight, bias}));
   EXPECT_TRUE(autograd::gradcheck(
-      [](const variable_list& v) { return variable_list{ops::deform_conv2d(v[0], v[1], v[2], {}, {.padding = 1, .dilation = 2})}; },
+      [](const variable_list& v) {
+        return variable_list{ops::deform_conv2d(v[0], v[1], v[2], {}, {.padding = 1, .dilation = 2})};
+      },
       {x, offset, weight}));
 }
 
@@ -256,16 +305,32 @@ TEST(DetectionDeformConv, ZeroOffsetsAndUnitMaskIsAConvolution) {
 
 TEST(DetectionDeformConv, BadInputRaisesClearErrors) {
   const Tensor x = zeros({1, 4, 6, 6}), w = zeros({2, 4, 3, 3});
-  expect_error([&] { ops::deform_conv2d(x, zeros({1, 17, 4, 4}), w); },
-               "deform_conv2d: the shape of the offset tensor at dimension 1 is not valid");
-  expect_error([&] { ops::deform_conv2d(x, zeros({1, 10, 4, 4}), w); }, "Got offset.shape[1]=10, while 2 * weight.size[2] * weight.size[3]=18");
-  expect_error([&] { ops::deform_conv2d(x, zeros({1, 18, 5, 4}), w); },
-               "offset output dims: (5, 4) - computed output dims: (4, 4)");
-  expect_error([&] { ops::deform_conv2d(x, zeros({1, 18, 4, 4}), w, {}, {.mask = zeros({1, 8, 4, 4})}); },
-               "mask.shape[1] is not valid: got: 8 expected: 9");
+  expect_error(
+      [&] {
+        ops::deform_conv2d(x, zeros({1, 17, 4, 4}), w);
+      },
+      "deform_conv2d: the shape of the offset tensor at dimension 1 is not valid");
+  expect_error(
+      [&] {
+        ops::deform_conv2d(x, zeros({1, 10, 4, 4}), w);
+      },
+      "Got offset.shape[1]=10, while 2 * weight.size[2] * weight.size[3]=18");
+  expect_error(
+      [&] {
+        ops::deform_conv2d(x, zeros({1, 18, 5, 4}), w);
+      },
+      "offset output dims: (5, 4) - computed output dims: (4, 4)");
+  expect_error(
+      [&] {
+        ops::deform_conv2d(x, zeros({1, 18, 4, 4}), w, {}, {.mask = zeros({1, 8, 4, 4})});
+      },
+      "mask.shape[1] is not valid: got: 8 expected: 9");
   expect_error([&] { ops::deform_conv2d(x, zeros({2, 18, 4, 4}), w); }, "invalid batch size of offset");
-  expect_error([&] { ops::deform_conv2d(x, zeros({1, 18, 4, 4}), zeros({2, 3, 3, 3})); },
-               "input has 4 channels, which is not a multiple of weight.size(1) = 3");
+  expect_error(
+      [&] {
+        ops::deform_conv2d(x, zeros({1, 18, 4, 4}), zeros({2, 3, 3, 3}));
+      },
+      "input has 4 channels, which is not a multiple of weight.size(1) = 3");
   expect_error([&] { ops::deform_conv2d(x, zeros({1, 18, 4, 4}), w, {}, {.stride = 0}); }, "stride_h: 0");
 }
 

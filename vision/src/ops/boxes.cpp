@@ -23,8 +23,7 @@ using indexing::Slice;
 
 // torchvision's _upcast: float16/bfloat16 to float32, small integers to int32.
 Tensor upcast(const Tensor& t) {
-  if (is_floating_point(t.dtype()))
-    return t.dtype() == kFloat32 || t.dtype() == kFloat64 ? t : t.to(kFloat32);
+  if (is_floating_point(t.dtype())) return t.dtype() == kFloat32 || t.dtype() == kFloat64 ? t : t.to(kFloat32);
   return t.dtype() == kInt32 || t.dtype() == kInt64 ? t : t.to(kInt32);
 }
 
@@ -127,8 +126,8 @@ Tensor box_convert(const Tensor& boxes, const std::string& in_fmt, const std::st
               "box_convert: Unsupported Bounding Box Conversions for given in_fmt '", in_fmt, "' and out_fmt '",
               out_fmt, "' (allowed: xyxy, xywh, cxcywh)");
   EMBER_CHECK(boxes.defined(), "box_convert: boxes is undefined");
-  EMBER_CHECK(boxes.dim() >= 1 && boxes.size(-1) == 4,
-              "box_convert: boxes should be a [..., 4] tensor, got ", boxes.sizes());
+  EMBER_CHECK(boxes.dim() >= 1 && boxes.size(-1) == 4, "box_convert: boxes should be a [..., 4] tensor, got ",
+              boxes.sizes());
   if (in_fmt == out_fmt) return boxes.clone();
   std::vector<Tensor> c = boxes.unbind(-1);
   // To corners first (torchvision's _box_xywh_to_xyxy / _box_cxcywh_to_xyxy).
@@ -187,8 +186,7 @@ Tensor complete_box_iou(const Tensor& boxes1, const Tensor& boxes2, double eps) 
   return diou - alpha * v;
 }
 
-Tensor generalized_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const std::string& reduction,
-                                double eps) {
+Tensor generalized_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const std::string& reduction, double eps) {
   check_paired("generalized_box_iou_loss", boxes1, boxes2);
   check_reduction("generalized_box_iou_loss", reduction);
   const std::vector<Tensor> b1 = upcast_non_float(boxes1).unbind(-1), b2 = upcast_non_float(boxes2).unbind(-1);
@@ -201,16 +199,14 @@ Tensor generalized_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, cons
   return reduce_loss(1 - miou, reduction);
 }
 
-Tensor distance_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const std::string& reduction,
-                             double eps) {
+Tensor distance_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const std::string& reduction, double eps) {
   check_paired("distance_box_iou_loss", boxes1, boxes2);
   check_reduction("distance_box_iou_loss", reduction);
   const std::vector<Tensor> b1 = upcast_non_float(boxes1).unbind(-1), b2 = upcast_non_float(boxes2).unbind(-1);
   return reduce_loss(diou_iou_loss(b1, b2, eps).first, reduction);
 }
 
-Tensor complete_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const std::string& reduction,
-                             double eps) {
+Tensor complete_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const std::string& reduction, double eps) {
   check_paired("complete_box_iou_loss", boxes1, boxes2);
   check_reduction("complete_box_iou_loss", reduction);
   const std::vector<Tensor> b1 = upcast_non_float(boxes1).unbind(-1), b2 = upcast_non_float(boxes2).unbind(-1);
@@ -229,8 +225,7 @@ Tensor complete_box_iou_loss(const Tensor& boxes1, const Tensor& boxes2, const s
 
 Tensor clip_boxes_to_image(const Tensor& boxes, std::array<int64_t, 2> size) {
   EMBER_CHECK(boxes.defined(), "clip_boxes_to_image: boxes is undefined");
-  EMBER_CHECK(boxes.dim() >= 1 && boxes.size(-1) == 4,
-              "clip_boxes_to_image: boxes should be a [..., 4] tensor, got ",
+  EMBER_CHECK(boxes.dim() >= 1 && boxes.size(-1) == 4, "clip_boxes_to_image: boxes should be a [..., 4] tensor, got ",
               boxes.sizes());
   const int64_t dim = boxes.dim();
   const Tensor x = boxes.slice(-1, 0, std::nullopt, 2).clamp(0, size[1]);
@@ -246,8 +241,7 @@ Tensor remove_small_boxes(const Tensor& boxes, double min_size) {
 
 Tensor masks_to_boxes(const Tensor& masks) {
   EMBER_CHECK(masks.defined(), "masks_to_boxes: masks is undefined");
-  EMBER_CHECK(masks.dim() == 3, "masks_to_boxes: masks should be a [N, H, W] tensor, got ",
-              masks.sizes());
+  EMBER_CHECK(masks.dim() == 3, "masks_to_boxes: masks should be a [N, H, W] tensor, got ", masks.sizes());
   const int64_t n = masks.size(0);
   if (masks.numel() == 0) return zeros({0, 4}, TensorOptions().device(masks.device()).dtype(kFloat32));
   // Which rows and columns of each mask hold a non-zero pixel (computed where

@@ -42,9 +42,8 @@ struct DeformConv2dFunction : autograd::Function<DeformConv2dFunction> {
     Tensor out = bmm(w, columns.view({groups, -1, n * oh * ow})).reshape({out_c, n, oh, ow}).permute({1, 0, 2, 3});
     if (bias.defined()) out = out + bias.view({1, out_c, 1, 1});
     ctx->save_for_backward({input, offset, mask, weight, columns});
-    ctx->saved_data["geometry"] = std::vector<int64_t>{geo.kh,    geo.kw,    geo.stride_h, geo.stride_w,
-                                                       geo.pad_h, geo.pad_w, geo.dil_h,    geo.dil_w,
-                                                       geo.offset_groups};
+    ctx->saved_data["geometry"] = std::vector<int64_t>{geo.kh,    geo.kw,    geo.stride_h, geo.stride_w,     geo.pad_h,
+                                                       geo.pad_w, geo.dil_h, geo.dil_w,    geo.offset_groups};
     ctx->saved_data["groups"] = groups;
     ctx->saved_data["has_bias"] = bias.defined();
     return out.contiguous();
@@ -61,7 +60,8 @@ struct DeformConv2dFunction : autograd::Function<DeformConv2dFunction> {
     const Tensor go = grad.permute({1, 0, 2, 3}).reshape({groups, out_c / groups, n * oh * ow});
     const Tensor w = weight.reshape({groups, out_c / groups, -1});
     Tensor grad_weight, grad_bias, grad_input, grad_offset, grad_mask;
-    if (ctx->needs_input_grad(3)) grad_weight = bmm(go, columns.view({groups, -1, n * oh * ow}).transpose(1, 2)).view(weight.sizes());
+    if (ctx->needs_input_grad(3))
+      grad_weight = bmm(go, columns.view({groups, -1, n * oh * ow}).transpose(1, 2)).view(weight.sizes());
     if (ctx->saved_data["has_bias"].toBool()) grad_bias = grad.sum({0, 2, 3});
     if (ctx->needs_input_grad(0) || ctx->needs_input_grad(1) || (mask.defined() && ctx->needs_input_grad(2))) {
       const Tensor grad_columns = bmm(w.transpose(1, 2), go).reshape({-1, n * oh * ow}).contiguous();
@@ -116,8 +116,9 @@ Tensor deform_conv2d(const Tensor& input, const Tensor& offset, const Tensor& we
               offset.size(1), ", while 2 * weight.size[2] * weight.size[3]=", 2 * kh * kw);
   EMBER_CHECK(channels % offset_groups == 0, op, ": input channels (", channels,
               ") are not a multiple of the offset groups (", offset_groups, ")");
-  EMBER_CHECK(!mask.defined() || mask.size(1) == offset_groups * kh * kw, op, ": mask.shape[1] is not valid: got: ",
-              mask.defined() ? mask.size(1) : 0, " expected: ", offset_groups * kh * kw);
+  EMBER_CHECK(!mask.defined() || mask.size(1) == offset_groups * kh * kw, op,
+              ": mask.shape[1] is not valid: got: ", mask.defined() ? mask.size(1) : 0,
+              " expected: ", offset_groups * kh * kw);
   const int64_t oh = (input.size(2) + 2 * pad[0] - (dil[0] * (kh - 1) + 1)) / stride[0] + 1;
   const int64_t ow = (input.size(3) + 2 * pad[1] - (dil[1] * (kw - 1) + 1)) / stride[1] + 1;
   EMBER_CHECK(oh > 0 && ow > 0, op, ": Calculated output size too small - out_h: ", oh, " out_w: ", ow);
@@ -128,13 +129,13 @@ Tensor deform_conv2d(const Tensor& input, const Tensor& offset, const Tensor& we
   if (mask.defined()) {
     EMBER_CHECK(mask.size(0) == input.size(0), op, ": invalid batch size of mask: ", mask.size(0), " for ",
                 input.size(0), " images");
-    EMBER_CHECK(mask.size(2) == oh && mask.size(3) == ow, op, ": mask output dims: (", mask.size(2), ", ",
-                mask.size(3), ") - computed output dims: (", oh, ", ", ow, ")");
+    EMBER_CHECK(mask.size(2) == oh && mask.size(3) == ow, op, ": mask output dims: (", mask.size(2), ", ", mask.size(3),
+                ") - computed output dims: (", oh, ", ", ow, ")");
   }
-  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), op,
-              ": bias should be [", weight.size(0), "], got ", bias.defined() ? bias.sizes() : IntArrayRef{});
-  EMBER_CHECK(deform_im2col_slot.supports(input.device(), input.dtype()), op, ": no kernel for ", input.dtype(),
-              " on ", input.device());
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), op, ": bias should be [",
+              weight.size(0), "], got ", bias.defined() ? bias.sizes() : IntArrayRef{});
+  EMBER_CHECK(deform_im2col_slot.supports(input.device(), input.dtype()), op, ": no kernel for ", input.dtype(), " on ",
+              input.device());
   const DeformGeometry geo{kh, kw, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1], offset_groups};
   return DeformConv2dFunction::apply(input.contiguous(), offset.contiguous(),
                                      mask.defined() ? mask.contiguous() : Tensor(), weight.contiguous(), bias, geo,

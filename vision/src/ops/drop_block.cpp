@@ -24,8 +24,7 @@ Tensor drop_block(const char* op, int64_t d, const Tensor& input, double p, int6
                   double eps, bool training, Generator* generator) {
   check_p(op, p);
   EMBER_CHECK(input.defined(), op, ": input is undefined");
-  EMBER_CHECK(input.dim() == d + 2, op, ": input should be ", d + 2, " dimensional. Got ", input.dim(),
-              " dimensions.");
+  EMBER_CHECK(input.dim() == d + 2, op, ": input should be ", d + 2, " dimensional. Got ", input.dim(), " dimensions.");
   EMBER_CHECK(block_size > 0, op, ": block_size should be positive, got ", block_size);
   if (!training || p == 0.0) return input;
   EMBER_CHECK(is_floating_point(input.dtype()), op, ": expected a floating point input, got ", input.dtype());
@@ -62,7 +61,9 @@ Tensor drop_block(const char* op, int64_t d, const Tensor& input, double p, int6
   return input * noise * normalize_scale;
 }
 
-std::string py_bool(bool v) { return v ? "True" : "False"; }
+std::string py_bool(bool v) {
+  return v ? "True" : "False";
+}
 
 }  // namespace
 

@@ -31,12 +31,14 @@ void LastLevelMaxPoolImpl::extend(std::vector<Tensor>& results, const std::vecto
 
 LastLevelP6P7Impl::LastLevelP6P7Impl(int64_t in_channels, int64_t out_channels)
     : ExtraFPNBlockImpl("LastLevelP6P7"), use_P5(in_channels == out_channels) {
-  p6 = register_module("p6", nn::Conv2d(nn::Conv2dOptions{
-                                 .in_channels = in_channels, .out_channels = out_channels, .kernel_size = 3,
-                                 .stride = 2, .padding = 1}));
-  p7 = register_module("p7", nn::Conv2d(nn::Conv2dOptions{
-                                 .in_channels = out_channels, .out_channels = out_channels, .kernel_size = 3,
-                                 .stride = 2, .padding = 1}));
+  p6 = register_module(
+      "p6",
+      nn::Conv2d(nn::Conv2dOptions{
+          .in_channels = in_channels, .out_channels = out_channels, .kernel_size = 3, .stride = 2, .padding = 1}));
+  p7 = register_module(
+      "p7",
+      nn::Conv2d(nn::Conv2dOptions{
+          .in_channels = out_channels, .out_channels = out_channels, .kernel_size = 3, .stride = 2, .padding = 1}));
   init_conv(p6);
   init_conv(p7);
 }
@@ -62,12 +64,17 @@ FeaturePyramidNetworkImpl::FeaturePyramidNetworkImpl(const FeaturePyramidNetwork
   layer_blocks = register_module("layer_blocks", nn::ModuleList());
   for (const int64_t in : options.in_channels_list) {
     EMBER_CHECK(in != 0, "FeaturePyramidNetwork: in_channels=0 is currently not supported");
-    inner_blocks->push_back(Conv2dNormActivation(Conv2dNormActivationOptions{
-        .in_channels = in, .out_channels = options.out_channels, .kernel_size = 1, .padding = 0,
-        .norm_layer = options.norm_layer, .activation_layer = nullptr}));
-    layer_blocks->push_back(Conv2dNormActivation(Conv2dNormActivationOptions{
-        .in_channels = options.out_channels, .out_channels = options.out_channels, .kernel_size = 3,
-        .norm_layer = options.norm_layer, .activation_layer = nullptr}));
+    inner_blocks->push_back(Conv2dNormActivation(Conv2dNormActivationOptions{.in_channels = in,
+                                                                             .out_channels = options.out_channels,
+                                                                             .kernel_size = 1,
+                                                                             .padding = 0,
+                                                                             .norm_layer = options.norm_layer,
+                                                                             .activation_layer = nullptr}));
+    layer_blocks->push_back(Conv2dNormActivation(Conv2dNormActivationOptions{.in_channels = options.out_channels,
+                                                                             .out_channels = options.out_channels,
+                                                                             .kernel_size = 3,
+                                                                             .norm_layer = options.norm_layer,
+                                                                             .activation_layer = nullptr}));
   }
   for (const auto& list : {inner_blocks, layer_blocks})
     for (size_t i = 0; i < list->size(); ++i) {
@@ -91,8 +98,8 @@ OrderedDict<Tensor> FeaturePyramidNetworkImpl::forward(const OrderedDict<Tensor>
   results[levels - 1] = layer(levels - 1, last_inner);
   for (int64_t idx = levels - 2; idx >= 0; --idx) {
     const Tensor lateral = inner(idx);
-    const Tensor top_down =
-        F::interpolate(last_inner, {.size = std::vector<int64_t>{lateral.size(-2), lateral.size(-1)}, .mode = "nearest"});
+    const Tensor top_down = F::interpolate(
+        last_inner, {.size = std::vector<int64_t>{lateral.size(-2), lateral.size(-1)}, .mode = "nearest"});
     last_inner = lateral + top_down;
     results[idx] = layer(idx, last_inner);
   }

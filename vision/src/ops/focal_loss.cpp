@@ -16,7 +16,8 @@ Tensor sigmoid_focal_loss(const Tensor& inputs, const Tensor& targets, double al
               "sigmoid_focal_loss: Invalid Value for arg 'reduction': '", reduction,
               "' \n Supported reduction modes: 'none', 'mean', 'sum'");
   const Tensor p = inputs.sigmoid();
-  const Tensor ce_loss = nn::functional::binary_cross_entropy_with_logits(inputs, targets, {.reduction = nn::functional::Reduction::None});
+  const Tensor ce_loss =
+      nn::functional::binary_cross_entropy_with_logits(inputs, targets, {.reduction = nn::functional::Reduction::None});
   const Tensor p_t = p * targets + (1 - p) * (1 - targets);
   Tensor loss = ce_loss * (1 - p_t).pow(gamma);
   if (alpha >= 0) {

@@ -37,9 +37,8 @@ Tensor LevelMapper::operator()(const std::vector<Tensor>& boxes) const {
   return clamped.to(kInt64) - k_min;
 }
 
-MultiScaleRoIAlignImpl::MultiScaleRoIAlignImpl(std::vector<std::string> featmap_names,
-                                               const ExpandingInts& output_size, int64_t sampling_ratio,
-                                               double canonical_scale, double canonical_level)
+MultiScaleRoIAlignImpl::MultiScaleRoIAlignImpl(std::vector<std::string> featmap_names, const ExpandingInts& output_size,
+                                               int64_t sampling_ratio, double canonical_scale, double canonical_level)
     : nn::Module("MultiScaleRoIAlign"),
       featmap_names(std::move(featmap_names)),
       output_size(detail::roi_output_size("MultiScaleRoIAlign", output_size)),
@@ -65,14 +64,13 @@ Tensor MultiScaleRoIAlignImpl::forward(const OrderedDict<Tensor>& x, const std::
     for (const Tensor& level : levels) scales.push_back(infer_scale(level, original));
     const double lvl_min = -static_cast<double>(std::log2(static_cast<float>(scales.front())));
     const double lvl_max = -static_cast<double>(std::log2(static_cast<float>(scales.back())));
-    map_levels = LevelMapper{static_cast<int64_t>(lvl_min), static_cast<int64_t>(lvl_max), canonical_scale,
-                             canonical_level};
+    map_levels =
+        LevelMapper{static_cast<int64_t>(lvl_min), static_cast<int64_t>(lvl_max), canonical_scale, canonical_level};
   }
   EMBER_CHECK(scales.size() == levels.size(), "MultiScaleRoIAlign: ", levels.size(),
               " feature maps, but the scales were inferred for ", scales.size());
   const Tensor rois = detail::rois_from_list("MultiScaleRoIAlign", boxes);
-  if (levels.size() == 1)
-    return roi_align(levels[0], rois, output_size, scales[0], sampling_ratio);
+  if (levels.size() == 1) return roi_align(levels[0], rois, output_size, scales[0], sampling_ratio);
   const Tensor level_of = (*map_levels)(boxes);
   const Tensor& first = levels[0];
   Tensor result = zeros({rois.size(0), first.size(1), output_size[0], output_size[1]}, first.options());
@@ -87,8 +85,7 @@ Tensor MultiScaleRoIAlignImpl::forward(const OrderedDict<Tensor>& x, const std::
 void MultiScaleRoIAlignImpl::pretty_print(std::ostream& os) const {
   os << "MultiScaleRoIAlign(featmap_names=[";
   for (size_t i = 0; i < featmap_names.size(); ++i) os << (i ? ", '" : "'") << featmap_names[i] << "'";
-  os << "], output_size=(" << output_size[0] << ", " << output_size[1] << "), sampling_ratio=" << sampling_ratio
-     << ")";
+  os << "], output_size=(" << output_size[0] << ", " << output_size[1] << "), sampling_ratio=" << sampling_ratio << ")";
 }
 
 }  // namespace ember::vision::ops

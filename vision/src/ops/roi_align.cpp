@@ -53,10 +53,9 @@ struct RoiAlignFunction : autograd::Function<RoiAlignFunction> {
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const Tensor rois = ctx->get_saved_variables()[0];
     Tensor grad_input = zeros_of_input(ctx, grads[0]);
-    roi_align_backward_slot(grads[0].device())(grad_input, grads[0].contiguous(), rois,
-                                               ctx->saved_data["spatial_scale"].toDouble(),
-                                               ctx->saved_data["sampling_ratio"].toInt(),
-                                               ctx->saved_data["aligned"].toBool());
+    roi_align_backward_slot(grads[0].device())(
+        grad_input, grads[0].contiguous(), rois, ctx->saved_data["spatial_scale"].toDouble(),
+        ctx->saved_data["sampling_ratio"].toInt(), ctx->saved_data["aligned"].toBool());
     return {grad_input, Tensor(), Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
   }
 };
@@ -133,12 +132,10 @@ Tensor ps_roi_align(const Tensor& input, const Tensor& boxes, const ExpandingInt
 
 Tensor ps_roi_align(const Tensor& input, const std::vector<Tensor>& boxes, const ExpandingInts& output_size,
                     double spatial_scale, int64_t sampling_ratio) {
-  return ps_roi_align(input, detail::rois_from_list("ps_roi_align", boxes), output_size, spatial_scale,
-                      sampling_ratio);
+  return ps_roi_align(input, detail::rois_from_list("ps_roi_align", boxes), output_size, spatial_scale, sampling_ratio);
 }
 
-RoIAlignImpl::RoIAlignImpl(const ExpandingInts& output_size, double spatial_scale, int64_t sampling_ratio,
-                           bool aligned)
+RoIAlignImpl::RoIAlignImpl(const ExpandingInts& output_size, double spatial_scale, int64_t sampling_ratio, bool aligned)
     : nn::Module("RoIAlign"),
       output_size(detail::roi_output_size("RoIAlign", output_size)),
       spatial_scale(spatial_scale),
@@ -173,8 +170,8 @@ Tensor PSRoIAlignImpl::forward(const Tensor& input, const std::vector<Tensor>& r
 }
 
 void PSRoIAlignImpl::pretty_print(std::ostream& os) const {
-  os << "PSRoIAlign(output_size=(" << output_size[0] << ", " << output_size[1]
-     << "), spatial_scale=" << spatial_scale << ", sampling_ratio=" << sampling_ratio << ")";
+  os << "PSRoIAlign(output_size=(" << output_size[0] << ", " << output_size[1] << "), spatial_scale=" << spatial_scale
+     << ", sampling_ratio=" << sampling_ratio << ")";
 }
 
 }  // namespace ember::vision::ops

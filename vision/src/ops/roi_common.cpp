@@ -15,8 +15,7 @@ namespace detail {
 
 std::vector<int64_t> roi_output_size(const char* op, const nn::functional::ExpandingInts& output_size) {
   std::vector<int64_t> size = output_size.expand(2, op, "output_size");
-  EMBER_CHECK(size[0] > 0 && size[1] > 0, op, ": output_size should be positive, got (", size[0], ", ", size[1],
-              ")");
+  EMBER_CHECK(size[0] > 0 && size[1] > 0, op, ": output_size should be positive, got (", size[0], ", ", size[1], ")");
   return size;
 }
 
@@ -24,8 +23,8 @@ Tensor check_roi_arguments(const char* op, const Tensor& input, const Tensor& ro
   EMBER_CHECK(input.defined() && rois.defined(), op, ": input and boxes must be defined");
   EMBER_CHECK(input.dim() == 4, op, ": input should be a 4d tensor [N, C, H, W], got ", input.dim(), "D ",
               input.sizes());
-  EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64, op,
-              ": input should be float32 or float64, got ", input.dtype());
+  EMBER_CHECK(input.dtype() == kFloat32 || input.dtype() == kFloat64, op, ": input should be float32 or float64, got ",
+              input.dtype());
   EMBER_CHECK(rois.dim() == 2, op, ": boxes should be a 2d tensor, got ", rois.dim(), "D");
   EMBER_CHECK(rois.size(1) == 5, op, ": The boxes tensor shape is not correct as Tensor[K, 5], got ", rois.sizes());
   EMBER_CHECK(rois.dtype() == input.dtype(), op, ": boxes (", rois.dtype(), ") and input (", input.dtype(),

@@ -51,8 +51,8 @@ struct PsRoiPoolFunction : autograd::Function<PsRoiPoolFunction> {
   static Tensor forward(AutogradContext* ctx, const Tensor& input, const Tensor& rois, int64_t ph, int64_t pw,
                         double spatial_scale) {
     const Device device = input.device();
-    EMBER_CHECK(ps_roi_pool_forward_slot.supports(device, input.dtype()), "ps_roi_pool: no kernel for ",
-                input.dtype(), " on ", device);
+    EMBER_CHECK(ps_roi_pool_forward_slot.supports(device, input.dtype()), "ps_roi_pool: no kernel for ", input.dtype(),
+                " on ", device);
     Tensor out = empty({rois.size(0), input.size(1) / (ph * pw), ph, pw}, input.options());
     ps_roi_pool_forward_slot(device)(out, input.contiguous(), rois, spatial_scale);
     ctx->saved_data["input_shape"] = input.sizes().vec();

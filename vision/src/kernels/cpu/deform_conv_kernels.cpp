@@ -60,8 +60,8 @@ struct Dims {
 };
 
 Dims dims_of(const Tensor& input, const Tensor& offset, const DeformGeometry& g) {
-  return Dims{input.size(0), input.size(1), input.size(2), input.size(3), offset.size(2), offset.size(3),
-              g.kh * g.kw,   input.size(1) / g.offset_groups};
+  return Dims{input.size(0),  input.size(1),  input.size(2), input.size(3),
+              offset.size(2), offset.size(3), g.kh * g.kw,   input.size(1) / g.offset_groups};
 }
 
 template <class T>
@@ -132,8 +132,8 @@ void col2im_impl(Tensor& grad_input, Tensor& grad_offset, Tensor& grad_mask, con
               for (int64_t dy = -1; dy <= 1; ++dy) {
                 for (int64_t dx = -1; dx <= 1; ++dx) {
                   const int64_t yp = static_cast<int64_t>(y) + dy, xp = static_cast<int64_t>(x) + dx;
-                  if (0 <= yp && yp < d.height && 0 <= xp && xp < d.width &&
-                      std::abs(y - static_cast<T>(yp)) < 1 && std::abs(x - static_cast<T>(xp)) < 1) {
+                  if (0 <= yp && yp < d.height && 0 <= xp && xp < d.width && std::abs(y - static_cast<T>(yp)) < 1 &&
+                      std::abs(x - static_cast<T>(xp)) < 1) {
                     const T weight = (1 - std::abs(y - static_cast<T>(yp))) * (1 - std::abs(x - static_cast<T>(xp)));
                     plane[yp * d.width + xp] += mv * weight * row[p];
                   }

@@ -273,7 +273,8 @@ void ps_roi_align_backward_impl(Tensor& grad_input, const Tensor& grad, const Te
   T* gi = grad_input.data_ptr<T>();
   const T scale = static_cast<T>(spatial_scale);
   std::vector<PsRoi<T>> geo(static_cast<size_t>(k_count));
-  for (int64_t n = 0; n < k_count; ++n) geo[n] = ps_roi_geometry<T>(r + n * 5, scale, ph_count, pw_count, sampling_ratio);
+  for (int64_t n = 0; n < k_count; ++n)
+    geo[n] = ps_roi_geometry<T>(r + n * 5, scale, ph_count, pw_count, sampling_ratio);
   // Note [Race-free RoI backward]: input channel c_in is read by exactly one
   // (c_out, ph, pw) of every roi.
   parallel_for(0, channels_out * ph_count * pw_count, 1, [&](int64_t begin, int64_t end) {
@@ -298,7 +299,8 @@ void ps_roi_align_backward_impl(Tensor& grad_input, const Tensor& grad, const Te
 
 void roi_align_forward_kernel(Tensor& out, const Tensor& input, const Tensor& rois, double spatial_scale,
                               int64_t sampling_ratio, bool aligned) {
-  if (input.dtype() == kFloat64) return roi_align_forward_impl<double>(out, input, rois, spatial_scale, sampling_ratio, aligned);
+  if (input.dtype() == kFloat64)
+    return roi_align_forward_impl<double>(out, input, rois, spatial_scale, sampling_ratio, aligned);
   roi_align_forward_impl<float>(out, input, rois, spatial_scale, sampling_ratio, aligned);
 }
 
@@ -311,7 +313,8 @@ void roi_align_backward_kernel(Tensor& grad_input, const Tensor& grad, const Ten
 
 void ps_roi_align_forward_kernel(Tensor& out, const Tensor& input, const Tensor& rois, double spatial_scale,
                                  int64_t sampling_ratio) {
-  if (input.dtype() == kFloat64) return ps_roi_align_forward_impl<double>(out, input, rois, spatial_scale, sampling_ratio);
+  if (input.dtype() == kFloat64)
+    return ps_roi_align_forward_impl<double>(out, input, rois, spatial_scale, sampling_ratio);
   ps_roi_align_forward_impl<float>(out, input, rois, spatial_scale, sampling_ratio);
 }
 

@@ -87,8 +87,7 @@ std::vector<Bin> ps_roi_pool_bins(const T* roi, T scale, int64_t height, int64_t
 }
 
 template <class T>
-void roi_pool_forward_impl(Tensor& out, Tensor& argmax, const Tensor& input, const Tensor& rois,
-                           double spatial_scale) {
+void roi_pool_forward_impl(Tensor& out, Tensor& argmax, const Tensor& input, const Tensor& rois, double spatial_scale) {
   const int64_t k_count = rois.size(0), channels = input.size(1), height = input.size(2), width = input.size(3);
   const int64_t ph_count = out.size(2), pw_count = out.size(3), nbins = ph_count * pw_count;
   const T* in = input.data_ptr<T>();
@@ -194,7 +193,8 @@ void ps_roi_pool_backward_impl(Tensor& grad_input, const Tensor& grad, const Ten
   T* gi = grad_input.data_ptr<T>();
   const T scale = static_cast<T>(spatial_scale);
   std::vector<std::vector<Bin>> all(static_cast<size_t>(k_count));
-  for (int64_t n = 0; n < k_count; ++n) all[n] = ps_roi_pool_bins<T>(r + n * 5, scale, height, width, ph_count, pw_count);
+  for (int64_t n = 0; n < k_count; ++n)
+    all[n] = ps_roi_pool_bins<T>(r + n * 5, scale, height, width, ph_count, pw_count);
   // Note [Race-free RoI backward]: input channel c_in = c_out * nbins + bin.
   parallel_for(0, channels_out * nbins, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c_in = begin; c_in < end; ++c_in) {

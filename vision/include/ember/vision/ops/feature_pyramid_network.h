@@ -28,8 +28,7 @@ namespace ember::vision::ops {
 class ExtraFPNBlockImpl : public nn::Module {
  public:
   using nn::Module::Module;
-  virtual void extend(std::vector<Tensor>& results, const std::vector<Tensor>& x,
-                      std::vector<std::string>& names) = 0;
+  virtual void extend(std::vector<Tensor>& results, const std::vector<Tensor>& x, std::vector<std::string>& names) = 0;
 };
 
 // "pool": max_pool2d(last result, kernel 1, stride 2).

@@ -29,15 +29,14 @@ using nn::functional::ExpandingInts;
 // ceil(roi size / output size) per dim, torchvision's adaptive -1). aligned:
 // shift the box by -0.5 pixel (pixel centres at integer + 0.5); without it,
 // boxes smaller than a pixel are stretched to one pixel, as in torchvision.
-Tensor roi_align(const Tensor& input, const Tensor& boxes, const ExpandingInts& output_size,
-                 double spatial_scale = 1.0, int64_t sampling_ratio = -1, bool aligned = false);
+Tensor roi_align(const Tensor& input, const Tensor& boxes, const ExpandingInts& output_size, double spatial_scale = 1.0,
+                 int64_t sampling_ratio = -1, bool aligned = false);
 Tensor roi_align(const Tensor& input, const std::vector<Tensor>& boxes, const ExpandingInts& output_size,
                  double spatial_scale = 1.0, int64_t sampling_ratio = -1, bool aligned = false);
 
 // roi_pool: the maximum over each bin of the box rounded to whole pixels
 // (0 for an empty bin).
-Tensor roi_pool(const Tensor& input, const Tensor& boxes, const ExpandingInts& output_size,
-                double spatial_scale = 1.0);
+Tensor roi_pool(const Tensor& input, const Tensor& boxes, const ExpandingInts& output_size, double spatial_scale = 1.0);
 Tensor roi_pool(const Tensor& input, const std::vector<Tensor>& boxes, const ExpandingInts& output_size,
                 double spatial_scale = 1.0);
 
