@@ -1,6 +1,8 @@
 // ember_bench_distributed: the distributed suite (benchmarks/run.sh
 // distributed). Ember's collectives on 2 rank processes vs torch.distributed's
-// gloo backend on 2 processes of Debian's python3 (peers/distributed.py).
+// gloo backend on 2 processes of Debian's python3 (peers/distributed.py), and
+// DDP training steps of a small CNN and ResNet-18 against their compute and
+// all_reduce parts timed alone (distributed_ddp.cpp).
 //
 // Not a suite of ember_bench (Note [Distributed bench processes]): every side
 // runs in rank processes of its own, so this binary only starts them, reads
@@ -28,6 +30,8 @@
 #include <ember/distributed/distributed.h>
 #include <ember/ember.h>
 
+#include "distributed_ddp.h"
+
 // Note [Distributed bench processes]: a collective's time is a property of
 // the group, so each side runs as 2 processes that talk over TCP on loopback,
 // as a real job does: Ember's ranks are this binary exec'd again
@@ -43,10 +47,7 @@ namespace dist = ember::distributed;
 
 namespace {
 
-struct Timing {
-  double median_s = 0, min_s = 0;
-  int reps = 0;
-};
+using Timing = ember_bench_ddp::Timing;
 
 Timing summarize(std::vector<double> times) {
   std::sort(times.begin(), times.end());
@@ -85,7 +86,7 @@ void check_sum(const ember::Tensor& t, float expected, const std::string& what) 
 }
 
 // A rank process: every workload, rank 0 writing "name median_s min_s reps" lines.
-int run_rank(double target_s, const std::string& result_path) {
+int run_rank(double target_s, const std::string& result_path, const std::string& filter) {
   dist::init_process_group("gloo", {.timeout = std::chrono::seconds(120)});
   const int rank = static_cast<int>(dist::get_rank());
   std::ofstream out;
@@ -93,15 +94,17 @@ int run_rank(double target_s, const std::string& result_path) {
   auto record = [&](const std::string& name, const Timing& t) {
     if (rank == 0) out << name << " " << t.median_s << " " << t.min_s << " " << t.reps << "\n" << std::flush;
   };
+  auto wanted = [&](const std::string& name) { return filter.empty() || name.find(filter) != std::string::npos; };
   for (int64_t n : {int64_t{1} << 10, int64_t{1} << 20, int64_t{25} << 20}) {
     const std::string name = n == 1024 ? "all_reduce_1K" : n == (1 << 20) ? "all_reduce_1M" : "all_reduce_25M";
+    if (!wanted(name)) continue;
     ember::Tensor t = ember::full({n}, static_cast<double>(rank + 1));
     dist::all_reduce(t);  // the values are right before anything is timed
     check_sum(t, 3.0f, name);
     t.fill_(0.0);  // zeros stay zeros: no overflow, no denormals over the runs
     record(name, time_collective([&] { dist::all_reduce(t); }, target_s));
   }
-  {
+  if (wanted("all_gather_25M")) {
     const ember::Tensor t = ember::full({int64_t{25} << 20}, static_cast<double>(rank));
     std::vector<ember::Tensor> outs = {ember::empty({int64_t{25} << 20}), ember::empty({int64_t{25} << 20})};
     dist::all_gather(outs, t);
@@ -109,13 +112,15 @@ int run_rank(double target_s, const std::string& result_path) {
     check_sum(outs[1], 1.0f, "all_gather_25M");
     record("all_gather_25M", time_collective([&] { dist::all_gather(outs, t); }, target_s));
   }
-  {
+  if (wanted("broadcast_25M")) {
     ember::Tensor t = ember::full({int64_t{25} << 20}, rank == 0 ? 7.0 : 0.0);
     dist::broadcast(t, 0);
     check_sum(t, 7.0f, "broadcast_25M");
     record("broadcast_25M", time_collective([&] { dist::broadcast(t, 0); }, target_s));
   }
-  record("barrier", time_collective([] { dist::barrier(); }, target_s));
+  if (wanted("barrier")) record("barrier", time_collective([] { dist::barrier(); }, target_s));
+  ember_bench_ddp::run_ddp_workloads([&](const std::function<void()>& call) { return time_collective(call, target_s); },
+                                     record, filter);
   dist::destroy_process_group();
   return 0;
 }
@@ -164,7 +169,8 @@ std::map<std::string, Timing> read_timings(const std::string& path) {
 }
 
 // Ember's 2 ranks: this binary again, rank mode.
-std::map<std::string, Timing> run_ember(int threads, double target_s, const std::string& dir) {
+std::map<std::string, Timing> run_ember(int threads, double target_s, const std::string& filter,
+                                        const std::string& dir) {
   const std::string result = dir + "/ember.txt";
   const std::string port = std::to_string(free_port());
   std::vector<pid_t> pids;
@@ -174,18 +180,19 @@ std::map<std::string, Timing> run_ember(int threads, double target_s, const std:
                           {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port},
                           {"EMBER_BENCH_DIST_TARGET_S", std::to_string(target_s)},
                           {"EMBER_BENCH_DIST_THREADS", std::to_string(threads)},
-                          {"EMBER_BENCH_DIST_RESULT", result}}));
+                          {"EMBER_BENCH_DIST_RESULT", result}, {"EMBER_BENCH_DIST_FILTER", filter}}));
   }
   for (pid_t pid : pids) EMBER_CHECK(wait_status(pid) == 0, "an Ember rank failed (its output is above)");
   return read_timings(result);
 }
 
-std::map<std::string, Timing> run_peer(int threads, double target_s, const std::string& dir) {
+std::map<std::string, Timing> run_peer(int threads, double target_s, const std::string& filter,
+                                       const std::string& dir) {
   const std::string result = dir + "/torch.txt";
   const char* python = std::getenv("EMBER_BENCH_PYTHON");
   const pid_t pid = spawn({python ? python : "/usr/bin/python3", EMBER_BENCH_SOURCE_DIR "/peers/distributed.py",
                            "--threads", std::to_string(threads), "--target-s", std::to_string(target_s),
-                           "--result", result},
+                           "--result", result, "--filter", filter},
                           {});
   if (wait_status(pid) != 0) {
     std::fprintf(stderr, "the torch.distributed peer failed (its output is above): no peer column\n");
@@ -200,12 +207,13 @@ int main(int argc, char** argv) {
   if (const char* rank = std::getenv("EMBER_BENCH_DIST_RANK")) {
     (void)rank;
     ember::set_num_threads(std::atoi(std::getenv("EMBER_BENCH_DIST_THREADS")));
-    return run_rank(std::atof(std::getenv("EMBER_BENCH_DIST_TARGET_S")), std::getenv("EMBER_BENCH_DIST_RESULT"));
+    return run_rank(std::atof(std::getenv("EMBER_BENCH_DIST_TARGET_S")), std::getenv("EMBER_BENCH_DIST_RESULT"),
+                    std::getenv("EMBER_BENCH_DIST_FILTER") ? std::getenv("EMBER_BENCH_DIST_FILTER") : "");
   }
-  // ember_bench's flags: distributed [--threads N] [--target-s S] [--out DIR] [--commit C].
+  // ember_bench's flags: distributed [--threads N] [--target-s S] [--out DIR] [--commit C] [--filter F].
   int threads = 2;
   double target_s = 1.0;
-  std::string out = "bench-results", commit = "unknown";
+  std::string out = "bench-results", commit = "unknown", filter;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
     if (a == "distributed") continue;
@@ -214,23 +222,27 @@ int main(int argc, char** argv) {
     else if (a == "--target-s") target_s = std::atof(argv[++k]);
     else if (a == "--out") out = argv[++k];
     else if (a == "--commit") commit = argv[++k];
-    else EMBER_CHECK(false, "ember_bench_distributed: unknown flag ", a, " (--threads, --target-s, --out, --commit)");
+    else if (a == "--filter") filter = argv[++k];
+    else EMBER_CHECK(false, "ember_bench_distributed: unknown flag ", a,
+                     " (--threads, --target-s, --out, --commit, --filter)");
   }
   std::filesystem::create_directories(out);
   char scratch[] = "/tmp/ember_bench_dist_XXXXXX";
   EMBER_CHECK(::mkdtemp(scratch), "mkdtemp failed");
-  const auto ember = run_ember(threads, target_s, scratch);
-  const auto peer = run_peer(threads, target_s, scratch);
+  const auto ember = run_ember(threads, target_s, filter, scratch);
+  const auto peer = run_peer(threads, target_s, filter, scratch);
   std::filesystem::remove_all(scratch);
 
   std::ofstream jsonl(out + "/distributed.jsonl", std::ios::app);
   std::printf("distributed suite: 2 ranks on 127.0.0.1, %d threads each, commit %s\n", threads, commit.c_str());
   std::printf("%-16s %12s %12s %12s  %s\n", "workload", "ember ms", "torch ms", "ratio", "(torch / ember: >1 Ember is faster)");
-  for (const char* name : {"all_reduce_1K", "all_reduce_1M", "all_reduce_25M", "all_gather_25M", "broadcast_25M", "barrier"}) {
+  for (const char* name : {"all_reduce_1K", "all_reduce_1M", "all_reduce_25M", "all_gather_25M", "broadcast_25M",
+                           "barrier", "ddp_step_cnn", "compute_cnn", "allreduce_cnn", "ddp_step_resnet18",
+                           "compute_resnet18", "allreduce_resnet18"}) {
     const auto e = ember.find(name);
     const auto p = peer.find(name);
-    if (e == ember.end()) {  // a workload whose Ember side failed
-      std::printf("%-16s %12s %12s\n", name, "-", "-");
+    if (e == ember.end()) {  // filtered out, or its Ember side failed
+      if (filter.empty()) std::printf("%-16s %12s %12s\n", name, "-", "-");
       continue;
     }
     if (p == peer.end()) {
@@ -245,6 +257,21 @@ int main(int argc, char** argv) {
           << ", \"peer\": \"torch.distributed gloo\", \"peer_s\": " << p->second.median_s
           << ", \"peer_min_s\": " << p->second.min_s << ", \"peer_reps\": " << p->second.reps
           << ", \"ratio\": " << ratio << "}\n";
+  }
+  // DDP's overlap: a step against its parts timed alone. (compute + all_reduce)
+  // / step > 1 means communication overlapped the backward pass.
+  for (const char* model : {"cnn", "resnet18"}) {
+    auto overlap = [&](const std::map<std::string, Timing>& side) -> double {
+      const auto step = side.find(std::string("ddp_step_") + model);
+      const auto compute = side.find(std::string("compute_") + model);
+      const auto reduce = side.find(std::string("allreduce_") + model);
+      if (step == side.end() || compute == side.end() || reduce == side.end()) return 0;
+      return (compute->second.median_s + reduce->second.median_s) / step->second.median_s;
+    };
+    const double ours = overlap(ember), theirs = overlap(peer);
+    if (ours == 0) continue;
+    std::printf("%s DDP step: (compute + all_reduce) / step = %.2f (Ember), %s (torch)\n", model, ours,
+                theirs == 0 ? "-" : std::to_string(theirs).substr(0, 4).c_str());
   }
   return 0;
 }

@@ -88,7 +88,7 @@ ALLOWED = {
 # backend shares (image layouts, resampling weights) and the CPU backend
 # (kernels/cpu/); ops and transforms are the op files.
 LIBRARY_LAYERS = {
-    "vision": ["kernels", "ops", "transforms"],
+    "vision": ["kernels", "ops", "transforms", "detection", "utils"],
 }
 
 # core/src headers outside kernels/slots/ that Ember::backend installs too.

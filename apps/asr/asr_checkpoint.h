@@ -15,6 +15,7 @@
 #include <ember/optim/optimizer.h>
 
 #include "asr_features.h"
+#include "common/checkpoint_format.h"
 #include "char_vocabulary.h"
 
 namespace ember::apps::asr_app {
@@ -51,6 +52,9 @@ struct AsrCheckpoint {
 
 // optimizer and scheduler may be null (a model-only checkpoint). Written to
 // PATH.partial, then renamed.
+// The format's name, key prefix ("asr.") and metadata readers.
+const CheckpointFormat& asr_checkpoint_format();
+
 void save_asr_checkpoint(const std::string& path, const models::Wav2Letter& model, const FeatureSpec& features,
                          const CharVocabulary& vocabulary, const optim::Optimizer* optimizer,
                          const optim::LRScheduler* scheduler, const AsrRunState& state);

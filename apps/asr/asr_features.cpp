@@ -1,10 +1,10 @@
 #include "asr_features.h"
 
-#include <cstdlib>
-
 #include <ember/audio/transforms/spectral.h>
 #include <ember/autograd/grad_mode.h>
 #include <ember/core/error.h>
+
+#include "asr_checkpoint.h"
 
 namespace ember::apps::asr_app {
 
@@ -23,16 +23,6 @@ namespace ember::apps::asr_app {
 namespace {
 
 constexpr double kLogFloor = 1e-6;
-
-int64_t parse_int(const Metadata& meta, const std::string& key, const std::string& path) {
-  const std::string* v = meta.find(key);
-  EMBER_CHECK(v != nullptr, "ember-asr: checkpoint '", path, "' has no '", key, "' entry");
-  char* end = nullptr;
-  const long long x = std::strtoll(v->c_str(), &end, 10);
-  EMBER_CHECK(!v->empty() && end == v->c_str() + v->size(), "ember-asr: checkpoint '", path, "': entry '", key,
-              "' is not an integer: '", *v, "'");
-  return static_cast<int64_t>(x);
-}
 
 }  // namespace
 
@@ -57,13 +47,12 @@ void FeatureSpec::write(Metadata& meta) const {
 }
 
 FeatureSpec FeatureSpec::read(const Metadata& meta, const std::string& path) {
-  const std::string* type = meta.find("asr.input_type");
-  EMBER_CHECK(type != nullptr, "ember-asr: checkpoint '", path, "' has no 'asr.input_type' entry");
-  FeatureSpec s{.input_type = *type,
-                .sample_rate = parse_int(meta, "asr.sample_rate", path),
-                .n_fft = parse_int(meta, "asr.n_fft", path),
-                .hop_length = parse_int(meta, "asr.hop_length", path),
-                .n_mfcc = parse_int(meta, "asr.n_mfcc", path)};
+  const CheckpointFormat& f = asr_checkpoint_format();
+  FeatureSpec s{.input_type = f.entry(meta, "asr.input_type", path),
+                .sample_rate = f.integer(meta, "asr.sample_rate", path),
+                .n_fft = f.integer(meta, "asr.n_fft", path),
+                .hop_length = f.integer(meta, "asr.hop_length", path),
+                .n_mfcc = f.integer(meta, "asr.n_mfcc", path)};
   s.check();
   return s;
 }

@@ -80,10 +80,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   } catch (const std::exception& e) {
-    std::string message = e.what();
-    const std::string prefix = "ember-asr: ";
-    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    fail("ember-asr", message);
+    fail("ember-asr", e.what());
   }
   return 0;
 }

@@ -5,18 +5,17 @@
 #include <ember/core/generator.h>
 #include <ember/ops/factories.h>
 #include <ember/optim/state_io.h>
-#include <ember/serialize/json.h>
-#include <ember/serialize/safetensors.h>
 #include <ember/vision/transforms/serialize.h>
+
+#include "checkpoint_format.h"
 
 namespace ember::apps {
 namespace {
 
-namespace json = serialize::json;
-
-constexpr const char* kFormatKey = "ember.checkpoint";
-constexpr const char* kFormat = "ember-train/1";
 constexpr const char* kOptimizerPrefix = "optimizer";
+// ember-train's entries are unprefixed ("model", "classes", ...); "train." is
+// unused, so model_state() would keep every non-optimizer tensor.
+const CheckpointFormat kCheckpoint("ember-train", "ember-train/1", "train");
 
 std::string hex(const Tensor& bytes) {
   std::string s;
@@ -40,36 +39,16 @@ Tensor unhex(const std::string& s, const std::string& path) {
   return out;
 }
 
-const std::string& entry(const Metadata& meta, const std::string& key, const std::string& path) {
-  const std::string* v = meta.find(key);
-  EMBER_CHECK(v != nullptr, "checkpoint '", path, "' has no '", key, "' entry (not written by ember-train?)");
-  return *v;
-}
-
-int64_t integer(const Metadata& meta, const std::string& key, const std::string& path) {
-  const std::string& text = entry(meta, key, path);
-  try {
-    size_t used = 0;
-    const long long v = std::stoll(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  EMBER_FAIL("checkpoint '", path, "': entry '", key, "' is not an integer: '", text, "'");
-}
-
 }  // namespace
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
                      const optim::LRScheduler* scheduler, const vision::transforms::TransformImpl& eval_transform,
                      const CheckpointInfo& info) {
   StateDict tensors = model.state_dict();
-  Metadata meta;
-  meta[kFormatKey] = kFormat;
+  Metadata meta = kCheckpoint.new_metadata();
   meta["model"] = info.model;
   meta["num_classes"] = std::to_string(info.num_classes);
-  std::string classes = "[";
-  for (size_t i = 0; i < info.classes.size(); ++i) classes += (i ? ", " : "") + json::quote(info.classes[i]);
-  meta["classes"] = classes + "]";
+  meta["classes"] = json_string_list(info.classes);
   meta["image_size"] = std::to_string(info.image_size);
   meta["epochs_done"] = std::to_string(info.epochs_done);
   meta["seed"] = std::to_string(info.seed);
@@ -78,32 +57,20 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
   vision::transforms::write_transform(eval_transform, meta);
   if (optimizer != nullptr) optim::write_optimizer_state(optimizer->state_dict(), tensors, meta, kOptimizerPrefix);
   if (scheduler != nullptr) optim::write_scheduler_state(scheduler->state_dict(), meta);
-  // Write next to the target, then rename: an interrupted save never leaves a
-  // truncated checkpoint in place of the last good one.
-  const std::string partial = path + ".partial";
-  ember::save(partial, tensors, meta);
-  EMBER_CHECK(std::rename(partial.c_str(), path.c_str()) == 0, "cannot move the checkpoint into place at '", path,
-              "'");
+  kCheckpoint.save(path, tensors, meta);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
   Checkpoint c;
-  c.tensors = ember::load(path, &c.metadata);
+  c.tensors = kCheckpoint.load(path, c.metadata);
   const Metadata& meta = c.metadata;
-  EMBER_CHECK(meta.contains(kFormatKey) && meta.at(kFormatKey) == kFormat, "'", path,
-              "' is not an ember-train checkpoint (no \"", kFormatKey, "\": \"", kFormat, "\" metadata)");
-  c.info.model = entry(meta, "model", path);
-  c.info.num_classes = integer(meta, "num_classes", path);
-  c.info.image_size = integer(meta, "image_size", path);
-  c.info.epochs_done = integer(meta, "epochs_done", path);
-  c.info.seed = static_cast<uint64_t>(integer(meta, "seed", path));
-  c.info.best_accuracy = std::stod(entry(meta, "best_accuracy", path));
-  const IValue classes = json::parse(entry(meta, "classes", path), "checkpoint classes");
-  EMBER_CHECK(classes.is_list(), "checkpoint '", path, "': 'classes' is not a list");
-  for (const auto& name : classes.to_list()) {
-    EMBER_CHECK(name.is_string(), "checkpoint '", path, "': a class name is not a string");
-    c.info.classes.push_back(name.to_string());
-  }
+  c.info.model = kCheckpoint.entry(meta, "model", path);
+  c.info.num_classes = kCheckpoint.integer(meta, "num_classes", path);
+  c.info.image_size = kCheckpoint.integer(meta, "image_size", path);
+  c.info.epochs_done = kCheckpoint.integer(meta, "epochs_done", path);
+  c.info.seed = kCheckpoint.unsigned_integer(meta, "seed", path);
+  c.info.best_accuracy = kCheckpoint.number(meta, "best_accuracy", path);
+  c.info.classes = kCheckpoint.string_list(meta, "classes", path);
   EMBER_CHECK(static_cast<int64_t>(c.info.classes.size()) == c.info.num_classes, "checkpoint '", path, "' lists ",
               c.info.classes.size(), " class names for ", c.info.num_classes, " classes");
   c.eval_transform = vision::transforms::read_transform(meta);
@@ -117,7 +84,7 @@ void restore_training_state(const Checkpoint& checkpoint, optim::Optimizer& opti
                             optim::LRScheduler* scheduler) {
   optimizer.load_state_dict(optim::read_optimizer_state(checkpoint.tensors, checkpoint.metadata, kOptimizerPrefix));
   if (scheduler != nullptr) scheduler->load_state_dict(optim::read_scheduler_state(checkpoint.metadata));
-  default_generator().set_state(unhex(entry(checkpoint.metadata, "generator", "checkpoint"), "checkpoint"));
+  default_generator().set_state(unhex(kCheckpoint.entry(checkpoint.metadata, "generator", "checkpoint"), "checkpoint"));
 }
 
 }  // namespace ember::apps

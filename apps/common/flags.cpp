@@ -109,7 +109,10 @@ std::vector<std::string> Flags::parse(int argc, char** argv) const {
 }
 
 void fail(const std::string& program, const std::string& message, int code) {
-  std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
+  // Messages from an app's own code name the program already.
+  const std::string prefix = program + ": ";
+  const size_t skip = message.rfind(prefix, 0) == 0 ? prefix.size() : 0;
+  std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str() + skip);
   std::exit(code);
 }
 

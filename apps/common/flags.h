@@ -42,7 +42,8 @@ class Flags {
 };
 
 // Prints "<program>: <message>" on standard error and exits with `code`: the
-// apps' one-line error.
+// apps' one-line error. A message that starts with "<program>: " (the apps'
+// own errors) is not prefixed twice.
 [[noreturn]] void fail(const std::string& program, const std::string& message, int code = 1);
 
 }  // namespace ember::apps

@@ -94,11 +94,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   } catch (const std::exception& e) {
-    // The library's messages name the program already when they come from the app's code.
-    std::string message = e.what();
-    const std::string prefix = std::string(program) + ": ";
-    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    fail(program, message);
+    fail(program, e.what());
   }
   return 0;
 }

@@ -90,11 +90,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   } catch (const std::exception& e) {
-    // The library's messages name the program already when they come from the app's code.
-    std::string message = e.what();
-    const std::string prefix = "ember-text: ";
-    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    fail("ember-text", message);
+    fail("ember-text", e.what());
   }
   return 0;
 }

@@ -86,10 +86,7 @@ int main(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
-    std::string message = e.what();
-    const std::string prefix = "ember-vocoder: ";
-    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    fail("ember-vocoder", message);
+    fail("ember-vocoder", e.what());
   }
   return 0;
 }

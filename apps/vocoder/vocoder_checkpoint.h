@@ -15,6 +15,7 @@
 #include <ember/optim/optimizer.h>
 
 #include "vocoder_config.h"
+#include "common/checkpoint_format.h"
 #include "vocoder_features.h"
 
 namespace ember::apps::vocoder {
@@ -47,6 +48,9 @@ struct VocoderCheckpoint {
 };
 
 // optimizer and scheduler may be null. Written to PATH.partial, then renamed.
+// The format's name, key prefix ("vocoder.") and metadata readers.
+const CheckpointFormat& vocoder_checkpoint_format();
+
 void save_vocoder_checkpoint(const std::string& path, const models::WaveRNN& net, const FeatureSpec& features,
                              const ModelSpec& model, const optim::Optimizer* optimizer,
                              const optim::LRScheduler* scheduler, const RunState& state);

@@ -1,37 +1,17 @@
 #include "vocoder_features.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include <ember/audio/functional.h>
 #include <ember/core/error.h>
 
+#include "vocoder_checkpoint.h"
+
 namespace ember::apps::vocoder {
 namespace {
 
 constexpr double kPowerFloor = 1e-5;  // NormalizeDB's clamp, and the distance's floor
-
-const std::string& entry(const Metadata& meta, const std::string& key, const std::string& path) {
-  const std::string* v = meta.find(key);
-  EMBER_CHECK(v != nullptr, "ember-vocoder: checkpoint '", path, "' has no '", key, "' entry");
-  return *v;
-}
-
-double number(const Metadata& meta, const std::string& key, const std::string& path) {
-  const std::string& text = entry(meta, key, path);
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  EMBER_CHECK(!text.empty() && end == text.c_str() + text.size(), "ember-vocoder: checkpoint '", path, "': entry '",
-              key, "' is not a number: '", text, "'");
-  return v;
-}
-
-std::string exact(double x) {
-  char b[40];
-  std::snprintf(b, sizeof(b), "%.17g", x);
-  return b;
-}
 
 }  // namespace
 
@@ -85,21 +65,22 @@ void FeatureSpec::write(Metadata& meta) const {
   meta["vocoder.win_length"] = std::to_string(win_length);
   meta["vocoder.upsample_scales"] = format_scales(upsample_scales);
   meta["vocoder.n_mels"] = std::to_string(n_mels);
-  meta["vocoder.f_min"] = exact(f_min);
-  meta["vocoder.min_level_db"] = exact(min_level_db);
+  meta["vocoder.f_min"] = metadata_number(f_min);
+  meta["vocoder.min_level_db"] = metadata_number(min_level_db);
   meta["vocoder.bits"] = std::to_string(bits);
 }
 
 FeatureSpec FeatureSpec::read(const Metadata& meta, const std::string& path) {
+  const CheckpointFormat& f = vocoder_checkpoint_format();
   FeatureSpec s;
-  s.sample_rate = static_cast<int64_t>(number(meta, "vocoder.sample_rate", path));
-  s.n_fft = static_cast<int64_t>(number(meta, "vocoder.n_fft", path));
-  s.win_length = static_cast<int64_t>(number(meta, "vocoder.win_length", path));
-  s.upsample_scales = parse_scales(entry(meta, "vocoder.upsample_scales", path));
-  s.n_mels = static_cast<int64_t>(number(meta, "vocoder.n_mels", path));
-  s.f_min = number(meta, "vocoder.f_min", path);
-  s.min_level_db = number(meta, "vocoder.min_level_db", path);
-  s.bits = static_cast<int64_t>(number(meta, "vocoder.bits", path));
+  s.sample_rate = f.integer(meta, "vocoder.sample_rate", path);
+  s.n_fft = f.integer(meta, "vocoder.n_fft", path);
+  s.win_length = f.integer(meta, "vocoder.win_length", path);
+  s.upsample_scales = parse_scales(f.entry(meta, "vocoder.upsample_scales", path));
+  s.n_mels = f.integer(meta, "vocoder.n_mels", path);
+  s.f_min = f.number(meta, "vocoder.f_min", path);
+  s.min_level_db = f.number(meta, "vocoder.min_level_db", path);
+  s.bits = f.integer(meta, "vocoder.bits", path);
   s.validate();
   return s;
 }

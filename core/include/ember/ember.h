@@ -1,6 +1,7 @@
 #pragma once
 // Umbrella header of Ember's core library.
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/engine_callbacks.h"
 #include "ember/autograd/function.h"
 #include "ember/autograd/functional.h"
 #include "ember/autograd/gradcheck.h"

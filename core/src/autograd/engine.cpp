@@ -29,6 +29,7 @@
 #include "autograd/autograd_meta.h"
 #include "autograd/record.h"
 #include "ember/autograd/autograd.h"
+#include "ember/autograd/engine_callbacks.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/reduce.h"
@@ -183,7 +184,40 @@ void mark_needed(GraphTask& task, const std::vector<char>& is_target) {
   }
 }
 
+// The final callbacks of the passes running on this thread, innermost last
+// (a hook may run a nested backward).
+thread_local std::vector<std::vector<std::function<void()>>*> final_callbacks;
+
+// Registers a pass's callback list for its lifetime.
+class FinalCallbacksScope {
+ public:
+  FinalCallbacksScope() { final_callbacks.push_back(&callbacks_); }
+  ~FinalCallbacksScope() { final_callbacks.pop_back(); }
+  FinalCallbacksScope(const FinalCallbacksScope&) = delete;
+  FinalCallbacksScope& operator=(const FinalCallbacksScope&) = delete;
+  // Runs the callbacks, including those queued by a callback.
+  void run() {
+    for (size_t i = 0; i < callbacks_.size(); ++i) {
+      std::function<void()> callback = std::move(callbacks_[i]);
+      callback();
+    }
+    callbacks_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> callbacks_;
+};
+
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(!final_callbacks.empty(), "autograd::queue_callback: no backward pass runs on this thread "
+              "(final callbacks can only be queued during backward)");
+  EMBER_CHECK(static_cast<bool>(callback), "autograd::queue_callback: the callback is empty");
+  final_callbacks.back()->push_back(std::move(callback));
+}
+
+bool in_backward_pass() { return !final_callbacks.empty(); }
 
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool accumulate_grad, bool batched) {
@@ -192,6 +226,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   EMBER_CHECK(!batched || (!accumulate_grad && grad_roots.size() == roots.size()),
               "autograd::grad: is_grads_batched needs a batched gradient for every output");
   int64_t batch = -1;
+  FinalCallbacksScope callbacks;
   GraphTask task;
   std::vector<std::pair<size_t, Tensor>> seeds;
   // Keep the root nodes alive for the whole pass (a leaf root's accumulator
@@ -323,8 +358,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       Tensor& slot = input.mutable_grad();
       slot = slot.defined() ? slot + task.captured[k] : task.captured[k].clone();
     }
+    callbacks.run();
     return {};
   }
+  callbacks.run();
   return task.captured;
 }
 

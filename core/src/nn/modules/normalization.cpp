@@ -62,6 +62,7 @@ Tensor NormImpl<K, D>::forward(const Tensor& input) {
     else
       EMBER_CHECK(dim == static_cast<int64_t>(D) + 2, name(), ": expected ", D + 2, "D input (got ", dim,
                   "D input)");
+    if (train && training_forward) return training_forward(input);
     // Training with running statistics updates them (and counts the batch);
     // eval without them normalizes with the batch statistics (PyTorch's
     // bn_training).

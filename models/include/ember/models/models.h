@@ -3,6 +3,7 @@
 #include "ember/models/classifier.h"
 #include "ember/models/conv_tasnet.h"
 #include "ember/models/densenet.h"
+#include "ember/models/detection/detection.h"
 #include "ember/models/efficientnet.h"
 #include "ember/models/googlenet.h"
 #include "ember/models/inception.h"

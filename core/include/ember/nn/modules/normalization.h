@@ -9,6 +9,7 @@
 //   nn::InstanceNorm2d in({.num_features = 3, .affine = true, .track_running_stats = true});
 //   nn::LayerNorm ln({512});
 //   nn::GroupNorm gn(4, 32);                                               // num_groups, num_channels
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -57,6 +58,13 @@ class NormImpl : public Module {
 
   Options options;
   Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+  // When set, a BatchNorm's training-mode forward (after its input checks)
+  // is this function instead of the local batch statistics:
+  // distributed::convert_sync_batchnorm sets it to SyncBatchNorm's, which
+  // normalizes with statistics gathered from every rank (Note [Converting
+  // batch norms in place] in distributed/src/sync_batch_norm.cpp). Eval mode
+  // is unaffected.
+  std::function<Tensor(const Tensor& input)> training_forward;
 };
 
 using BatchNorm1dImpl = NormImpl<NormKind::Batch, 1>;

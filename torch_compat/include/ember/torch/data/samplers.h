@@ -1,0 +1,78 @@
+#pragma once
+// torch::data::samplers: what decides the indices of each batch, as
+// libtorch's: reset() starts an epoch, next(batch_size) returns the next
+// indices (fewer at the end, nullopt when the epoch is over).
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "ember/core/error.h"
+#include "ember/ops/random.h"
+
+namespace torch::data::samplers {
+
+template <class BatchRequest = std::vector<size_t>>
+class Sampler {
+ public:
+  using BatchRequestType = BatchRequest;
+  virtual ~Sampler() = default;
+  virtual void reset(std::optional<size_t> new_size) = 0;
+  virtual std::optional<BatchRequest> next(size_t batch_size) = 0;
+};
+
+// 0, 1, ..., size - 1 in order.
+class SequentialSampler : public Sampler<> {
+ public:
+  explicit SequentialSampler(size_t size) : size_(size) {}
+  void reset(std::optional<size_t> new_size = std::nullopt) override {
+    if (new_size) size_ = *new_size;
+    index_ = 0;
+  }
+  std::optional<std::vector<size_t>> next(size_t batch_size) override {
+    const size_t end = std::min(index_ + batch_size, size_);
+    if (end <= index_) return std::nullopt;
+    std::vector<size_t> indices(end - index_);
+    for (size_t i = 0; i < indices.size(); ++i) indices[i] = index_ + i;
+    index_ = end;
+    return indices;
+  }
+  size_t index() const noexcept { return index_; }
+
+ private:
+  size_t size_;
+  size_t index_ = 0;
+};
+
+// A new random permutation of 0 .. size - 1 each epoch, drawn from Ember's
+// default generator (torch::manual_seed makes it repeatable).
+class RandomSampler : public Sampler<> {
+ public:
+  explicit RandomSampler(int64_t size) : size_(size) {
+    EMBER_CHECK(size >= 0, "RandomSampler: size must be >= 0, got ", size);
+    reset();
+  }
+  void reset(std::optional<size_t> new_size = std::nullopt) override {
+    if (new_size) size_ = static_cast<int64_t>(*new_size);
+    ember::Tensor perm = ember::randperm(size_);
+    const int64_t* p = perm.data_ptr<int64_t>();
+    indices_.assign(p, p + size_);
+    index_ = 0;
+  }
+  std::optional<std::vector<size_t>> next(size_t batch_size) override {
+    const size_t end = std::min(index_ + batch_size, indices_.size());
+    if (end <= index_) return std::nullopt;
+    std::vector<size_t> indices(indices_.begin() + static_cast<std::ptrdiff_t>(index_),
+                                indices_.begin() + static_cast<std::ptrdiff_t>(end));
+    index_ = end;
+    return indices;
+  }
+  size_t index() const noexcept { return index_; }
+
+ private:
+  int64_t size_;
+  std::vector<size_t> indices_;
+  size_t index_ = 0;
+};
+
+}  // namespace torch::data::samplers

@@ -1,0 +1,120 @@
+#pragma once
+// <ember/torch.h>, part 5: torch::save / torch::load with libtorch's argument
+// order (the value first, then the path) for modules (holders, shared_ptrs or
+// references), optimizers, tensors and tensor lists.
+//
+// torch::save writes Ember's own format (ember::save: safetensors, with an
+// optimizer's non-tensor state as JSON metadata; docs/serialization.md).
+// torch::load reads that, and also what PyTorch's torch.save writes (a zip
+// or legacy pickle checkpoint of a state_dict, an optimizer's state_dict or a
+// tensor), told apart by the file's first bytes (Note [Checkpoint formats]).
+// A libtorch archive (C++ torch::save of a module) is not read yet.
+//
+// Note [Checkpoint formats]: a safetensors file starts with its header's
+// length (8 bytes, little-endian) and then '{'; PyTorch's zip checkpoints
+// start with a zip entry ("PK\x03\x04") and its legacy ones with the pickle
+// protocol opcode (0x80), which a safetensors length may start with too, so
+// the '{' is looked at first. torch::load checks the first bytes and reads the
+// file with ember::load or ember::serialize::load_torch accordingly, so
+// switching torch::save's format (save_module_state) needs no change here.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ember/nn/module.h"
+#include "ember/optim/optimizer.h"
+#include "ember/optim/state_io.h"
+#include "ember/serialize/safetensors.h"
+#include "ember/serialize/torch_load.h"
+#include "ember/torch/tensor.h"
+
+namespace torch {
+
+namespace detail {
+// The one place that writes a module's state dict for torch::save.
+inline void save_module_state(const ember::StateDict& state, const std::string& path) {
+  ember::save(path, state);  // switch point: ember::save_torch(path, state) once PyTorch's zip format is written
+}
+
+// Whether `path` holds a checkpoint written by PyTorch's torch.save (zip or
+// legacy pickle) rather than Ember's safetensors (Note [Checkpoint formats]).
+// A file that cannot be opened is left to the reader, whose error names it.
+inline bool is_pytorch_checkpoint(const std::string& path) {
+  unsigned char head[9] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  const size_t n = std::fread(head, 1, sizeof(head), f);
+  std::fclose(f);
+  if (n >= 4 && head[0] == 'P' && head[1] == 'K' && head[2] == 3 && head[3] == 4) return true;
+  if (n == 9 && head[8] == '{') return false;  // safetensors (its length may start with 0x80)
+  return n >= 1 && head[0] == 0x80;
+}
+
+inline ember::StateDict load_module_state(const std::string& path) {
+  if (!is_pytorch_checkpoint(path)) return ember::load(path);
+  const ember::IValue value = ember::serialize::load_torch(path);
+  try {
+    return ember::serialize::to_state_dict(value);
+  } catch (const ember::Error& e) {
+    EMBER_FAIL("torch::load: ", path, " does not hold a module's state_dict (", e.what(), ")");
+  }
+}
+
+template <class M>
+concept ModuleHandle = requires(const M& m) {
+  { m->state_dict() } -> std::same_as<ember::OrderedDict<Tensor>>;
+  m->load_state_dict(m->state_dict());
+};
+}  // namespace detail
+
+// ---- modules ----
+inline void save(const ember::nn::Module& module, const std::string& path) {
+  detail::save_module_state(module.state_dict(), path);
+}
+template <detail::ModuleHandle M>
+void save(const M& module, const std::string& path) {
+  save(*module, path);
+}
+// Strict, as libtorch's: every parameter and buffer must be in the file, with its shape.
+inline void load(ember::nn::Module& module, const std::string& path) {
+  module.load_state_dict(detail::load_module_state(path));
+}
+template <detail::ModuleHandle M>
+void load(M& module, const std::string& path) {
+  load(*module, path);
+}
+
+// ---- optimizers ----
+inline void save(const ember::optim::Optimizer& optimizer, const std::string& path) {
+  ember::save(path, optimizer.state_dict());
+}
+inline void load(ember::optim::Optimizer& optimizer, const std::string& path) {
+  optimizer.load_state_dict(
+      detail::is_pytorch_checkpoint(path)
+          ? ember::optim::optimizer_state_dict_from_torch(ember::serialize::load_torch(path))
+          : ember::optim::load_optimizer_state_dict(path));
+}
+
+// ---- tensors ----
+inline void save(const Tensor& tensor, const std::string& path) { ember::save(path, tensor); }
+inline void save(const std::vector<Tensor>& tensors, const std::string& path) { ember::save(path, tensors); }
+inline void load(Tensor& tensor, const std::string& path) {
+  if (!detail::is_pytorch_checkpoint(path)) {
+    tensor = ember::load_tensor(path);
+    return;
+  }
+  const ember::IValue value = ember::serialize::load_torch(path);
+  EMBER_CHECK(value.is_tensor(), "torch::load: ", path, " holds a ", value.type_name(), ", not a tensor");
+  tensor = value.to_tensor();
+}
+inline void load(std::vector<Tensor>& tensors, const std::string& path) {
+  if (!detail::is_pytorch_checkpoint(path)) {
+    tensors = ember::load_tensor_list(path);
+    return;
+  }
+  std::vector<Tensor> out;
+  for (const ember::IValue& v : ember::serialize::load_torch(path).to_list()) out.push_back(v.to_tensor());
+  tensors = std::move(out);
+}
+
+}  // namespace torch

@@ -1,0 +1,532 @@
+#include "ember/vision/detection/coco_eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include <ember/core/error.h>
+#include <ember/io/file.h>
+#include <ember/ops/factories.h>
+#include <ember/serialize/json_cursor.h>
+
+namespace ember::vision::detection {
+
+// Note [COCOeval's rules]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// pycocotools' COCOeval (bbox), step by step, with its quirks kept:
+// - Per (image, category): the detections sorted by score, highest first,
+//   stably (numpy's mergesort: ties keep file order), cut to maxDets[-1]; the
+//   ground truth with the non-ignored first (stable). A ground-truth box is
+//   ignored when it is a crowd or its "area" field lies outside the area range.
+// - IoU of boxes (maskUtils.iou on xywh): intersection over union, where a
+//   crowd ground truth's union is the detection's own area; 0 when the
+//   boxes only touch.
+// - Matching, per IoU threshold t, detection by detection in score order:
+//   the best IoU >= min(t, 1 - 1e-10) among ground truths not yet matched
+//   (crowds match any number of times); once a detection holds a regular
+//   ground truth it never moves to an ignored one (the ignored sort last, so
+//   the scan stops there). A detection matched to an ignored ground truth is
+//   ignored; an unmatched detection whose area (w * h) is outside the range is
+//   ignored too.
+// - Accumulation, per category, area range and maxDets: the detections of all
+//   images (each image's first maxDets) sorted stably by score; cumulative
+//   true and false positives over the non-ignored ones; recall = tp / (number
+//   of non-ignored ground truths), precision = tp / (tp + fp + eps), made
+//   monotone from the right, read at the first detection reaching each recall
+//   threshold (searchsorted, left) and 0 past the last. A category without
+//   non-ignored ground truth in the range stays -1 (its detections count nowhere).
+// - summarize(): the mean of the entries > -1 of the slice; -1 when none.
+
+namespace {
+
+// np.linspace(start, stop, num) with endpoint: start + i * step, the last
+// exactly stop.
+std::vector<double> linspace(double start, double stop, int64_t num) {
+  std::vector<double> v(num);
+  const double step = (stop - start) / static_cast<double>(num - 1);
+  for (int64_t i = 0; i < num; ++i) v[i] = static_cast<double>(i) * step + start;
+  v[num - 1] = stop;
+  return v;
+}
+
+CocoEvalParams filled(const CocoEvalParams& in, const CocoGroundTruth& gt) {
+  CocoEvalParams p = in;
+  if (p.image_ids.empty()) p.image_ids = gt.image_ids;
+  if (p.category_ids.empty()) p.category_ids = gt.category_ids;
+  auto sort_unique = [](std::vector<int64_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  sort_unique(p.image_ids);
+  sort_unique(p.category_ids);
+  // np.linspace(.5, 0.95, int(np.round((0.95 - .5) / .05)) + 1) and (0, 1, 101).
+  if (p.iou_thresholds.empty()) p.iou_thresholds = linspace(0.5, 0.95, 10);
+  if (p.recall_thresholds.empty()) p.recall_thresholds = linspace(0.0, 1.0, 101);
+  EMBER_CHECK(!p.max_dets.empty(), "coco_evaluate: max_dets is empty");
+  for (int64_t m : p.max_dets) EMBER_CHECK(m > 0, "coco_evaluate: max_dets must be positive, got ", m);
+  EMBER_CHECK(!p.area_ranges.empty() && p.area_ranges.size() == p.area_labels.size(),
+              "coco_evaluate: area_ranges and area_labels must be non-empty and of one length, got ",
+              p.area_ranges.size(), " and ", p.area_labels.size());
+  return p;
+}
+
+struct Det {
+  int64_t id;  // 1-based, in result order (loadRes)
+  std::array<double, 4> bbox;
+  double area;
+  double score;
+};
+
+// maskUtils.iou for boxes.
+double box_iou(const std::array<double, 4>& d, const std::array<double, 4>& g, bool crowd) {
+  const double w = std::fmin(d[2] + d[0], g[2] + g[0]) - std::fmax(d[0], g[0]);
+  if (w <= 0) return 0;
+  const double h = std::fmin(d[3] + d[1], g[3] + g[1]) - std::fmax(d[1], g[1]);
+  if (h <= 0) return 0;
+  const double i = w * h;
+  const double da = d[2] * d[3];
+  const double u = crowd ? da : da + g[2] * g[3] - i;
+  return i / u;
+}
+
+// evaluateImg's record of one (image, category, area range).
+struct ImageEval {
+  std::vector<double> scores;    // D, in score order
+  std::vector<uint8_t> matched;  // T x D: matched to some ground truth
+  std::vector<uint8_t> ignored;  // T x D
+  int64_t num_regular_gt = 0;    // ground truths not ignored
+};
+
+std::vector<size_t> by_score(const std::vector<const Det*>& dets) {
+  std::vector<size_t> order(dets.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return dets[a]->score > dets[b]->score; });
+  return order;
+}
+
+}  // namespace
+
+CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDetectionResult>& detections,
+                             const CocoEvalParams& params) {
+  CocoEvalResult result;
+  const CocoEvalParams p = filled(params, gt);
+  result.params = p;
+  const std::set<int64_t> gt_images(gt.image_ids.begin(), gt.image_ids.end());
+  for (const auto& d : detections)
+    EMBER_CHECK(gt_images.count(d.image_id), "coco_evaluate: a detection has image_id ", d.image_id,
+                ", which is not an image of the ground truth (pycocotools: \"Results do not correspond to "
+                "current coco set\")");
+  // Annotations of images the file does not list are never evaluated (as
+  // pycocotools: it evaluates the listed images only).
+
+  // With use_cats off every category is one, as COCOeval's catIds = [-1].
+  const std::vector<int64_t> cat_keys = p.use_cats ? p.category_ids : std::vector<int64_t>{-1};
+  const int64_t T = static_cast<int64_t>(p.iou_thresholds.size());
+  const int64_t R = static_cast<int64_t>(p.recall_thresholds.size());
+  const int64_t K = static_cast<int64_t>(cat_keys.size());
+  const int64_t A = static_cast<int64_t>(p.area_ranges.size());
+  const int64_t M = static_cast<int64_t>(p.max_dets.size());
+  const int64_t I = static_cast<int64_t>(p.image_ids.size());
+  const int64_t max_det_last = p.max_dets.back();
+
+  // Buckets per (category, image), in the order COCOeval sees them: ground
+  // truth in file order (pycocotools loads it image by image, each image's
+  // in file order: the per-(image, category) order is the same), detections
+  // in result order.
+  std::unordered_map<int64_t, int64_t> image_index, cat_index;
+  for (int64_t i = 0; i < I; ++i) image_index.emplace(p.image_ids[i], i);
+  for (int64_t k = 0; k < K; ++k) cat_index.emplace(cat_keys[k], k);
+  auto bucket_of = [&](int64_t image_id, int64_t category_id) -> int64_t {
+    auto ii = image_index.find(image_id);
+    auto kk = cat_index.find(p.use_cats ? category_id : int64_t{-1});
+    if (ii == image_index.end() || kk == cat_index.end()) return -1;
+    return kk->second * I + ii->second;
+  };
+  std::vector<std::vector<const CocoGroundTruthBox*>> gts(static_cast<size_t>(K * I));
+  std::vector<std::vector<const Det*>> dts(static_cast<size_t>(K * I));
+  for (const auto& a : gt.annotations)
+    if (const int64_t b = bucket_of(a.image_id, a.category_id); b >= 0) gts[b].push_back(&a);
+  std::vector<Det> det_records;
+  det_records.reserve(detections.size());
+  for (size_t i = 0; i < detections.size(); ++i) {
+    const auto& d = detections[i];
+    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, d.bbox[2] * d.bbox[3], d.score});
+  }
+  for (size_t i = 0; i < detections.size(); ++i)
+    if (const int64_t b = bucket_of(detections[i].image_id, detections[i].category_id); b >= 0)
+      dts[b].push_back(&det_records[i]);
+
+  // evaluate(): one ImageEval (or none) per category, area range, image.
+  std::vector<std::optional<ImageEval>> evals(static_cast<size_t>(K * A * I));
+  std::vector<double> ious_all, ious;
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t i = 0; i < I; ++i) {
+      const auto& g_all = gts[k * I + i];
+      const auto& d_all = dts[k * I + i];
+      if (g_all.empty() && d_all.empty()) continue;
+      // computeIoU: detections in score order, cut to maxDets[-1]; once per
+      // (image, category), reordered per area range below.
+      std::vector<size_t> d_order = by_score(d_all);
+      if (static_cast<int64_t>(d_order.size()) > max_det_last) d_order.resize(max_det_last);
+      const size_t D = d_order.size();
+      const size_t G = g_all.size();
+      ious_all.resize(D * G);
+      for (size_t d = 0; d < D; ++d)
+        for (size_t g = 0; g < G; ++g)
+          ious_all[d * G + g] = box_iou(d_all[d_order[d]]->bbox, g_all[g]->bbox, g_all[g]->iscrowd);
+      for (int64_t a = 0; a < A; ++a) {
+        const auto& rng = p.area_ranges[a];
+        std::vector<uint8_t> g_ignore(G);
+        for (size_t g = 0; g < G; ++g)
+          g_ignore[g] = g_all[g]->iscrowd || g_all[g]->area < rng[0] || g_all[g]->area > rng[1];
+        std::vector<size_t> g_order(G);
+        std::iota(g_order.begin(), g_order.end(), size_t{0});
+        std::stable_sort(g_order.begin(), g_order.end(),
+                         [&](size_t x, size_t y) { return g_ignore[x] < g_ignore[y]; });
+        ImageEval e;
+        e.scores.resize(D);
+        e.matched.assign(static_cast<size_t>(T) * D, 0);
+        e.ignored.assign(static_cast<size_t>(T) * D, 0);
+        for (size_t g = 0; g < G; ++g) e.num_regular_gt += !g_ignore[g];
+        ious.resize(D * G);
+        for (size_t d = 0; d < D; ++d) {
+          e.scores[d] = d_all[d_order[d]]->score;
+          for (size_t g = 0; g < G; ++g) ious[d * G + g] = ious_all[d * G + g_order[g]];
+        }
+        for (int64_t t = 0; t < T; ++t) {
+          std::vector<uint8_t> g_taken(G, 0);
+          for (size_t d = 0; d < D; ++d) {
+            double best = std::min(p.iou_thresholds[t], 1 - 1e-10);
+            int64_t m = -1;
+            for (size_t g = 0; g < G; ++g) {
+              const size_t go = g_order[g];
+              if (g_taken[g] && !g_all[go]->iscrowd) continue;
+              if (m > -1 && !g_ignore[g_order[m]] && g_ignore[go]) break;
+              if (ious[d * G + g] < best) continue;
+              best = ious[d * G + g];
+              m = static_cast<int64_t>(g);
+            }
+            const size_t td = static_cast<size_t>(t) * D + d;
+            if (m == -1) {
+              const double area = d_all[d_order[d]]->area;
+              e.ignored[td] = area < rng[0] || area > rng[1];
+              continue;
+            }
+            e.ignored[td] = g_ignore[g_order[m]];
+            e.matched[td] = 1;
+            g_taken[m] = 1;
+          }
+        }
+        evals[static_cast<size_t>((k * A + a) * I + i)] = std::move(e);
+      }
+    }
+  }
+
+  // accumulate().
+  result.precision = full({T, R, K, A, M}, -1.0, kFloat64);
+  result.recall = full({T, K, A, M}, -1.0, kFloat64);
+  result.scores = full({T, R, K, A, M}, -1.0, kFloat64);
+  double* prec = result.precision.data_ptr<double>();
+  double* rec = result.recall.data_ptr<double>();
+  double* sc = result.scores.data_ptr<double>();
+  const double eps = std::nextafter(1.0, 2.0) - 1.0;  // np.spacing(1)
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t a = 0; a < A; ++a) {
+      // Every image's detections (images in image_ids order), sorted once:
+      // a stable sort of each image's first max_det detections is the same
+      // order restricted to them (ties keep their place in the concatenation).
+      struct Entry {
+        double score;
+        const ImageEval* e;
+        size_t d;
+      };
+      std::vector<Entry> all;
+      int64_t npig = 0;
+      bool any = false;
+      for (int64_t i = 0; i < I; ++i) {
+        const auto& e = evals[static_cast<size_t>((k * A + a) * I + i)];
+        if (!e) continue;
+        any = true;
+        npig += e->num_regular_gt;
+        for (size_t d = 0; d < e->scores.size(); ++d) all.push_back({e->scores[d], &*e, d});
+      }
+      if (!any || npig == 0) continue;
+      std::stable_sort(all.begin(), all.end(), [](const Entry& x, const Entry& y) { return x.score > y.score; });
+      std::vector<Entry> entries;
+      for (int64_t m = 0; m < M; ++m) {
+        const size_t max_det = static_cast<size_t>(p.max_dets[m]);
+        entries.clear();
+        for (const Entry& en : all)
+          if (en.d < max_det) entries.push_back(en);
+        const size_t nd = entries.size();
+        std::vector<double> rc(nd), pr(nd);
+        for (int64_t t = 0; t < T; ++t) {
+          double tp = 0, fp = 0;
+          for (size_t j = 0; j < nd; ++j) {
+            const ImageEval& e = *entries[j].e;
+            const size_t td = static_cast<size_t>(t) * e.scores.size() + entries[j].d;
+            if (!e.ignored[td]) (e.matched[td] ? tp : fp) += 1;
+            rc[j] = tp / static_cast<double>(npig);
+            pr[j] = tp / (fp + tp + eps);
+          }
+          rec[(t * K + k) * A * M + a * M + m] = nd ? rc[nd - 1] : 0.0;
+          for (size_t j = nd; j-- > 1;)
+            if (pr[j] > pr[j - 1]) pr[j - 1] = pr[j];
+          for (int64_t r = 0; r < R; ++r) {
+            const size_t pi = static_cast<size_t>(
+                std::lower_bound(rc.begin(), rc.end(), p.recall_thresholds[r]) - rc.begin());
+            const int64_t at = (((t * R + r) * K + k) * A + a) * M + m;
+            // pycocotools' try/except: thresholds past the last detection keep 0.
+            prec[at] = pi < nd ? pr[pi] : 0.0;
+            sc[at] = pi < nd ? entries[pi].score : 0.0;
+          }
+        }
+      }
+    }
+  }
+
+  // summarize().
+  auto area_index = [&](const std::string& label) -> int64_t {
+    for (size_t a = 0; a < p.area_labels.size(); ++a)
+      if (p.area_labels[a] == label) return static_cast<int64_t>(a);
+    return -1;
+  };
+  auto max_det_index = [&](int64_t md) -> int64_t {
+    for (size_t m = 0; m < p.max_dets.size(); ++m)
+      if (p.max_dets[m] == md) return static_cast<int64_t>(m);
+    return -1;
+  };
+  auto iou_index = [&](double thr) -> int64_t {
+    for (size_t t = 0; t < p.iou_thresholds.size(); ++t)
+      if (p.iou_thresholds[t] == thr) return static_cast<int64_t>(t);
+    return -1;
+  };
+  auto summarize = [&](bool ap, double iou_thr, const std::string& area, int64_t md) {
+    const int64_t a = area_index(area), m = max_det_index(md);
+    const int64_t t_only = iou_thr < 0 ? -1 : iou_index(iou_thr);
+    if (a < 0 || m < 0 || (iou_thr >= 0 && t_only < 0)) return -1.0;
+    double sum = 0;
+    int64_t count = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      if (t_only >= 0 && t != t_only) continue;
+      for (int64_t k = 0; k < K; ++k) {
+        if (ap) {
+          for (int64_t r = 0; r < R; ++r) {
+            const double v = prec[(((t * R + r) * K + k) * A + a) * M + m];
+            if (v > -1) sum += v, ++count;
+          }
+        } else {
+          const double v = rec[(t * K + k) * A * M + a * M + m];
+          if (v > -1) sum += v, ++count;
+        }
+      }
+    }
+    return count ? sum / static_cast<double>(count) : -1.0;
+  };
+  const int64_t md0 = p.max_dets[0];
+  const int64_t md1 = p.max_dets.size() > 1 ? p.max_dets[1] : -1;
+  const int64_t md2 = p.max_dets.size() > 2 ? p.max_dets[2] : -1;
+  result.stats = {summarize(true, -1, "all", md2),       summarize(true, 0.5, "all", md2),
+                  summarize(true, 0.75, "all", md2),     summarize(true, -1, "small", md2),
+                  summarize(true, -1, "medium", md2),    summarize(true, -1, "large", md2),
+                  summarize(false, -1, "all", md0),      summarize(false, -1, "all", md1),
+                  summarize(false, -1, "all", md2),      summarize(false, -1, "small", md2),
+                  summarize(false, -1, "medium", md2),   summarize(false, -1, "large", md2)};
+  return result;
+}
+
+std::string CocoEvalResult::summary() const {
+  const auto& p = params;
+  char iou_all[32];
+  std::snprintf(iou_all, sizeof iou_all, "%0.2f:%0.2f", p.iou_thresholds.front(), p.iou_thresholds.back());
+  auto md = [&](size_t i) { return i < p.max_dets.size() ? p.max_dets[i] : int64_t{-1}; };
+  struct Line {
+    bool ap;
+    const char* iou;
+    const char* area;
+    int64_t max_dets;
+  };
+  const Line lines[12] = {{true, iou_all, "all", md(2)},    {true, "0.50", "all", md(2)},
+                          {true, "0.75", "all", md(2)},     {true, iou_all, "small", md(2)},
+                          {true, iou_all, "medium", md(2)}, {true, iou_all, "large", md(2)},
+                          {false, iou_all, "all", md(0)},   {false, iou_all, "all", md(1)},
+                          {false, iou_all, "all", md(2)},   {false, iou_all, "small", md(2)},
+                          {false, iou_all, "medium", md(2)}, {false, iou_all, "large", md(2)}};
+  std::string out;
+  for (int i = 0; i < 12; ++i) {
+    const Line& l = lines[i];
+    // ' {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}'
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " %-18s %s @[ IoU=%-9s | area=%6s | maxDets=%3lld ] = %0.3f\n",
+                  l.ap ? "Average Precision" : "Average Recall", l.ap ? "(AP)" : "(AR)", l.iou, l.area,
+                  static_cast<long long>(l.max_dets), stats[i]);
+    out += buf;
+  }
+  return out;
+}
+
+CocoEvaluator::CocoEvaluator(CocoGroundTruth ground_truth, CocoEvalParams params)
+    : ground_truth_(std::move(ground_truth)), params_(std::move(params)) {}
+
+void CocoEvaluator::update(int64_t image_id, const Tensor& boxes, const Tensor& scores, const Tensor& labels) {
+  EMBER_CHECK(boxes.dim() == 2 && boxes.size(1) == 4, "CocoEvaluator.update: boxes must be [N, 4], got ",
+              boxes.sizes());
+  const int64_t n = boxes.size(0);
+  EMBER_CHECK(scores.dim() == 1 && scores.size(0) == n && labels.dim() == 1 && labels.size(0) == n,
+              "CocoEvaluator.update: expected scores and labels of shape [", n, "] for ", n, " boxes, got ",
+              scores.sizes(), " and ", labels.sizes());
+  Tensor b = boxes.cpu().to(kFloat64).contiguous();
+  Tensor s = scores.cpu().to(kFloat64).contiguous();
+  Tensor l = labels.cpu().to(kInt64).contiguous();
+  const double* bp = b.data_ptr<double>();
+  const double* sp = s.data_ptr<double>();
+  const int64_t* lp = l.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const double* r = bp + 4 * i;
+    detections_.push_back({image_id, lp[i], {r[0], r[1], r[2] - r[0], r[3] - r[1]}, sp[i]});
+  }
+}
+
+CocoEvalResult CocoEvaluator::evaluate() const { return coco_evaluate(ground_truth_, detections_, params_); }
+
+namespace {
+
+std::string read_text(const std::string& path, const char* what) {
+  Tensor bytes = io::read_file(path);
+  EMBER_CHECK(bytes.numel() > 0, what, ": ", path, " is empty");
+  return std::string(reinterpret_cast<const char*>(bytes.data_ptr<uint8_t>()), static_cast<size_t>(bytes.numel()));
+}
+
+std::array<double, 4> read_bbox(serialize::json::Cursor& in, const char* what, size_t at) {
+  std::array<double, 4> box{};
+  in.begin_array();
+  size_t n = 0;
+  while (in.next_element()) {
+    const double v = in.read_number();
+    if (n < 4) box[n] = v;
+    ++n;
+  }
+  EMBER_CHECK(n == 4, what, ": the record at byte ", at, " has a bbox of ", n,
+              " numbers (expected 4: x, y, width, height)");
+  return box;
+}
+
+}  // namespace
+
+CocoGroundTruth CocoGroundTruth::from_json(const std::string& path) {
+  return from_json_text(read_text(path, "CocoGroundTruth.from_json"));
+}
+
+CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
+  constexpr const char* kWhat = "CocoGroundTruth.from_json";
+  serialize::json::Cursor in(text, kWhat);
+  CocoGroundTruth gt;
+  in.begin_object();
+  std::string key, member;
+  bool has_images = false, has_categories = false;
+  while (in.next_member(key)) {
+    if (key == "images" || key == "categories") {
+      auto& ids = key == "images" ? gt.image_ids : gt.category_ids;
+      (key == "images" ? has_images : has_categories) = true;
+      in.begin_array();
+      while (in.next_element()) {
+        const size_t at = in.offset();
+        bool has_id = false;
+        in.begin_object();
+        while (in.next_member(member)) {
+          if (member == "id") {
+            ids.push_back(in.read_integer());
+            has_id = true;
+          } else {
+            in.skip_value();
+          }
+        }
+        EMBER_CHECK(has_id, kWhat, ": the ", key, " record at byte ", at, " has no \"id\"");
+      }
+    } else if (key == "annotations") {
+      in.begin_array();
+      while (in.next_element()) {
+        const size_t at = in.offset();
+        CocoGroundTruthBox a;
+        bool has[4] = {false, false, false, false}, has_area = false;
+        in.begin_object();
+        while (in.next_member(member)) {
+          if (member == "id") {
+            a.id = in.read_integer(), has[0] = true;
+          } else if (member == "image_id") {
+            a.image_id = in.read_integer(), has[1] = true;
+          } else if (member == "category_id") {
+            a.category_id = in.read_integer(), has[2] = true;
+          } else if (member == "bbox") {
+            a.bbox = read_bbox(in, kWhat, at), has[3] = true;
+          } else if (member == "area") {
+            a.area = in.read_number(), has_area = true;
+          } else if (member == "iscrowd") {
+            const char c = in.peek();
+            a.iscrowd = (c == 't' || c == 'f') ? in.read_bool() : in.read_integer() != 0;
+          } else {
+            in.skip_value();
+          }
+        }
+        static const char* kNames[4] = {"id", "image_id", "category_id", "bbox"};
+        for (int f = 0; f < 4; ++f)
+          EMBER_CHECK(has[f], kWhat, ": the annotation at byte ", at, " has no \"", kNames[f], "\"");
+        if (!has_area) a.area = a.bbox[2] * a.bbox[3];
+        gt.annotations.push_back(a);
+      }
+    } else {
+      in.skip_value();
+    }
+  }
+  in.finish();
+  EMBER_CHECK(has_images && has_categories, kWhat, ": the file has no \"", has_images ? "categories" : "images",
+              "\" list (an instances JSON has images, annotations and categories)");
+  return gt;
+}
+
+std::vector<CocoDetectionResult> load_coco_results(const std::string& path) {
+  return coco_results_from_json_text(read_text(path, "load_coco_results"));
+}
+
+std::vector<CocoDetectionResult> coco_results_from_json_text(const std::string& text) {
+  constexpr const char* kWhat = "load_coco_results";
+  serialize::json::Cursor in(text, kWhat);
+  std::vector<CocoDetectionResult> out;
+  std::string member;
+  in.begin_array();
+  while (in.next_element()) {
+    const size_t at = in.offset();
+    CocoDetectionResult d;
+    bool has[4] = {false, false, false, false};
+    in.begin_object();
+    while (in.next_member(member)) {
+      if (member == "image_id") {
+        d.image_id = in.read_integer(), has[0] = true;
+      } else if (member == "category_id") {
+        d.category_id = in.read_integer(), has[1] = true;
+      } else if (member == "bbox") {
+        d.bbox = read_bbox(in, kWhat, at), has[2] = true;
+      } else if (member == "score") {
+        d.score = in.read_number(), has[3] = true;
+      } else {
+        in.skip_value();
+      }
+    }
+    static const char* kNames[4] = {"image_id", "category_id", "bbox", "score"};
+    for (int f = 0; f < 4; ++f)
+      EMBER_CHECK(has[f], kWhat, ": the result at byte ", at, " has no \"", kNames[f],
+                  "\" (bbox results: image_id, category_id, bbox, score)");
+    out.push_back(d);
+  }
+  in.finish();
+  return out;
+}
+
+}  // namespace ember::vision::detection
