@@ -34,6 +34,7 @@ LAYERS = [
     "spectral",   # stft / istft and windows, built on fft
     "serialize",  # safetensors, torch.load, JSON, IValue
     "nn",         # modules and nn::functional
+    "ao",         # torch.ao: quantized kernels and modules, the quantization workflow
     "transforms", # the transform base, containers and JSON registry shared by vision and audio
     "special",    # torch.special: aliases over ops and nn::functional
     "optim",      # optimizers and their state files
@@ -56,6 +57,7 @@ PUBLIC_LAYERS = {
     "fft.h": "fft",
     "serialize": "serialize",
     "nn": "nn",
+    "ao": "ao",
     "transforms": "transforms",
     "special": "special",
     "special.h": "special",
