@@ -18,98 +18,98 @@ using ember::testing::expect_error;
 using ember::testing::fixture;
 
 namespace quantized_kernels_test {
-Tensor fx(const std::string& name) { return fixture("quantized", name); }
+Tensor qk_fx(const std::string& name) { return fixture("quantized", name); }
 
 // Stored integers equal, or (max_diff 1) within one quantum everywhere.
-void expect_q(const Tensor& q, const std::string& name, int64_t max_diff = 0) {
+void qk_expect_q(const Tensor& q, const std::string& name, int64_t max_diff = 0) {
   ASSERT_TRUE(q.is_quantized());
-  const Tensor expected = fx(name).to(kInt64);
+  const Tensor expected = qk_fx(name).to(kInt64);
   const Tensor got = q.int_repr().to(kInt64);
   ASSERT_EQ(got.sizes(), expected.sizes()) << name;
   const int64_t diff = (got - expected).abs().max().item<int64_t>();
   EXPECT_LE(diff, max_diff) << name << "\ngot\n" << got << "\nexpected\n" << expected;
 }
 
-Tensor qa() { return quantize_per_tensor(fx("ops_a"), 0.05, 64, kQUInt8); }
-Tensor qb() { return quantize_per_tensor(fx("ops_b"), 0.03, 120, kQUInt8); }
+Tensor qk_qa() { return quantize_per_tensor(qk_fx("ops_a"), 0.05, 64, kQUInt8); }
+Tensor qk_qb() { return quantize_per_tensor(qk_fx("ops_b"), 0.03, 120, kQUInt8); }
 }  // namespace quantized_kernels_test
 using namespace quantized_kernels_test;
 
 TEST(QuantizedKernels, Elementwise) {
-  expect_q(qf::relu(qa()), "relu_q");
-  expect_q(nnq::ReLU()->forward(qa()), "relu_q");
-  expect_q(qf::add(qa(), qb(), 0.07, 100), "add_q");
-  expect_q(qf::add_relu(qa(), qb(), 0.07, 100), "add_relu_q");
-  expect_q(qf::mul(qa(), qb(), 0.1, 90), "mul_q");
-  expect_q(qf::cat({qa(), qb()}, 1, 0.06, 110), "cat_q");
+  qk_expect_q(qf::relu(qk_qa()), "relu_q");
+  qk_expect_q(nnq::ReLU()->forward(qk_qa()), "relu_q");
+  qk_expect_q(qf::add(qk_qa(), qk_qb(), 0.07, 100), "add_q");
+  qk_expect_q(qf::add_relu(qk_qa(), qk_qb(), 0.07, 100), "add_relu_q");
+  qk_expect_q(qf::mul(qk_qa(), qk_qb(), 0.1, 90), "mul_q");
+  qk_expect_q(qf::cat({qk_qa(), qk_qb()}, 1, 0.06, 110), "cat_q");
   nnq::QFunctional f(0.07, 100);
-  expect_q(f->add(qa(), qb()), "add_q");
-  expect_q(qf::hardswish(qa(), 0.04, 30), "hardswish_q");
-  const Tensor hs = qf::hardsigmoid(qa());
-  expect_q(hs, "hardsigmoid_q");
-  EXPECT_DOUBLE_EQ(hs.q_scale(), fx("hardsigmoid_qparams")[0].item<double>());
-  EXPECT_EQ(hs.q_zero_point(), fx("hardsigmoid_qparams")[1].item<int64_t>());
+  qk_expect_q(f->add(qk_qa(), qk_qb()), "add_q");
+  qk_expect_q(qf::hardswish(qk_qa(), 0.04, 30), "hardswish_q");
+  const Tensor hs = qf::hardsigmoid(qk_qa());
+  qk_expect_q(hs, "hardsigmoid_q");
+  EXPECT_DOUBLE_EQ(hs.q_scale(), qk_fx("hardsigmoid_qparams")[0].item<double>());
+  EXPECT_EQ(hs.q_zero_point(), qk_fx("hardsigmoid_qparams")[1].item<int64_t>());
   // cat with the inputs' own parameters keeps the integers
-  const Tensor same = qf::cat({qa(), qa()}, 0, 0.05, 64);
-  EXPECT_TRUE(same.int_repr().equal(cat({qa().int_repr(), qa().int_repr()}, 0)));
+  const Tensor same = qf::cat({qk_qa(), qk_qa()}, 0, 0.05, 64);
+  EXPECT_TRUE(same.int_repr().equal(cat({qk_qa().int_repr(), qk_qa().int_repr()}, 0)));
 }
 
 TEST(QuantizedKernels, Pooling) {
-  expect_q(qf::max_pool2d(qa(), 3, {.stride = 2, .padding = 1}), "maxpool_q");
-  expect_q(qf::avg_pool2d(qa(), 3, {.stride = 2, .padding = 1}), "avgpool_q");
-  expect_q(qf::avg_pool2d(qa(), 2, {.stride = 2, .padding = 0, .ceil_mode = false, .count_include_pad = false}),
+  qk_expect_q(qf::max_pool2d(qk_qa(), 3, {.stride = 2, .padding = 1}), "maxpool_q");
+  qk_expect_q(qf::avg_pool2d(qk_qa(), 3, {.stride = 2, .padding = 1}), "avgpool_q");
+  qk_expect_q(qf::avg_pool2d(qk_qa(), 2, {.stride = 2, .padding = 0, .ceil_mode = false, .count_include_pad = false}),
            "avgpool_nopad_q");
-  expect_q(qf::adaptive_avg_pool2d(qa(), {4, 3}), "adaptive_q");
-  expect_q(qf::adaptive_avg_pool2d(qa(), 1), "adaptive1_q");
+  qk_expect_q(qf::adaptive_avg_pool2d(qk_qa(), {4, 3}), "adaptive_q");
+  qk_expect_q(qf::adaptive_avg_pool2d(qk_qa(), 1), "adaptive1_q");
 }
 
 TEST(QuantizedKernels, BatchNorm2d) {
   nnq::BatchNorm2d bn(tensor({1.5f, 0.5f, -1.0f}), tensor({0.1f, -0.2f, 0.3f}), tensor({0.2f, -0.1f, 0.0f}),
                       tensor({1.2f, 0.7f, 2.0f}), 1e-5, 0.06, 70);
-  expect_q(bn->forward(qa()), "bn_q");
+  qk_expect_q(bn->forward(qk_qa()), "bn_q");
 }
 
 TEST(QuantizedKernels, LinearMatchesTorch) {
-  const Tensor x = quantize_per_tensor(fx("lin_x"), 0.04, 60, kQUInt8);
-  const Tensor w = fx("lin_w"), b = fx("lin_b");
+  const Tensor x = quantize_per_tensor(qk_fx("lin_x"), 0.04, 60, kQUInt8);
+  const Tensor w = qk_fx("lin_w"), b = qk_fx("lin_b");
   const Tensor wpt = quantize_per_tensor(w, 0.01, 0, kQInt8);
-  const Tensor wpc = quantize_per_channel(w, tensor({0.004, 0.005, 0.006, 0.007, 0.008, 0.009, 0.01, 0.011}),
+  const Tensor wpc = quantize_per_channel(w, tensor({0.004, 0.005, 0.006, 0.007, 0.008, 0.009, 0.01, 0.011}, kFloat64),
                                           zeros({8}, kInt64), 0, kQInt8);
   for (const auto& [name, wq] : {std::pair{"pt", wpt}, std::pair{"pc", wpc}}) {
     SCOPED_TRACE(name);
-    expect_q(nnq::Linear(wq, b, 0.08, 70)->forward(x), std::string("lin_") + name + "_q");
-    expect_q(nniq::LinearReLU(wq, b, 0.05, 0)->forward(x), std::string("linrelu_") + name + "_q");
-    const Tensor y = nnq::dynamic::Linear(wq, b)->forward(fx("lin_x"));
-    ember::testing::expect_tensor_near(y, fx(std::string("dynlin_") + name + "_y"), 1e-5, 1e-5);
+    qk_expect_q(nnq::Linear(wq, b, 0.08, 70)->forward(x), std::string("lin_") + name + "_q");
+    qk_expect_q(nniq::LinearReLU(wq, b, 0.05, 0)->forward(x), std::string("linrelu_") + name + "_q");
+    const Tensor y = nnq::dynamic::Linear(wq, b)->forward(qk_fx("lin_x"));
+    ember::testing::expect_tensor_near(y, qk_fx(std::string("dynlin_") + name + "_y"), 1e-5, 1e-5);
   }
 }
 
 TEST(QuantizedKernels, Conv2dMatchesTorch) {
-  const Tensor x = quantize_per_tensor(fx("conv_x"), 0.03, 100, kQUInt8);
-  const Tensor w = fx("conv_w"), b = fx("conv_b");
+  const Tensor x = quantize_per_tensor(qk_fx("conv_x"), 0.03, 100, kQUInt8);
+  const Tensor w = qk_fx("conv_w"), b = qk_fx("conv_b");
   const Tensor wpt = quantize_per_tensor(w, 0.01, 0, kQInt8);
   const Tensor wpc = quantize_per_channel(w, linspace(0.005, 0.012, 6, kFloat64), zeros({6}, kInt64), 0, kQInt8);
   const nnq::Conv2dOptions o{.stride = {2, 1}, .padding = {1, 2}, .dilation = {1, 2}, .groups = 2};
   for (const auto& [name, wq] : {std::pair{"pt", wpt}, std::pair{"pc", wpc}}) {
     SCOPED_TRACE(name);
-    expect_q(nnq::Conv2d(wq, b, o, 0.1, 60)->forward(x), std::string("conv_") + name + "_q");
-    expect_q(nniq::ConvReLU2d(wq, b, o, 0.05, 0)->forward(x), std::string("convrelu_") + name + "_q");
+    qk_expect_q(nnq::Conv2d(wq, b, o, 0.1, 60)->forward(x), std::string("conv_") + name + "_q");
+    qk_expect_q(nniq::ConvReLU2d(wq, b, o, 0.05, 0)->forward(x), std::string("convrelu_") + name + "_q");
   }
 }
 
 TEST(QuantizedKernels, QuantizeDequantizeModules) {
   nnq::Quantize quant(0.05, 64);
   nnq::DeQuantize dequant;
-  const Tensor q = quant->forward(fx("ops_a"));
-  EXPECT_TRUE(q.int_repr().equal(qa().int_repr()));
-  EXPECT_TRUE(dequant->forward(q).equal(qa().dequantize()));
+  const Tensor q = quant->forward(qk_fx("ops_a"));
+  EXPECT_TRUE(q.int_repr().equal(qk_qa().int_repr()));
+  EXPECT_TRUE(dequant->forward(q).equal(qk_qa().dequantize()));
 }
 
 TEST(QuantizedKernels, BadInput) {
-  const Tensor a = qa();
-  const Tensor other = quantize_per_tensor(fx("ops_b"), 0.03, 0, kQInt8);
+  const Tensor a = qk_qa();
+  const Tensor other = quantize_per_tensor(qk_fx("ops_b"), 0.03, 0, kQInt8);
   expect_error([&] { qf::add(a, other, 0.1, 0); }, "one quantized dtype");
-  expect_error([&] { qf::add(a, fx("ops_b"), 0.1, 0); }, "must be a quantized tensor");
+  expect_error([&] { qf::add(a, qk_fx("ops_b"), 0.1, 0); }, "must be a quantized tensor");
   expect_error([&] { qf::add(a, a, 0.0, 0); }, "scale");
   expect_error([&] { qf::add(a, a, 0.1, 256); }, "zero_point 256");
   expect_error([&] { qf::add(a, quantize_per_tensor(randn({5}), 0.1, 0, kQUInt8), 0.1, 0); }, "broadcast");
@@ -119,7 +119,7 @@ TEST(QuantizedKernels, BadInput) {
   expect_error([&] { qf::linear(quantize_per_tensor(randn({2, 3}), 0.1, 0, kQUInt8), w.dequantize(), {}, 0.1, 0); },
                "qint8");
   expect_error([&] { nnq::Linear(w, Tensor(), -1.0, 0); }, "scale");
-  const Tensor pc = quantize_per_channel(randn({2, 3}), tensor({0.1, 0.2, 0.3}), zeros({3}, kInt64), 1, kQUInt8);
+  const Tensor pc = quantize_per_channel(randn({2, 3}), tensor({0.1, 0.2, 0.3}, kFloat64), zeros({3}, kInt64), 1, kQUInt8);
   expect_error([&] { qf::relu(pc); }, "per tensor");
   expect_error([&] { qf::cat({a, other}, 0, 0.1, 0); }, "every input");
 }

@@ -19,6 +19,8 @@ namespace ember {
 // (q - zero_point). Ember saturates values past the range (+inf and huge
 // values to quant_max); PyTorch casts them to int64 first, which on x86 gives
 // quant_min for +inf and for values past 2^63 (NaN gives quant_min in both).
+// Per-channel dequantize computes scale * (q - zero_point) in float64 and
+// rounds it to float32, as PyTorch's per-channel kernel does.
 namespace {
 inline int64_t quantize_one(float v, float inv_scale, int64_t zero_point, int64_t qmin, int64_t qmax) {
   const float t = static_cast<float>(zero_point) + std::nearbyint(v * inv_scale);
@@ -87,11 +89,11 @@ Tensor empty_quantized(IntArrayRef sizes, std::shared_ptr<const Quantizer> quant
   const DType dtype = quantizer->dtype();
   Tensor plain;
   if (dtype == DType::QUInt4x2) {
-    // Two values per byte along the last dim (PyTorch's sub-byte storage).
+    // Two values per byte along the last dim (PyTorch's sub-byte layout),
+    // packed rows first in the storage. The storage keeps a byte per value
+    // so that the tensor's element geometry (element size 1) fits it.
     EMBER_CHECK(format != MemoryFormat::ChannelsLast, "empty_quantized: quint4x2 tensors are contiguous only");
-    DimVector bytes(sizes);
-    if (!bytes.empty()) bytes.back() = (bytes.back() + 1) / 2;
-    plain = empty_for("empty_quantized", bytes, TensorOptions(kUInt8).device(device));
+    plain = empty_for("empty_quantized", sizes, TensorOptions(kUInt8).device(device));
     auto impl = make_intrusive<TensorImpl>(plain.storage(), dtype, sizes, strides_for(sizes, MemoryFormat::Contiguous),
                                            0);
     impl->set_quantizer(std::move(quantizer));
@@ -298,7 +300,8 @@ Tensor dequantize(const Tensor& input) {
     parallel_for(0, n, 4096, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         const int64_t c = (i / stride) % channels;
-        d[i] = static_cast<float>(sc[c]) * static_cast<float>(static_cast<int64_t>(s[i]) - zp[c]);
+        // In float64, then rounded (PyTorch's per-channel dequantize; per-tensor is float32).
+        d[i] = static_cast<float>(sc[c] * static_cast<double>(static_cast<int64_t>(s[i]) - zp[c]));
       }
     });
   });
