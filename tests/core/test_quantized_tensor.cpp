@@ -259,6 +259,11 @@ TEST(QuantizedTensor, PrintsAsTorch) {
             "tensor([1., 2.], size=(2,), dtype=quint8,\n"
             "       quantization_scheme=per_tensor_affine, scale=0.10000000149011612,\n"
             "       zero_point=3)");
+  // Python's float repr: scientific below 1e-4, shortest round-trip digits
+  EXPECT_NE(qt_str(quantize_per_tensor(tensor({1.0f}), 1e-05, 0, kQInt32)).find("scale=1e-05,"), std::string::npos);
+  EXPECT_NE(qt_str(quantize_per_tensor(tensor({1.0f}), 2.5e-07, 0, kQInt32)).find("scale=2.5e-07,"),
+            std::string::npos);
+  EXPECT_NE(qt_str(quantize_per_tensor(tensor({1.0f}), 3.0, 0, kQInt32)).find("scale=3.0,"), std::string::npos);
   const Tensor pc = quantize_per_channel(tensor({{0.3f, -0.8f}, {0.2f, -0.6f}, {1.8f, 0.6f}}), tensor({0.1, 0.2, 0.3}, kFloat64),
                                          tensor({0, 1, 2}).to(kInt64), 0, kQInt8);
   EXPECT_EQ(qt_str(pc),
