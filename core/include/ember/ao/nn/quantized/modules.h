@@ -85,7 +85,7 @@ class BatchNorm2dImpl : public ember::nn::Module {
 };
 EMBER_MODULE(BatchNorm2d);
 
-// torch.ao.nn.quantized.Quantize / DeQuantize (what QuantStub / DeQuantStub become).
+// torch.ao.nn.quantized.Quantize / DeQuantize (what convert() makes of the workflow's quantize and dequantize markers).
 class QuantizeImpl : public ember::nn::Module {
  public:
   QuantizeImpl(double scale, int64_t zero_point, DType dtype = kQUInt8);
