@@ -34,10 +34,10 @@ LAYERS = [
     "spectral",   # stft / istft and windows, built on fft
     "serialize",  # safetensors, torch.load, JSON, IValue
     "nn",         # modules and nn::functional
-    "ao",         # torch.ao: quantized kernels and modules, the quantization workflow
     "transforms", # the transform base, containers and JSON registry shared by vision and audio
     "special",    # torch.special: aliases over ops and nn::functional
     "optim",      # optimizers and their state files
+    "ao",         # torch.ao.quantization's workflow: observers, fake quantization, QConfig, prepare
     "umbrella",   # ember/ember.h, which includes everything
 ]
 RANK = {name: i for i, name in enumerate(LAYERS)}
@@ -57,11 +57,11 @@ PUBLIC_LAYERS = {
     "fft.h": "fft",
     "serialize": "serialize",
     "nn": "nn",
-    "ao": "ao",
     "transforms": "transforms",
     "special": "special",
     "special.h": "special",
     "optim": "optim",
+    "ao": "ao",
     "ember.h": "umbrella",
 }
 
@@ -90,7 +90,7 @@ ALLOWED = {
 # backend shares (image layouts, resampling weights) and the CPU backend
 # (kernels/cpu/); ops and transforms are the op files.
 LIBRARY_LAYERS = {
-    "vision": ["kernels", "ops", "transforms"],
+    "vision": ["kernels", "ops", "transforms", "detection", "utils"],
 }
 
 # core/src headers outside kernels/slots/ that Ember::backend installs too.
