@@ -9,11 +9,20 @@ namespace ember {
 std::string_view dtype_name(DType t) {
   static constexpr std::string_view names[kNumDTypes] = {
       "bool",    "uint8",    "int8",    "int16",   "int32",     "int64",
-      "float16", "bfloat16", "float32", "float64", "complex64", "complex128"};
+      "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+      "qint8",   "quint8",   "qint32",  "quint4x2"};
   return names[static_cast<int>(t)];
 }
 
 std::ostream& operator<<(std::ostream& os, DType t) { return os << dtype_name(t); }
+
+std::string_view qscheme_name(QScheme q) {
+  static constexpr std::string_view names[] = {"per_tensor_affine", "per_tensor_symmetric",
+                                               "per_channel_affine", "per_channel_symmetric",
+                                               "per_channel_affine_float_qparams"};
+  return names[static_cast<int>(q)];
+}
+std::ostream& operator<<(std::ostream& os, QScheme q) { return os << qscheme_name(q); }
 
 namespace {
 int integral_rank(DType t) { return static_cast<int>(t); }
@@ -22,6 +31,9 @@ int integral_rank(DType t) { return static_cast<int>(t); }
 // torch.promote_types, written as rules rather than PyTorch's 13x13 table.
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
+  // As torch: quantized values carry a quantizer each; no rule combines two.
+  EMBER_CHECK(!is_quantized(a) && !is_quantized(b), "promote_types: type promotion with quantized dtypes (",
+              a, ", ", b, ") is not supported; dequantize() first");
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
   if (is_complex(a) || is_complex(b)) {

@@ -4,6 +4,7 @@
 #include "autograd/record.h"
 #include "autograd/view_history.h"
 #include "ember/ops/factories.h"
+#include "ops/quantized_tensor.h"
 #include "ops/conj_views.h"
 #include "ops/op_utils.h"
 #include "ops/scalar_overflow.h"
@@ -53,6 +54,12 @@ Tensor& Tensor::copy_(const Tensor& src) {
   EMBER_CHECK(!has_internal_overlap(*this), "copy_: the destination (sizes ", sizes(),
               ", strides ", strides(), ") has elements sharing memory; clone() it first");
   if (is_same(src)) return *this;
+  if (is_quantized() || src.is_quantized()) {
+    EMBER_CHECK(device() == src.device(), "copy_: quantized tensors copy within one device");
+    quantized_copy_(*this, src);
+    bump_version();
+    return *this;
+  }
   if (autograd::inplace_records(*this, {src})) {
     autograd::copy_with_grad(*this, src);
     return *this;
@@ -140,6 +147,7 @@ Tensor dense_copy_keeping_order(const Tensor& t, DType dtype, const char* op) {
 
 namespace {
 Tensor clone_impl(const Tensor& self, MemoryFormat format, const char* op) {
+  if (self.is_quantized()) return quantized_clone(self, format, op);
   Tensor out;
   if (format == MemoryFormat::Preserve && self.is_non_overlapping_and_dense()) {
     out = empty_strided_for(op, self.sizes(), self.strides(), self.options());

@@ -14,6 +14,11 @@ Tensor empty_strided_for(const char* op, IntArrayRef sizes, IntArrayRef strides,
   EMBER_CHECK(sizes.size() == strides.size(), op, ": got ", sizes.size(), " sizes but ", strides.size(),
               " strides");
   const DType dtype = options.dtype();
+  // Note [Quantized tensors]: an op that meets a quantized tensor and would
+  // make its output in that dtype stops here, naming itself.
+  EMBER_CHECK(!is_quantized(dtype), op, ": ", dtype,
+              " tensors are not supported (a quantized tensor needs quantization parameters: make one with "
+              "quantize_per_tensor or quantize_per_channel, or dequantize() first)");
   // Note [Checked sizes]: the byte count is checked before anything is
   // allocated, and an allocation the system refuses names the op.
   checked_numel(sizes, op);

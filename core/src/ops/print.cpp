@@ -11,6 +11,7 @@
 #include "ember/ops/factories.h"
 #include "ops/op_utils.h"
 #include "ops/conj_views.h"
+#include "ops/quantized_tensor.h"
 
 namespace ember {
 
@@ -170,6 +171,10 @@ const PrintOptions& printoptions() { return g_print_options; }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  if (t.is_quantized()) {
+    print_quantized(os, t.cpu());
+    return os;
+  }
   // Conjugate/negative views print their values (Note [Conjugate bit]).
   const Tensor cpu = resolve_bits(t.cpu());
   const bool summarize = cpu.numel() > g_print_options.threshold;

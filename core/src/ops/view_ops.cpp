@@ -16,6 +16,7 @@
 #include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
 #include "ops/op_utils.h"
+#include "ops/quantized_tensor.h"
 #include "ops/view_helpers.h"
 
 namespace ember {
@@ -253,6 +254,8 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
   if (!dtype || *dtype == base.dtype()) {
     impl->set_conj(base.is_conj());
     impl->set_neg(base.is_neg());
+    // Note [Quantized views] (ops/quantized_views.cpp): the op adjusts a per-channel axis.
+    impl->set_quantizer(base.impl()->quantizer());
   }
   // Under grad mode a view remembers its root base, so that in-place writes
   // through it (or to the base) rebase autograd history: Note [In-place
@@ -283,6 +286,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides,
   for (size_t i = 0; i < sizes.size(); ++i)
     EMBER_CHECK(strides[i] >= 0, "as_strided: negative strides are not supported, got ", strides);
   checked_numel(sizes, "as_strided");
+  qview_check_supported(*this, "as_strided");
   // Checked extent (Note [Checked sizes]): a huge stride-0 view of a small
   // storage is fine, an extent past int64 or past the storage is not.
   const int64_t need = storage_nbytes(sizes, strides, offset, element_size(), "as_strided");
@@ -304,11 +308,15 @@ Tensor Tensor::view(IntArrayRef shape) const {
   EMBER_CHECK(strides.has_value(), "view: size ", shape, " is not compatible with input tensor's size ",
               this->sizes(), " and stride ", this->strides(),
               " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
-  return recorded_reshape_view("view", *this, make_view(*this, sizes, *strides, storage_offset()));
+  Tensor v = make_view(*this, sizes, *strides, storage_offset());
+  qview_reshaped(v, *this, "view");
+  return recorded_reshape_view("view", *this, std::move(v));
 }
 
 Tensor Tensor::view_dtype(DType t) const {
   if (t == dtype()) return *this;
+  EMBER_CHECK(!is_quantized() && !ember::is_quantized(t), "view(dtype): viewing ", dtype(), " as ", t,
+              " is not supported for quantized dtypes (use int_repr() or dequantize())");
   EMBER_CHECK(!impl()->has_lazy_bits(), "view(dtype): the tensor is a ", is_conj() ? "conjugate" : "negative",
               " view; call resolve_conj()/resolve_neg() first");
   const int64_t old_es = static_cast<int64_t>(element_size()), new_es = static_cast<int64_t>(ember::element_size(t));
@@ -340,8 +348,11 @@ Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); 
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector sizes = infer_size(shape, numel(), "reshape");
-  if (auto strides = compute_view_strides(this->sizes(), this->strides(), sizes))
-    return recorded_reshape_view("view", *this, make_view(*this, sizes, *strides, storage_offset()));
+  if (auto strides = compute_view_strides(this->sizes(), this->strides(), sizes)) {
+    Tensor v = make_view(*this, sizes, *strides, storage_offset());
+    qview_reshaped(v, *this, "reshape");
+    return recorded_reshape_view("view", *this, std::move(v));
+  }
   return clone(MemoryFormat::Contiguous).view(sizes);
 }
 Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
@@ -388,7 +399,9 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   }
   DimVector inverse(dim());
   for (int64_t i = 0; i < dim(); ++i) inverse[wrap_dim(dims[i], dim(), "permute")] = i;
-  return recorded_view("permute", *this, make_view(*this, sizes, strides, storage_offset()),
+  Tensor v = make_view(*this, sizes, strides, storage_offset());
+  qview_permuted(v, *this, dims);
+  return recorded_view("permute", *this, std::move(v),
                        [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
@@ -399,7 +412,14 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   DimVector sizes(this->sizes()), strides(this->strides());
   std::swap(sizes[d0], sizes[d1]);
   std::swap(strides[d0], strides[d1]);
-  return recorded_view("transpose", *this, make_view(*this, sizes, strides, storage_offset()),
+  Tensor v = make_view(*this, sizes, strides, storage_offset());
+  if (is_quantized()) {
+    DimVector order(dim());
+    for (int64_t i = 0; i < dim(); ++i) order[i] = i;
+    std::swap(order[d0], order[d1]);
+    qview_permuted(v, *this, order);
+  }
+  return recorded_view("transpose", *this, std::move(v),
                        [d0, d1](const Tensor& g) { return g.transpose(d0, d1); });
 }
 
@@ -437,7 +457,9 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   const int64_t offset = storage_offset() + index * strides[d];
   sizes.erase(d);
   strides.erase(d);
-  return recorded_view("select", *this, make_view(*this, sizes, strides, offset),
+  Tensor v = make_view(*this, sizes, strides, offset);
+  qview_selected(v, *this, d, index);
+  return recorded_view("select", *this, std::move(v),
                        [self_sizes = DimVector(this->sizes()), d, index](const Tensor& g) {
                          return autograd::select_backward(g, self_sizes, d, index);
                        });
@@ -461,7 +483,9 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_opt, std::optional<
   // empty ones, whose strides were never checked (Note [Checked sizes]).
   const int64_t offset = checked_add(storage_offset(), checked_mul(start, strides[d], "slice"), "slice");
   strides[d] = sizes[d] <= 1 ? stride_outside(step, strides[d], element_size()) : checked_mul(strides[d], step, "slice");
-  return recorded_view("slice", *this, make_view(*this, sizes, strides, offset),
+  Tensor v = make_view(*this, sizes, strides, offset);
+  qview_sliced(v, *this, d, start, step);
+  return recorded_view("slice", *this, std::move(v),
                        [self_sizes = DimVector(this->sizes()), d, start, end, step](const Tensor& g) {
                          return autograd::slice_backward(g, self_sizes, d, start, end, step);
                        });
@@ -497,7 +521,9 @@ Tensor Tensor::expand(IntArrayRef target) const {
     }
   }
   checked_numel(sizes, "expand");
-  return recorded_view("expand", *this, make_view(*this, sizes, strides, storage_offset()),
+  Tensor v = make_view(*this, sizes, strides, storage_offset());
+  qview_expanded(v, *this);
+  return recorded_view("expand", *this, std::move(v),
                        [self_sizes = DimVector(this->sizes())](const Tensor& g) {
                          return autograd::sum_to(g, self_sizes);
                        });
@@ -512,7 +538,9 @@ Tensor Tensor::squeeze() const {
       sizes.push_back(size(d));
       strides.push_back(stride(d));
     }
-  return recorded_reshape_view("squeeze", *this, make_view(*this, sizes, strides, storage_offset()));
+  Tensor v = make_view(*this, sizes, strides, storage_offset());
+  qview_reshaped(v, *this, "squeeze");
+  return recorded_reshape_view("squeeze", *this, std::move(v));
 }
 
 Tensor Tensor::squeeze(int64_t d) const { return squeeze(IntArrayRef(d)); }
@@ -525,7 +553,9 @@ Tensor Tensor::squeeze(IntArrayRef dims) const {
       sizes.push_back(size(d));
       strides.push_back(stride(d));
     }
-  return recorded_reshape_view("squeeze", *this, make_view(*this, sizes, strides, storage_offset()));
+  Tensor v = make_view(*this, sizes, strides, storage_offset());
+  qview_reshaped(v, *this, "squeeze");
+  return recorded_reshape_view("squeeze", *this, std::move(v));
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -534,7 +564,9 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t st = d >= dim() ? 1 : stride_outside(sizes[d], strides[d], element_size());
   sizes.insert(d, 1);
   strides.insert(d, st);
-  return recorded_reshape_view("unsqueeze", *this, make_view(*this, sizes, strides, storage_offset()));
+  Tensor v = make_view(*this, sizes, strides, storage_offset());
+  qview_reshaped(v, *this, "unsqueeze");
+  return recorded_reshape_view("unsqueeze", *this, std::move(v));
 }
 
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
@@ -553,6 +585,7 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
   sizes.push_back(size);
   strides.push_back(st);
   checked_numel(sizes, "unfold");  // overlapping windows: more elements than the input
+  qview_check_supported(*this, "unfold");
   return recorded_view("unfold", *this, make_view(*this, sizes, strides, storage_offset()),
                        [self_sizes = DimVector(this->sizes()), d, size, step](const Tensor& g) {
                          return unfold_backward(g, self_sizes, d, size, step);
@@ -588,6 +621,7 @@ Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2) const {
     diagonal_stride = stride(d1);
   }
   strides.push_back(diagonal_stride);
+  qview_check_supported(*this, "diagonal");
   return recorded_view("diagonal", *this, make_view(*this, sizes, strides, start),
                        [self_sizes = DimVector(this->sizes()), offset, d1, d2](const Tensor& g) {
                          Tensor result = zeros(self_sizes, g.options());

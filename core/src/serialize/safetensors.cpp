@@ -38,6 +38,7 @@
 #include "serialize/memory_budget.h"
 #include "ember/serialize/json.h"
 #include "ops/conj_views.h"
+#include "serialize/quantized_entries.h"
 
 static_assert(std::endian::native == std::endian::little,
               "Ember's serializers assume a little-endian host");
@@ -76,6 +77,12 @@ void write_u64le(std::ostream& os, uint64_t v) {
 }
 
 void write_safetensors(std::ostream& os, const StateDict& tensors, const Metadata& metadata) {
+  if (has_quantized(tensors)) {  // Note [Quantized safetensors entries]
+    StateDict plain;
+    Metadata plain_metadata;
+    expand_quantized(tensors, metadata, plain, plain_metadata);
+    return write_safetensors(os, plain, plain_metadata);
+  }
   struct Entry {
     const std::string* name;
     Tensor data;
@@ -308,7 +315,9 @@ SafetensorsContents load_from(const ByteSource& src, MemoryBudget& budget) {
 
 SafetensorsContents load_checked(const ByteSource& src) {
   MemoryBudget budget("load: " + src.name(), src.size());
-  return run_within(budget, [&] { return load_from(src, budget); });
+  SafetensorsContents c = run_within(budget, [&] { return load_from(src, budget); });
+  collapse_quantized(c, src.name());  // Note [Quantized safetensors entries]
+  return c;
 }
 
 }  // namespace

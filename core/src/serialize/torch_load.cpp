@@ -36,6 +36,7 @@
 #include "serialize/byte_source.h"
 #include "serialize/memory_budget.h"
 #include "serialize/unpickler.h"
+#include "ember/core/quantizer.h"
 #include "serialize/zip_reader.h"
 
 namespace ember::serialize {
@@ -383,7 +384,7 @@ class Loader : public pickle::Hooks {
         EMBER_FAIL(u.what(), ": a bare storage cannot be loaded (only tensors)");
       case NodeKind::Tensor:
         budget_.charge(kTensorBytes + 2 * n.tensor->sizes.size() * sizeof(int64_t), "a tensor");
-        out = IValue(make_tensor(*n.tensor));
+        out = IValue(make_tensor(u, *n.tensor));
         break;
     }
     done_[v.ref] = out;
@@ -391,7 +392,7 @@ class Loader : public pickle::Hooks {
     return out;
   }
 
-  Tensor make_tensor(const pickle::TensorDesc& d) {
+  Tensor make_tensor(const Unpickler& u, const pickle::TensorDesc& d) {
     const StorageEntry* e = &storages_.at(static_cast<size_t>(d.storage));
     int64_t offset = d.offset;
     if (e->root >= 0) {
@@ -401,7 +402,31 @@ class Loader : public pickle::Hooks {
     EMBER_CHECK(e->data, what_, ": storage '", e->key->str(), "' was never loaded");
     Tensor t(make_intrusive<TensorImpl>(e->data, e->dtype, d.sizes, d.strides, offset));
     if (d.requires_grad) t.requires_grad_(true);
+    if (is_quantized(e->dtype)) set_quantizer(u, t, d);
     return t;
+  }
+
+  // A quantized tensor takes its _rebuild_qtensor parameters, checked as
+  // quantize_per_tensor / quantize_per_channel check theirs; its storage
+  // must have been rebuilt by _rebuild_qtensor.
+  void set_quantizer(const Unpickler& u, const Tensor& t, const pickle::TensorDesc& d) {
+    EMBER_CHECK(d.quant.has_value(), what_, ": a ", t.dtype(),
+                " storage used by a plain tensor (quantized tensors come from _rebuild_qtensor)");
+    EMBER_CHECK(t.dtype() != kQUInt4x2, what_, ": quint4x2 tensors are not supported by the loader");
+    const pickle::QuantParams& q = *d.quant;
+    const std::string who = what_ + ": quantized tensor";
+    if (!q.per_channel) {
+      t.impl()->set_quantizer(Quantizer::per_tensor_affine(t.dtype(), q.scale, q.zero_point, who.c_str()));
+      return;
+    }
+    const Tensor scales = tensor_of(u, q.scales), zero_points = tensor_of(u, q.zero_points);
+    EMBER_CHECK(scales.dim() == 1 && scales.numel() == t.size(q.axis), what_, ": per-channel scales of sizes ",
+                scales.sizes(), " for an axis of size ", t.size(q.axis));
+    t.impl()->set_quantizer(Quantizer::per_channel_affine(t.dtype(), scales, zero_points, q.axis, who.c_str()));
+  }
+
+  Tensor tensor_of(const Unpickler& u, const pickle::Value& v) {
+    return make_tensor(u, *u.node_of(v)->tensor);
   }
 
   const ByteSource& src_;

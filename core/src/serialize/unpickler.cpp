@@ -50,6 +50,13 @@ constexpr GlobalEntry kGlobals[] = {
     {"torch", "ComplexDoubleStorage", GlobalKind::StorageType, kComplex128},
     // A storage saved without a dtype holds bytes.
     {"torch", "UntypedStorage", GlobalKind::StorageType, kUInt8},
+    // Quantized tensors (docs/quantization.md).
+    {"torch._utils", "_rebuild_qtensor", GlobalKind::RebuildQTensor, kFloat32},
+    {"torch", "QUInt8Storage", GlobalKind::StorageType, kQUInt8},
+    {"torch", "QInt8Storage", GlobalKind::StorageType, kQInt8},
+    {"torch", "QInt32Storage", GlobalKind::StorageType, kQInt32},
+    {"torch", "per_tensor_affine", GlobalKind::PerTensorAffine, kFloat32},
+    {"torch", "per_channel_affine", GlobalKind::PerChannelAffine, kFloat32},
 };
 
 const char* global_name(GlobalKind k) {
@@ -60,6 +67,9 @@ const char* global_name(GlobalKind k) {
     case GlobalKind::RebuildParameter: return "torch._utils._rebuild_parameter";
     case GlobalKind::RebuildParameterWithState: return "torch._utils._rebuild_parameter_with_state";
     case GlobalKind::StorageType: return "a torch storage type";
+    case GlobalKind::RebuildQTensor: return "torch._utils._rebuild_qtensor";
+    case GlobalKind::PerTensorAffine: return "torch.per_tensor_affine";
+    case GlobalKind::PerChannelAffine: return "torch.per_channel_affine";
   }
   return "?";
 }
@@ -426,6 +436,47 @@ Value Unpickler::rebuild_parameter(const std::vector<Value>& args, bool with_sta
   return ref(r);
 }
 
+Value Unpickler::rebuild_qtensor(const std::vector<Value>& args) {
+  // _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params,
+  //                  requires_grad, backward_hooks): the geometry is checked
+  // as _rebuild_tensor_v2's; quantizer_params is (torch.per_tensor_affine,
+  // scale, zero_point) or (torch.per_channel_affine, scales, zero_points, axis).
+  if (args.size() != 7) fail("_rebuild_qtensor got " + std::to_string(args.size()) + " arguments");
+  const Node* storage = expect_node(args[0], NodeKind::Storage, "the tensor's storage");
+  if (!is_quantized(hooks_->storage_dtype(storage->storage)))
+    fail("_rebuild_qtensor: the storage holds " + std::string(dtype_name(hooks_->storage_dtype(storage->storage))) +
+         ", not a quantized dtype");
+  const Value tensor = rebuild_tensor({args[0], args[1], args[2], args[3], args[5], args[6]}, true);
+  TensorDesc& desc = *nodes_[tensor.ref].tensor;
+  if (desc.requires_grad) fail("a quantized tensor cannot require grad");
+  const Node* params = expect_node(args[4], NodeKind::Tuple, "quantizer_params");
+  const std::vector<Value>& p = params->items;
+  const Node* scheme = p.empty() ? nullptr : node_of(p[0]);
+  if (!scheme || scheme->kind != NodeKind::Global ||
+      (scheme->global != GlobalKind::PerTensorAffine && scheme->global != GlobalKind::PerChannelAffine))
+    fail("quantizer_params must start with torch.per_tensor_affine or torch.per_channel_affine");
+  QuantParams q;
+  if (scheme->global == GlobalKind::PerTensorAffine) {
+    if (p.size() != 3) fail("per_tensor_affine quantizer_params need (scheme, scale, zero_point)");
+    if (p[1].kind != Value::Kind::Float && p[1].kind != Value::Kind::Int) fail("scale must be a number");
+    q.scale = p[1].kind == Value::Kind::Float ? p[1].d : static_cast<double>(p[1].i);
+    q.zero_point = expect_int(p[2], "zero_point");
+  } else {
+    if (p.size() != 4) fail("per_channel_affine quantizer_params need (scheme, scales, zero_points, axis)");
+    q.per_channel = true;
+    expect_node(p[1], NodeKind::Tensor, "per-channel scales");
+    expect_node(p[2], NodeKind::Tensor, "per-channel zero_points");
+    q.scales = p[1];
+    q.zero_points = p[2];
+    q.axis = expect_int(p[3], "axis");
+    if (q.axis < 0 || q.axis >= static_cast<int64_t>(desc.sizes.size()))
+      fail("per-channel axis " + std::to_string(q.axis) + " out of range for a " +
+           std::to_string(desc.sizes.size()) + "-d tensor");
+  }
+  desc.quant = q;
+  return tensor;
+}
+
 void Unpickler::reduce() {
   const Value args_v = pop();
   const Value callable = pop();
@@ -443,6 +494,9 @@ void Unpickler::reduce() {
     case GlobalKind::RebuildParameter: push(rebuild_parameter(a, false)); return;
     case GlobalKind::RebuildParameterWithState: push(rebuild_parameter(a, true)); return;
     case GlobalKind::StorageType: fail("torch storage types cannot be called");
+    case GlobalKind::RebuildQTensor: push(rebuild_qtensor(a)); return;
+    case GlobalKind::PerTensorAffine:
+    case GlobalKind::PerChannelAffine: fail(std::string(global_name(g->global)) + " cannot be called");
   }
 }
 

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -50,6 +51,9 @@ enum class GlobalKind : uint8_t {
   RebuildParameter,
   RebuildParameterWithState,
   StorageType,  // torch.FloatStorage, ...: the dtype is in Node::dtype
+  RebuildQTensor,    // torch._utils._rebuild_qtensor (quantized tensors)
+  PerTensorAffine,   // torch.per_tensor_affine (a qscheme argument)
+  PerChannelAffine,  // torch.per_channel_affine
 };
 
 // A stack/memo slot: an inline primitive or a reference to an arena node.
@@ -66,11 +70,23 @@ struct Value {
 
 enum class NodeKind : uint8_t { String, BigInt, List, Tuple, Dict, Global, Storage, Tensor };
 
+// A quantized tensor's parameters (_rebuild_qtensor's quantizer_params):
+// per-tensor (scale, zero_point) or per-channel (scales and zero_points:
+// Tensor nodes, axis).
+struct QuantParams {
+  bool per_channel = false;
+  double scale = 1.0;
+  int64_t zero_point = 0;
+  Value scales, zero_points;
+  int64_t axis = 0;
+};
+
 struct TensorDesc {
   int32_t storage = -1;  // the loader's storage index
   int64_t offset = 0;
   std::vector<int64_t> sizes, strides;
   bool requires_grad = false;
+  std::optional<QuantParams> quant;  // quantized tensors only
 };
 
 using detail::HashedKey;
@@ -165,6 +181,7 @@ class Unpickler {
   void build();
   Value rebuild_tensor(const std::vector<Value>& args, bool v2);
   Value rebuild_parameter(const std::vector<Value>& args, bool with_state);
+  Value rebuild_qtensor(const std::vector<Value>& args);
   const Node* expect_node(const Value& v, NodeKind kind, const char* what) const;
   int64_t expect_int(const Value& v, const char* what) const;
   std::vector<int64_t> expect_int_tuple(const Value& v, const char* what);

@@ -25,9 +25,16 @@ enum class DType : uint8_t {
   Float64,
   Complex64,
   Complex128,
+  // Quantized integers (Note [Quantized tensors] in core/src/quantized/quantizer.cpp):
+  // the stored integers of a tensor whose quantizer maps them to real values.
+  QInt8,
+  QUInt8,
+  QInt32,
+  QUInt4x2,  // two 4-bit unsigned values per byte (embedding rows)
 };
-inline constexpr int kNumDTypes = 12;
-static_assert(static_cast<int>(DType::Complex128) + 1 == kNumDTypes,
+inline constexpr int kNumDTypes = 16;
+inline constexpr int kNumQuantizedDTypes = 4;
+static_assert(static_cast<int>(DType::QUInt4x2) + 1 == kNumDTypes,
               "tables indexed by DType must be updated with the enum");
 
 // PyTorch-style spellings: ember::kFloat32, ember::kFloat, ember::kLong, ...
@@ -53,9 +60,28 @@ inline constexpr DType kComplex64 = DType::Complex64;
 inline constexpr DType kComplexFloat = DType::Complex64;
 inline constexpr DType kComplex128 = DType::Complex128;
 inline constexpr DType kComplexDouble = DType::Complex128;
+inline constexpr DType kQInt8 = DType::QInt8;
+inline constexpr DType kQUInt8 = DType::QUInt8;
+inline constexpr DType kQInt32 = DType::QInt32;
+inline constexpr DType kQUInt4x2 = DType::QUInt4x2;
+
+// torch.qscheme: how a quantized tensor's integers map to real values.
+// (Same enumerators and order as the workflow's ember::ao::quantization::QScheme.)
+enum class QScheme : uint8_t {
+  kPerTensorAffine,
+  kPerTensorSymmetric,
+  kPerChannelAffine,
+  kPerChannelSymmetric,
+  kPerChannelAffineFloatQParams,
+};
+inline constexpr QScheme kPerTensorAffine = QScheme::kPerTensorAffine;
+inline constexpr QScheme kPerChannelAffine = QScheme::kPerChannelAffine;
+// "per_tensor_affine", ... (torch.per_tensor_affine without the prefix, as dtype_name).
+std::string_view qscheme_name(QScheme q);
+std::ostream& operator<<(std::ostream& os, QScheme q);
 
 constexpr size_t element_size(DType t) {
-  constexpr size_t sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  constexpr size_t sizes[kNumDTypes] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16, 1, 1, 4, 1};
   return sizes[static_cast<int>(t)];
 }
 
@@ -71,7 +97,20 @@ constexpr bool is_complex(DType t) { return t == DType::Complex64 || t == DType:
 constexpr bool is_integral(DType t, bool include_bool = false) {
   return (t >= DType::UInt8 && t <= DType::Int64) || (include_bool && t == DType::Bool);
 }
-constexpr bool is_signed(DType t) { return t != DType::Bool && t != DType::UInt8; }
+constexpr bool is_signed(DType t) {
+  return t != DType::Bool && t != DType::UInt8 && t != DType::QUInt8 && t != DType::QUInt4x2;
+}
+// qint8, quint8, qint32, quint4x2.
+constexpr bool is_quantized(DType t) { return t >= DType::QInt8 && t <= DType::QUInt4x2; }
+// The plain integer dtype holding a quantized dtype's values (int_repr's
+// dtype): qint8 -> int8, quint8 and quint4x2 -> uint8, qint32 -> int32; other
+// dtypes unchanged.
+constexpr DType to_underlying_dtype(DType t) {
+  return t == DType::QInt8 ? DType::Int8
+         : t == DType::QUInt8 || t == DType::QUInt4x2 ? DType::UInt8
+         : t == DType::QInt32 ? DType::Int32
+                              : t;
+}
 
 // complex64 -> float32, complex128 -> float64, other types unchanged.
 constexpr DType to_real_dtype(DType t) {
@@ -88,6 +127,25 @@ DType promote_types(DType a, DType b);
 // The default floating dtype for integral inputs to floating ops (torch.get_default_dtype).
 DType default_dtype();
 void set_default_dtype(DType t);
+
+// ---- quantized element types (torch's c10::qint8, ...) ----
+// One stored integer of a quantized tensor; `underlying` is its plain type.
+struct qint8 {
+  using underlying = int8_t;
+  int8_t val_;
+};
+struct quint8 {
+  using underlying = uint8_t;
+  uint8_t val_;
+};
+struct qint32 {
+  using underlying = int32_t;
+  int32_t val_;
+};
+struct quint4x2 {  // two values: low nibble first
+  using underlying = uint8_t;
+  uint8_t val_;
+};
 
 // ---- C++ type <-> DType ----
 template <class T>
@@ -109,6 +167,10 @@ EMBER_DTYPE_OF(float, Float32)
 EMBER_DTYPE_OF(double, Float64)
 EMBER_DTYPE_OF(complex64, Complex64)
 EMBER_DTYPE_OF(complex128, Complex128)
+EMBER_DTYPE_OF(qint8, QInt8)
+EMBER_DTYPE_OF(quint8, QUInt8)
+EMBER_DTYPE_OF(qint32, QInt32)
+EMBER_DTYPE_OF(quint4x2, QUInt4x2)
 #undef EMBER_DTYPE_OF
 template <class T>
 inline constexpr DType dtype_of_v = dtype_of<T>::value;
@@ -155,6 +217,9 @@ inline constexpr uint32_t kMaskComplex = dtype_bit(DType::Complex64) | dtype_bit
 inline constexpr uint32_t kMaskReal = kMaskIntegral | kMaskFloating;
 inline constexpr uint32_t kMaskNumber = kMaskReal | kMaskComplex;
 inline constexpr uint32_t kMaskAll = kMaskNumber | kMaskBool;
+// Not in kMaskAll: an op computes on quantized tensors only where it says so.
+inline constexpr uint32_t kMaskQuantized = dtype_bit(DType::QInt8) | dtype_bit(DType::QUInt8) |
+                                           dtype_bit(DType::QInt32) | dtype_bit(DType::QUInt4x2);
 
 namespace detail {
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType t);
@@ -179,6 +244,10 @@ decltype(auto) dispatch(DType t, const char* op, F&& f) {
     EMBER_DISPATCH_CASE(Float64, double)
     EMBER_DISPATCH_CASE(Complex64, complex64)
     EMBER_DISPATCH_CASE(Complex128, complex128)
+    EMBER_DISPATCH_CASE(QInt8, qint8)
+    EMBER_DISPATCH_CASE(QUInt8, quint8)
+    EMBER_DISPATCH_CASE(QInt32, qint32)
+    EMBER_DISPATCH_CASE(QUInt4x2, quint4x2)
   }
 #undef EMBER_DISPATCH_CASE
   detail::throw_unsupported_dtype(op, t);

@@ -25,6 +25,7 @@ namespace ember {
 
 class Tensor;
 class TensorIndex;
+class Quantizer;  // ember/core/quantizer.h
 class Generator;
 namespace autograd {
 struct AutogradMeta;
@@ -58,6 +59,7 @@ class TensorImpl : public RefCounted {
     dtype_ = src.dtype_;
     is_conj_ = src.is_conj_;
     is_neg_ = src.is_neg_;
+    quantizer_ = src.quantizer_;
     set_geometry(src.sizes(), src.strides(), src.storage_offset());
   }
   void set_storage(Storage storage) { storage_ = std::move(storage); }
@@ -77,6 +79,11 @@ class TensorImpl : public RefCounted {
   bool is_neg() const { return is_neg_; }
   void set_neg(bool v) { is_neg_ = v; }
   bool has_lazy_bits() const { return is_conj_ || is_neg_; }
+
+  // Quantized dtypes only: how the stored integers map to real values
+  // (Note [Quantized tensors] in core/src/quantized/quantizer.cpp).
+  const std::shared_ptr<const Quantizer>& quantizer() const { return quantizer_; }
+  void set_quantizer(std::shared_ptr<const Quantizer> q) { quantizer_ = std::move(q); }
 
   // ---- autograd (core/src/autograd/) ----
   // Allocated the first time the tensor takes part in autograd.
@@ -108,6 +115,7 @@ class TensorImpl : public RefCounted {
   bool is_conj_ = false;
   bool is_neg_ = false;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  std::shared_ptr<const Quantizer> quantizer_;
   intrusive_ptr<TensorImpl> view_base_;
   uint64_t view_version_ = 0;
 };
@@ -175,6 +183,7 @@ class Tensor {
   size_t nbytes() const;
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   bool is_complex() const { return ember::is_complex(dtype()); }
+  bool is_quantized() const { return ember::is_quantized(dtype()); }
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
   uint32_t use_count() const { return impl_.use_count(); }
   bool is_contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
@@ -219,6 +228,18 @@ class Tensor {
   Tensor to(Device device, DType dtype, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool copy = false) const;
   Tensor cpu() const { return to(kCPU); }
+
+  // ---- quantized tensors (core/src/quantized/; docs/quantization.md) ----
+  // The real values (float32) of a quantized tensor; other tensors unchanged.
+  Tensor dequantize() const;
+  // The stored integers as a plain tensor (qint8 -> int8, quint8 -> uint8, qint32 -> int32).
+  Tensor int_repr() const;
+  QScheme qscheme() const;
+  double q_scale() const;        // per-tensor schemes
+  int64_t q_zero_point() const;  // per-tensor schemes
+  Tensor q_per_channel_scales() const;       // float64, per-channel schemes
+  Tensor q_per_channel_zero_points() const;  // int64, per-channel schemes
+  int64_t q_per_channel_axis() const;
 
   // ---- autograd (core/src/autograd/tensor_autograd.cpp) ----
   // Only floating point and complex tensors can require grad; only leaves can

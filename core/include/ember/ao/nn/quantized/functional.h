@@ -1,0 +1,60 @@
+#pragma once
+// Quantized kernels (torch.ao.nn.quantized.functional and torch.ops.quantized,
+// PyTorch 1.13 on the onednn engine; docs/quantization.md). Inputs are
+// quantized tensors (quint8 activations; qint8 weights, per-tensor or
+// per-channel along dim 0); outputs are quantized with the given scale and
+// zero_point (or, where PyTorch keeps them, the input's). Each result is
+// bit-exact or within one quantum of PyTorch's (Note [Quantized kernels] in
+// core/src/ao/nn/quantized/functional.cpp says where rounding differs).
+#include <vector>
+
+#include "ember/core/tensor.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/pooling.h"
+
+namespace ember::ao::nn::quantized::functional {
+
+// y = requantize(x W^T + b): x quint8 [..., in], weight qint8 [out, in]
+// (zero point 0, per-tensor or per-channel on dim 0), bias float32 [out] or
+// undefined; relu fuses LinearReLU.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, double scale, int64_t zero_point,
+              bool relu = false);
+// Dynamic linear: float input quantized on the fly to quint8 (choose_qparams
+// over its min/max), int8 product, float32 output (torch.ops.quantized.linear_dynamic).
+Tensor linear_dynamic(const Tensor& input, const Tensor& weight, const Tensor& bias, bool reduce_range = false,
+                      bool relu = false);
+
+struct QConv2dOptions {
+  ember::nn::functional::ExpandingInts stride = 1;
+  ember::nn::functional::ExpandingInts padding = 0;
+  ember::nn::functional::ExpandingInts dilation = 1;
+  int64_t groups = 1;
+};
+// x quint8 [N, C, H, W], weight qint8 [O, C / groups, kH, kW] (zero point 0,
+// per-tensor or per-channel on dim 0), bias float32 [O] or undefined.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
+              double scale, int64_t zero_point, bool relu = false);
+
+// Keep the input's quantization parameters.
+Tensor relu(const Tensor& input);
+Tensor max_pool2d(const Tensor& input, const ember::nn::functional::ExpandingInts& kernel_size,
+                  const ember::nn::functional::MaxPoolFuncOptions& options = {});
+Tensor avg_pool2d(const Tensor& input, const ember::nn::functional::ExpandingInts& kernel_size,
+                  const ember::nn::functional::AvgPoolFuncOptions& options = {});
+Tensor adaptive_avg_pool2d(const Tensor& input, const ember::nn::functional::ExpandingInts& output_size);
+
+// Output parameters given (hardsigmoid: PyTorch's fixed ones, scale 1/256 and
+// zero point 0 for quint8, unless given).
+Tensor hardswish(const Tensor& input, double scale, int64_t zero_point);
+Tensor hardsigmoid(const Tensor& input);
+Tensor batch_norm2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                    const Tensor& running_var, double eps, double scale, int64_t zero_point);
+
+// QFunctional's kernels (torch.ops.quantized.add, add_relu, mul, cat): both
+// inputs per-tensor quantized of one dtype; shapes broadcast (add, mul).
+Tensor add(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
+Tensor add_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
+Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_t zero_point);
+
+}  // namespace ember::ao::nn::quantized::functional

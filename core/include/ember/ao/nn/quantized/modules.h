@@ -1,0 +1,151 @@
+#pragma once
+// Quantized modules, as torch.ao.nn.quantized (and .intrinsic.quantized,
+// .quantized.dynamic) in PyTorch 1.13: what the eager-mode workflow's
+// convert() puts in place of observed float modules (docs/quantization.md).
+// Each holds its quantized weight and its output's scale and zero point; the
+// kernels are in ember/ao/nn/quantized/functional.h.
+#include <vector>
+
+#include "ember/ao/nn/quantized/functional.h"
+#include "ember/nn/module.h"
+
+namespace ember::ao::nn::quantized {
+
+// quantized.Linear: quint8 in, quint8 out; weight qint8 [out, in].
+class LinearImpl : public ember::nn::Module {
+ public:
+  LinearImpl(Tensor weight, Tensor bias, double scale, int64_t zero_point, std::string type = "QuantizedLinear");
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& os) const override;
+  Tensor weight, bias;
+  double scale;
+  int64_t zero_point;
+
+ protected:
+  bool relu_ = false;
+};
+EMBER_MODULE(Linear);
+
+struct Conv2dOptions {
+  ember::nn::functional::ExpandingInts stride = 1;
+  ember::nn::functional::ExpandingInts padding = 0;
+  ember::nn::functional::ExpandingInts dilation = 1;
+  int64_t groups = 1;
+};
+
+// quantized.Conv2d: weight qint8 [out, in / groups, kH, kW].
+class Conv2dImpl : public ember::nn::Module {
+ public:
+  Conv2dImpl(Tensor weight, Tensor bias, const Conv2dOptions& options, double scale, int64_t zero_point,
+             std::string type = "QuantizedConv2d");
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& os) const override;
+  Tensor weight, bias;
+  Conv2dOptions options;
+  double scale;
+  int64_t zero_point;
+
+ protected:
+  bool relu_ = false;
+};
+EMBER_MODULE(Conv2d);
+
+class ReLUImpl : public ember::nn::Module {
+ public:
+  ReLUImpl() : Module("QuantizedReLU") {}
+  Tensor forward(const Tensor& input) { return functional::relu(input); }
+};
+EMBER_MODULE(ReLU);
+
+class HardswishImpl : public ember::nn::Module {
+ public:
+  HardswishImpl(double scale, int64_t zero_point) : Module("QuantizedHardswish"), scale(scale), zero_point(zero_point) {}
+  Tensor forward(const Tensor& input) { return functional::hardswish(input, scale, zero_point); }
+  double scale;
+  int64_t zero_point;
+};
+EMBER_MODULE(Hardswish);
+
+class HardsigmoidImpl : public ember::nn::Module {
+ public:
+  HardsigmoidImpl() : Module("QuantizedHardsigmoid") {}
+  Tensor forward(const Tensor& input) { return functional::hardsigmoid(input); }
+};
+EMBER_MODULE(Hardsigmoid);
+
+// quantized.BatchNorm2d: eval-mode statistics (float), quantized output.
+class BatchNorm2dImpl : public ember::nn::Module {
+ public:
+  BatchNorm2dImpl(Tensor weight, Tensor bias, Tensor running_mean, Tensor running_var, double eps, double scale,
+                  int64_t zero_point);
+  Tensor forward(const Tensor& input);
+  Tensor weight, bias, running_mean, running_var;
+  double eps, scale;
+  int64_t zero_point;
+};
+EMBER_MODULE(BatchNorm2d);
+
+// torch.ao.nn.quantized.Quantize / DeQuantize (what convert() makes of the workflow's quantize and dequantize markers).
+class QuantizeImpl : public ember::nn::Module {
+ public:
+  QuantizeImpl(double scale, int64_t zero_point, DType dtype = kQUInt8);
+  Tensor forward(const Tensor& input);
+  double scale;
+  int64_t zero_point;
+  DType dtype;
+};
+EMBER_MODULE(Quantize);
+
+class DeQuantizeImpl : public ember::nn::Module {
+ public:
+  DeQuantizeImpl() : Module("DeQuantize") {}
+  Tensor forward(const Tensor& input) { return input.dequantize(); }
+};
+EMBER_MODULE(DeQuantize);
+
+// quantized.QFunctional (what FloatFunctional becomes): add, add_relu, mul,
+// cat with the module's output scale and zero point.
+class QFunctionalImpl : public ember::nn::Module {
+ public:
+  QFunctionalImpl(double scale = 1.0, int64_t zero_point = 0)
+      : Module("QFunctional"), scale(scale), zero_point(zero_point) {}
+  Tensor add(const Tensor& a, const Tensor& b) { return functional::add(a, b, scale, zero_point); }
+  Tensor add_relu(const Tensor& a, const Tensor& b) { return functional::add_relu(a, b, scale, zero_point); }
+  Tensor mul(const Tensor& a, const Tensor& b) { return functional::mul(a, b, scale, zero_point); }
+  Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0) { return functional::cat(xs, dim, scale, zero_point); }
+  double scale;
+  int64_t zero_point;
+};
+EMBER_MODULE(QFunctional);
+
+namespace dynamic {
+// quantized.dynamic.Linear: float in, float out; activations quantized per
+// call (reduce_range as PyTorch's module passes it).
+class LinearImpl : public ember::nn::Module {
+ public:
+  LinearImpl(Tensor weight, Tensor bias, bool reduce_range = true);
+  Tensor forward(const Tensor& input) { return functional::linear_dynamic(input, weight, bias, reduce_range); }
+  Tensor weight, bias;
+  bool reduce_range;
+};
+EMBER_MODULE(Linear);
+}  // namespace dynamic
+
+}  // namespace ember::ao::nn::quantized
+
+namespace ember::ao::nn::intrinsic::quantized {
+// Fused quantized modules (torch.ao.nn.intrinsic.quantized): the ReLU is part
+// of the requantization.
+class LinearReLUImpl : public ember::ao::nn::quantized::LinearImpl {
+ public:
+  LinearReLUImpl(Tensor weight, Tensor bias, double scale, int64_t zero_point);
+};
+EMBER_MODULE(LinearReLU);
+
+class ConvReLU2dImpl : public ember::ao::nn::quantized::Conv2dImpl {
+ public:
+  ConvReLU2dImpl(Tensor weight, Tensor bias, const ember::ao::nn::quantized::Conv2dOptions& options, double scale,
+                 int64_t zero_point);
+};
+EMBER_MODULE(ConvReLU2d);
+}  // namespace ember::ao::nn::intrinsic::quantized
