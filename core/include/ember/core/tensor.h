@@ -213,6 +213,11 @@ class Tensor {
   }
   template <class T>
   T* data_ptr() const;
+  // libtorch's older spelling of data_ptr<T>() (ported programs use it).
+  template <class T>
+  T* data() const {
+    return data_ptr<T>();
+  }
   template <class T>
   T item() const;
   Scalar item() const;

@@ -155,8 +155,9 @@ class KernelSlot {
   }
   // dtypes: the dtypes the kernel computes (a dtype_bit mask); an op file asks
   // supports() before routing to the slot (e.g. conv: oneDNN runs float32, the
-  // op computes other dtypes with a product of columns).
-  bool set(DeviceType type, Fn* f, uint32_t dtypes = ~0u) {
+  // op computes other dtypes with a product of columns). The default is every
+  // plain dtype: a kernel claims quantized dtypes only by naming them.
+  bool set(DeviceType type, Fn* f, uint32_t dtypes = kMaskAll) {
     table_[static_cast<int>(type)] = f;
     dtypes_[static_cast<int>(type)] = f ? dtypes : 0;
     return true;
