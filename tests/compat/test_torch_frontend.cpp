@@ -178,6 +178,9 @@ TEST(TorchFrontend, DtypesDevicesAndTensorOptions) {
   EXPECT_EQ(torch::cat(list).sizes().vec(), (std::vector<int64_t>{4}));
   EXPECT_EQ(torch::matmul(torch::ones({2, 3}), torch::ones({3})).sum().item<float>(), 6.0f);
   EXPECT_TRUE(torch::ones({3}).data_ptr<float>() != nullptr);
+  const torch::Tensor counts = torch::arange(4, torch::kInt64);
+  EXPECT_EQ(counts.data<int64_t>(), counts.data_ptr<int64_t>());  // libtorch's older spelling
+  EXPECT_EQ(counts.data<int64_t>()[3], 3);
 }
 
 TEST(TorchFrontend, UtilitiesAndChecks) {
