@@ -48,4 +48,5 @@
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
+#include "ember/serialize/torch_save.h"
 #include "ember/special.h"

@@ -50,10 +50,18 @@ OptimizerStateDict optimizer_state_dict_from_torch(const serialize::IValue& valu
 // lists of dicts (SequentialLR's "_schedulers") flatten to "<key>.<i>.<subkey>",
 // entries with no Dict equivalent (dicts, Counters, callables) are skipped.
 Dict dict_from_torch(const serialize::IValue& value);
+// The other way: torch.optim's state_dict() layout as an IValue, for
+// ember::save_torch (torch's optimizer.load_state_dict reads it; options that
+// are lists, like Adam's betas, become tuples as in torch.optim).
+serialize::IValue optimizer_state_dict_to_torch(const OptimizerStateDict& state);
 
 }  // namespace ember::optim
 
 namespace ember {
 // Writes the optimizer state as a safetensors file (prefix "optimizer").
+// A .pt/.pth path writes a PyTorch checkpoint instead (save_torch below;
+// metadata must then be empty).
 void save(const std::string& path, const optim::OptimizerStateDict& state, const Metadata& metadata = {});
+// torch.save(optimizer.state_dict(), path).
+void save_torch(const std::string& path, const optim::OptimizerStateDict& state);
 }  // namespace ember

@@ -1,0 +1,60 @@
+#pragma once
+// Writing PyTorch checkpoints: the zip files torch.save writes (PyTorch 1.6+,
+// the default format), readable by torch.load, by libtorch's torch::load and
+// pickle_load, and by ember::serialize::load_torch. See docs/serialization.md,
+// "Writing PyTorch checkpoints".
+//
+//   ember::save_torch("model.pt", model->state_dict());           // an OrderedDict, as torch.save(m.state_dict())
+//   IDict ckpt;
+//   ckpt.insert("model", serialize::state_dict_value(model->state_dict()));
+//   ckpt.insert("optimizer", optim::optimizer_state_dict_to_torch(opt.state_dict()));
+//   ckpt.insert("epoch", 3);
+//   ember::save_torch("ckpt.pt", IValue::dict(std::move(ckpt)));    // torch.load(...)["epoch"] == 3
+//
+// The value may hold None, bool, int, float, str, Tensor, list, tuple and
+// dicts with str or int keys, nested. Tensors keep their dtype (all twelve,
+// complex and bool and bfloat16 included), sizes, strides and storage offset;
+// tensors that share a storage (views) are written over one storage record,
+// so they share memory again when loaded. Tensors on other devices are
+// written from a CPU copy of their storage with location "cpu"; tensors with
+// a pending conjugate or negation bit are written resolved (their own
+// storage). The bytes are those torch.save (PyTorch 1.13) writes for the
+// same objects. Errors (an undefined tensor, a storage viewed as two dtypes,
+// an unwritable file) are ember::Errors naming the path and the entry.
+#include <string>
+
+#include "ember/core/ivalue.h"
+#include "ember/serialize/ordered_dict.h"
+
+namespace ember {
+
+// torch.save(value, path). The zip's top folder is the file's name without
+// its extension ("model" for "dir/model.pt"), as torch.save names it
+// ("archive" when that name is empty).
+void save_torch(const std::string& path, const IValue& value);
+// torch.save(state_dict, path): written as a collections.OrderedDict, the
+// type of nn.Module.state_dict().
+void save_torch(const std::string& path, const StateDict& state_dict);
+
+namespace serialize {
+
+// The file's bytes, without writing a file; archive_name is the zip's top
+// folder ("archive": what torch.save writes to a buffer).
+std::string save_torch_bytes(const IValue& value, const std::string& archive_name = "archive");
+std::string save_torch_bytes(const StateDict& state_dict, const std::string& archive_name = "archive");
+
+// A StateDict as an IValue dict (str -> Tensor), to nest it in a checkpoint.
+// Written inside a larger value it is a plain dict, which torch's
+// load_state_dict accepts like an OrderedDict.
+IValue state_dict_value(const StateDict& state_dict);
+
+// Whether path names a PyTorch checkpoint by its extension (.pt, .pth):
+// ember::save writes those with save_torch.
+bool is_torch_checkpoint_path(const std::string& path);
+
+// The zip's top folder torch.save uses for a file: its base name without the
+// last extension, "archive" when that is empty.
+std::string archive_name_of(const std::string& path);
+
+}  // namespace serialize
+}  // namespace ember
