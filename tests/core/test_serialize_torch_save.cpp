@@ -227,6 +227,14 @@ TEST(TorchSave, OptimizerStateUsesTorchOptimLayout) {
   for (const auto& [index, s] : orig.state)
     for (const auto& [key, value] : s) EXPECT_TRUE(back.state.at(index).at(key) == value) << index << " " << key;
   EXPECT_EQ(back.param_groups.at(0).params, orig.param_groups.at(0).params);
+  // ember::save to a .pt path writes the same, and load_optimizer_state_dict reads it.
+  testing::TempDir dir;
+  save(dir.path("opt.pt"), orig);
+  EXPECT_EQ(testing::read_bytes(dir.path("opt.pt")), save_torch_bytes(v, "opt"));
+  const optim::OptimizerStateDict again = optim::load_optimizer_state_dict(dir.path("opt.pt"));
+  for (const auto& [index, s] : orig.state)
+    for (const auto& [key, value] : s) EXPECT_TRUE(again.state.at(index).at(key) == value) << index << " " << key;
+  EXPECT_TRUE(again.param_groups.at(0).options.at("betas") == orig.param_groups.at(0).options.at("betas"));
 }
 
 TEST(TorchSave, ErrorsNameTheEntry) {

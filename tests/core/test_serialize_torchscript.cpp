@@ -159,6 +159,26 @@ std::vector<testing::ZipEntrySpec> entries_of(const std::string& bytes) {
   return out;
 }
 
+TEST(TorchScriptLoad, ObjectsSavedThroughGetstateKeepTheirState) {
+  // M (a module without parameters) holds an object of the TorchScript class C
+  // whose BUILD state is what its __getstate__ returned: the tuple (1, 2).
+  const std::string code = "class M(Module):\n  __parameters__ = []\n  __buffers__ = []\n  a : __torch__.C\n"
+                           "class C:\n  x : int\n  def __getstate__(self: __torch__.C) -> Tuple[int, int]:\n"
+                           "    return (1, 2)\n";
+  const std::string pickle = pk("\x80\x02" "c__torch__\nM\n)\x81}X\x01\x00\x00\x00" "a" "c__torch__\nC\n)\x81K\x01K\x02\x86" "bsb.");
+  const std::string z = testing::make_zip({{"a/code/__torch__.py", code}, {"a/data.pkl", pickle}});
+  const IValue tree = serialize::load_torch_bytes(z.data(), z.size());
+  EXPECT_TRUE(tree.at("a").is_tuple());
+  EXPECT_EQ(tree.at("a").to_int_list(), (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(serialize::load_torchscript_bytes(z.data(), z.size()).state_dict.empty());
+  // A module class with parameters must keep them as attributes.
+  const std::string code2 = "class M(Module):\n  __parameters__ = [\"w\", ]\n  __buffers__ = []\n";
+  const std::string z2 = testing::make_zip(
+      {{"a/code/__torch__.py", code2}, {"a/data.pkl", pk("\x80\x02" "c__torch__\nM\n)\x81K\x01K\x02\x86" "b.")}});
+  expect_error([&] { serialize::load_torchscript_bytes(z2.data(), z2.size()); },
+               "module the archive's root (class __torch__.M) declares parameters or buffers but its state is a tuple");
+}
+
 TEST(TorchScriptLoad, BadArchivesNameTheFileAndEntry) {
   testing::TempDir dir;
   const std::string original = testing::read_bytes(path_of("libtorch_net.pt"));

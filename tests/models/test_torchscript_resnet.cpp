@@ -12,7 +12,7 @@
 using namespace ember;
 
 TEST(TorchScriptResNet, ScriptedTorchvisionResnet18LoadsIntoModelsResnet18) {
-  const std::string archive = testing::fixture_path("core/torchscript/resnet18_scripted.pt");
+  const std::string archive = ember::testing::fixture_path("core/torchscript/resnet18_scripted.pt");
   const serialize::ScriptModuleState state = serialize::load_torchscript(archive);
   auto net = models::resnet18({.num_classes = 10});
   EXPECT_EQ(state.state_dict.keys(), net->state_dict().keys());
@@ -20,7 +20,7 @@ TEST(TorchScriptResNet, ScriptedTorchvisionResnet18LoadsIntoModelsResnet18) {
   EXPECT_EQ(state.buffers, net->named_buffers().keys());
   net->load_state_dict(serialize::load_torch_state_dict(archive), /*strict=*/true);
   net->eval();
-  const IValue io = serialize::load_torch(testing::fixture_path("core/torchscript/resnet18_scripted_io.pt"));
+  const IValue io = serialize::load_torch(ember::testing::fixture_path("core/torchscript/resnet18_scripted_io.pt"));
   NoGradGuard no_grad;
   const Tensor out = net->forward(io.at("input").to_tensor());
   const Tensor expected = io.at("output").to_tensor();

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "ember/serialize/safetensors.h"
+#include "ember/serialize/torch_load.h"
 #include "ember/serialize/torch_save.h"
 #include "ember/serialize/json.h"
 #include "serialize/memory_budget.h"
@@ -192,6 +193,8 @@ OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata
 }
 
 OptimizerStateDict load_optimizer_state_dict(const std::string& path) {
+  // What ember::save wrote to a .pt/.pth path (or torch.save(optimizer.state_dict())).
+  if (serialize::is_torch_file(path)) return optimizer_state_dict_from_torch(serialize::load_torch(path));
   Metadata metadata;
   StateDict tensors = ember::load(path, &metadata);
   return read_optimizer_state(tensors, metadata);

@@ -61,13 +61,20 @@ void parse_script_classes(std::string_view text, const std::string& module, cons
     pos = end + 1;
     ++line_no;
     if (line.starts_with("class ")) {
-      // class Name(Base):
+      // class Name(Base):  (Module, NamedTuple, Enum, Interface, ...) or class Name:
       const size_t open = line.find('('), close = line.find(')');
-      if (open == std::string_view::npos || close == std::string_view::npos || close < open || !line.ends_with("):"))
+      std::string_view name, base;
+      if (open == std::string_view::npos && line.ends_with(":")) {
+        name = line.substr(6, line.size() - 7);
+      } else if (open != std::string_view::npos && close != std::string_view::npos && close > open &&
+                 line.ends_with("):")) {
+        name = line.substr(6, open - 6);
+        base = line.substr(open + 1, close - open - 1);
+      } else {
         EMBER_FAIL(what, ": line ", line_no, ": cannot read the class line '", std::string(line.substr(0, 200)), "'");
-      const std::string_view name = line.substr(6, open - 6);
-      if (!is_identifier(name)) EMBER_FAIL(what, ": line ", line_no, ": bad class name '", std::string(name), "'");
-      out.push_back(ScriptClassRecord{module + "." + std::string(name), line.substr(open + 1, close - open - 1) == "Module", {}, {}});
+      }
+      if (!is_identifier(name)) EMBER_FAIL(what, ": line ", line_no, ": bad class name '", std::string(name.substr(0, 200)), "'");
+      out.push_back(ScriptClassRecord{module + "." + std::string(name), base == "Module", {}, {}});
       current = &out.back();
       continue;
     }

@@ -31,7 +31,8 @@ void write_optimizer_state(const OptimizerStateDict& state, StateDict& tensors, 
                            const std::string& prefix = "optimizer");
 OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata& metadata,
                                         const std::string& prefix = "optimizer");
-// Reads a file written by ember::save(path, OptimizerStateDict).
+// Reads a file written by ember::save(path, OptimizerStateDict): safetensors,
+// or a PyTorch checkpoint (a .pt/.pth path, or torch.save(opt.state_dict())).
 OptimizerStateDict load_optimizer_state_dict(const std::string& path);
 
 // A Dict of plain values (scheduler state; no tensors) as JSON in metadata[key].
