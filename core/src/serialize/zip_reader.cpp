@@ -315,30 +315,39 @@ std::string ZipReader::read_text(const Entry& e, uint64_t max_size) const {
   if (e.method == 0) return read(e);
   EMBER_CHECK(e.method == 8, what_, ": entry '", e.name, "' uses compression method ", e.method,
               " (only stored and deflated entries can be read)");
+  EMBER_CHECK(e.stored_size <= UINT32_MAX, what_, ": compressed entry '", e.name, "' of ", e.stored_size,
+              " bytes is larger than 4 GiB");
   const uint64_t off = local_data_offset(e);
   // The compressed bytes are bounded by the file (the constructor checked the
   // entry's extent), the output by max_size: inflate must give exactly e.size bytes.
   if (budget_) budget_->charge(e.stored_size + e.size + 2 + 2 * kHeapBlockOverhead, "a compressed zip entry");
   const std::string in = src_.read_string(off, static_cast<size_t>(e.stored_size), "zip entry");
   std::string out(static_cast<size_t>(e.size), '\0');
+  // zlib's inflate state and its 32 KiB window, held while inflating.
+  constexpr uint64_t kInflateState = 48 * 1024;
+  if (budget_) budget_->charge(kInflateState, "zlib's inflate state");
   z_stream z{};
   EMBER_CHECK(inflateInit2(&z, -MAX_WBITS) == Z_OK, what_, ": entry '", e.name, "': zlib could not start");
+  struct InflateEnd {
+    z_stream* z;
+    ~InflateEnd() { inflateEnd(z); }  // also when a check below throws
+  } end_inflate{&z};
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
   z.next_out = reinterpret_cast<Bytef*>(out.data());
   z.avail_out = static_cast<uInt>(out.size());
-  // One byte of room past the declared size would show an entry that inflates to more.
-  unsigned char extra = 0;
   int rc = inflate(&z, Z_FINISH);
   if (rc == Z_BUF_ERROR && z.avail_out == 0) {
+    // The output is full but the stream has not ended: one byte of room shows
+    // whether it holds more than the declared size (or only its end marker).
+    unsigned char extra = 0;
     z.next_out = &extra;
     z.avail_out = 1;
     rc = inflate(&z, Z_FINISH);
-    EMBER_CHECK(rc != Z_STREAM_END && z.avail_out == 1, what_, ": entry '", e.name, "' inflates to more than its declared ",
-                e.size, " bytes");
+    EMBER_CHECK(z.avail_out == 1, what_, ": entry '", e.name, "' inflates to more than its declared ", e.size, " bytes");
   }
   const uint64_t produced = z.total_out;
-  inflateEnd(&z);
+  if (budget_) budget_->release(kInflateState);
   EMBER_CHECK(rc == Z_STREAM_END && produced == e.size, what_, ": entry '", e.name, "' is not valid deflate data of ",
               e.size, " bytes (zlib: ", rc == Z_STREAM_END ? "ends after " + std::to_string(produced) + " bytes" : "error " + std::to_string(rc), ")");
   EMBER_CHECK(crc32(out.data(), out.size()) == e.crc, what_, ": CRC-32 mismatch in entry '", e.name,
