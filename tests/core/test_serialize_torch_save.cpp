@@ -16,6 +16,7 @@
 #include "serialize/zip_reader.h"
 #include "serialize/zip_writer.h"
 #include "serialize_test_util.h"
+#include "test_device_backend.h"
 
 namespace ember {
 namespace {
@@ -180,6 +181,21 @@ TEST(TorchSave, RequiresGradAndLazyBits) {
   EXPECT_TRUE(back.at("conj").to_tensor().equal(z.conj().resolve_conj()));
   EXPECT_FALSE(back.at("conj").to_tensor().is_conj());
   EXPECT_TRUE(back.at("neg").to_tensor().equal(-(arange(3, kFloat32) + 1)));
+}
+
+TEST(TorchSave, TensorsOnAnotherDeviceAreWrittenFromTheirStorage) {
+  // The test device (not host-accessible): each storage is copied to the host
+  // once, views keep their places in it, and the file is the CPU one's.
+  const StateDict cpu = state_dict_recipe();
+  StateDict dev;
+  const Tensor w = cpu.at("w").to(kTestDevice);
+  dev.insert("w", w);
+  dev.insert("w_t", w.t());
+  dev.insert("row", w.select(0, 1));
+  dev.insert("cols", w.slice(1, 1, std::nullopt, 2));
+  StateDict cpu4;
+  for (const char* k : {"w", "w_t", "row", "cols"}) cpu4.insert(k, cpu.at(k));
+  EXPECT_EQ(save_torch_bytes(dev), save_torch_bytes(cpu4));
 }
 
 TEST(TorchSave, EmberSaveWritesPtPathsInTorchFormat) {
