@@ -1,8 +1,8 @@
 #pragma once
 // Writing PyTorch checkpoints: the zip files torch.save writes (PyTorch 1.6+,
-// the default format), readable by torch.load, by libtorch's torch::load and
-// pickle_load, and by ember::serialize::load_torch. See docs/serialization.md,
-// "Writing PyTorch checkpoints".
+// the default format), readable by Python's torch.load and by
+// ember::serialize::load_torch. See docs/serialization.md, "Writing PyTorch
+// checkpoints" (which also says why libtorch's C++ loaders do not read them).
 //
 //   ember::save_torch("model.pt", model->state_dict());           // an OrderedDict, as torch.save(m.state_dict())
 //   IDict ckpt;
