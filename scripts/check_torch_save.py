@@ -6,6 +6,7 @@ Run by ctest as core.torch_save_check (tests/core/torch_save_check.sh):
     /usr/bin/python3 scripts/check_torch_save.py DIR
 Exit status 77 (a skip) when torch cannot be imported.
 """
+import collections
 import pathlib
 import pickletools
 import sys
@@ -132,6 +133,16 @@ def main():
     after = torch.load(d / "adam_after_step4.pt", weights_only=True)
     check(torch.allclose(model.weight, after["weight"], atol=1e-6), f"step 4 weight {model.weight} vs {after['weight']}")
     check(torch.allclose(model.bias, after["bias"], atol=1e-6), f"step 4 bias {model.bias} vs {after['bias']}")
+
+    # 4. A module archive as libtorch's torch::save(module) writes it: torch.jit.load
+    # (the loader under libtorch's torch::load(module)) reads it.
+    m = torch.jit.load(str(d / "module_archive.pt"))
+    sd = torch.load(d / "module_state_dict.pt", weights_only=True)
+    same(collections.OrderedDict((k, v) for k, v in m.state_dict().items()), sd, "module_archive")
+    params = [n for n, _ in m.named_parameters()]
+    check(params == ["0.weight", "1.weight", "1.bias", "4.weight", "4.bias"], f"module_archive parameters {params}")
+    buffers = [n for n, _ in m.named_buffers()]
+    check(buffers == ["1.running_mean", "1.running_var", "1.num_batches_tracked"], f"module_archive buffers {buffers}")
 
     if failures:
         print(f"check_torch_save: {len(failures)} failures")

@@ -343,6 +343,15 @@ TEST(TorchSaveCheck, WriteFilesForTorch) {
   after.insert("bias", b.detach().clone());
   save_torch(dir + "/adam_after_step4.pt", after);
 
+  // A module as libtorch's torch::save(module) writes it, for torch.jit.load,
+  // beside its state_dict as a torch.save file.
+  nn::Sequential net(nn::Conv2d(nn::Conv2dOptions{.in_channels = 2, .out_channels = 3, .kernel_size = 3, .bias = false}),
+                     nn::BatchNorm2d(3), nn::ReLU(), nn::Flatten(), nn::Linear(12, 4));
+  net->train();
+  net->forward(randn({2, 2, 4, 4}));  // moves the running statistics
+  nn::save_torchscript(dir + "/module_archive.pt", *net);
+  save_torch(dir + "/module_state_dict.pt", net->state_dict());
+
   for (const char* name : {"state_dict.pt", "nested.pt", "adam_model.pt", "adam_optimizer.pt", "adam_after_step4.pt"})
     EXPECT_NO_THROW(serialize::load_torch(dir + "/" + name)) << name;
   const optim::OptimizerStateDict loaded =

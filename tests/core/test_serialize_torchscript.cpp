@@ -114,6 +114,29 @@ TEST(TorchScriptLoad, LibtorchModuleLoadsStrictlyAndMatchesLibtorchOutput) {
   testing::expect_tensor_near(out, io.at("output").to_tensor(), 1e-5, 1e-5);
 }
 
+TEST(TorchScriptSave, ModuleArchiveRoundTripsThroughLoadTorchscript) {
+  // libtorch's torch::save(module) layout, written by Ember from an Ember module.
+  LibtorchNet net;
+  net->load_state_dict(serialize::load_torch_state_dict(path_of("libtorch_net.pt")), true);
+  testing::TempDir dir;
+  nn::save_torchscript(dir.path("net.pt"), *net);
+  const serialize::ScriptModuleState back = serialize::load_torchscript(dir.path("net.pt"));
+  EXPECT_EQ(back.state_dict.keys(), net->state_dict().keys());
+  EXPECT_EQ(back.parameters, net->named_parameters().keys());
+  EXPECT_EQ(back.buffers, net->named_buffers().keys());
+  for (const auto& [k, t] : net->state_dict()) EXPECT_TRUE(back.state_dict.at(k).equal(t)) << k;
+  // Classes as libtorch names them; the Sequential's children as __annotations__["0"].
+  const std::string bytes = testing::read_bytes(dir.path("net.pt"));
+  serialize::MemorySource src(bytes.data(), bytes.size());
+  serialize::ZipReader zip(src, "net.pt");
+  const std::string root = zip.read(*zip.find("net/code/__torch__.py"));
+  EXPECT_EQ(root, "class Module(Module):\n  __parameters__ = []\n  __buffers__ = []\n"
+                  "  conv1 : __torch__.___torch_mangle_0.Module\n  bn1 : __torch__.___torch_mangle_1.Module\n"
+                  "  layer1 : __torch__.___torch_mangle_2.Module\n  fc : __torch__.___torch_mangle_13.Module\n");
+  EXPECT_NE(zip.read(*zip.find("net/code/__torch__/___torch_mangle_2.py")).find("__annotations__[\"0\"] = __torch__.___torch_mangle_3.Module"),
+            std::string::npos);
+}
+
 TEST(TorchScriptLoad, ScriptedModuleFollowsTheArchivesParameterAndBufferLists) {
   const serialize::ScriptModuleState state = serialize::load_torchscript(path_of("script_mixed.pt"));
   const IValue io = serialize::load_torch(path_of("script_mixed_io.pt"));

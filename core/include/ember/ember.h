@@ -39,6 +39,7 @@
 #include "ember/ops/spectral.h"
 #include "ember/ops/windows.h"
 #include "ember/nn/nn.h"
+#include "ember/nn/torchscript.h"
 #include "ember/optim/optim.h"
 #include "ember/transforms/containers.h"
 #include "ember/transforms/serialize.h"

@@ -13,7 +13,7 @@ enum : uint8_t {
   REDUCE = 'R', BINUNICODE = 'X', APPEND = 'a', BUILD = 'b', GLOBAL = 'c', EMPTY_DICT = '}',
   APPENDS = 'e', BINGET = 'h', LONG_BINGET = 'j', EMPTY_LIST = ']', BINPUT = 'q', LONG_BINPUT = 'r',
   SETITEM = 's', TUPLE = 't', EMPTY_TUPLE = ')', SETITEMS = 'u', BINFLOAT = 'G', PROTO = 0x80,
-  TUPLE1 = 0x85, NEWTRUE = 0x88, NEWFALSE = 0x89, LONG1 = 0x8a,
+  TUPLE1 = 0x85, NEWTRUE = 0x88, NEWFALSE = 0x89, LONG1 = 0x8a, NEWOBJ = 0x81,
 };
 }  // namespace
 
@@ -45,7 +45,7 @@ void Pickler::integer(int64_t v) {
     // encode_long: little-endian, as few bytes as keep the sign.
     int n = 8;
     const uint64_t u = static_cast<uint64_t>(v);
-    while (n > 1) {
+    while (n > 1 && !long1_eight_) {
       const uint8_t top = static_cast<uint8_t>(u >> (8 * (n - 1)));
       const uint8_t next_sign = static_cast<uint8_t>(u >> (8 * (n - 2))) & 0x80;
       if ((top == 0x00 && !next_sign) || (top == 0xff && next_sign)) --n;
@@ -111,6 +111,7 @@ void Pickler::reduce() { op(REDUCE); }
 void Pickler::build() { op(BUILD); }
 void Pickler::binpersid() { op(BINPERSID); }
 void Pickler::stop() { op(STOP); }
+void Pickler::newobj() { op(NEWOBJ); }
 
 bool Pickler::memo_get(const void* identity) {
   auto it = memo_.find(identity);

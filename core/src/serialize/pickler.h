@@ -50,6 +50,10 @@ class Pickler {
   void reduce();       // REDUCE
   void build();        // BUILD
   void binpersid();    // BINPERSID
+  void newobj();       // NEWOBJ
+  // libtorch's unpickler reads LONG1 only with 8 bytes: integers past 32 bits
+  // are then written that way (TorchScript archives).
+  void set_long1_eight_bytes(bool v) { long1_eight_ = v; }
   void stop();         // STOP
 
   // Note [Pickler memo]: writes BINGET and returns true when `identity` was
@@ -65,6 +69,7 @@ class Pickler {
   std::unordered_map<const void*, uint32_t> memo_;
   std::unordered_map<std::string, uint32_t> globals_;
   uint32_t next_ = 0;
+  bool long1_eight_ = false;
 };
 
 }  // namespace ember::serialize::pickle

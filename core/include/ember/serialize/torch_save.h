@@ -22,6 +22,8 @@
 // same objects. Errors (an undefined tensor, a storage viewed as two dtypes,
 // an unwritable file) are ember::Errors naming the path and the entry.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ember/core/ivalue.h"
 #include "ember/serialize/ordered_dict.h"
@@ -37,6 +39,23 @@ void save_torch(const std::string& path, const IValue& value);
 void save_torch(const std::string& path, const StateDict& state_dict);
 
 namespace serialize {
+
+// A module's tensors, for a TorchScript archive: its own parameters and
+// buffers (in registration order; an undefined tensor is None, like an
+// absent bias) and its submodules, each with its name.
+struct ScriptModuleTree {
+  std::vector<std::pair<std::string, Tensor>> parameters, buffers;
+  std::vector<std::string> child_names;
+  std::vector<ScriptModuleTree> children;
+};
+
+// What libtorch's C++ torch::save(module, path) writes for such a module (an
+// OutputArchive: a TorchScript archive of classes __torch__.Module and
+// __torch__.___torch_mangle_<n>.Module that declare the parameters, buffers
+// and submodules, with no methods), which libtorch's torch::load(module,
+// path), torch.jit.load and load_torchscript read.
+void save_torchscript_module(const std::string& path, const ScriptModuleTree& module);
+std::string save_torchscript_module_bytes(const ScriptModuleTree& module, const std::string& archive_name = "archive");
 
 // The file's bytes, without writing a file; archive_name is the zip's top
 // folder ("archive": what torch.save writes to a buffer).
