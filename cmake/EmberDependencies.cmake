@@ -89,11 +89,12 @@ endif()
 message(STATUS "Ember::io: audio backends SoX ${EMBER_HAS_SOX}, FFmpeg ${EMBER_HAS_FFMPEG}; "
                "video ${EMBER_HAS_FFMPEG}")
 
-# Ember::datasets reads gzipped IDX files (MNIST) through zlib and Pascal VOC's
-# XML annotations through expat (Debian's zlib1g-dev and libexpat1-dev).
+# Ember::core inflates the code/ files of TorchScript archives and Ember::datasets
+# reads gzipped IDX files (MNIST) through zlib; datasets reads Pascal VOC's XML
+# annotations through expat (Debian's zlib1g-dev and libexpat1-dev).
 find_package(ZLIB)
 if(NOT ZLIB_FOUND)
-  message(FATAL_ERROR "zlib not found (Ember::datasets needs it): run scripts/install_deps.sh "
+  message(FATAL_ERROR "zlib not found (Ember::core and Ember::datasets need it): run scripts/install_deps.sh "
                       "(Debian package zlib1g-dev)")
 endif()
 find_package(EXPAT)

@@ -16,7 +16,7 @@
 namespace ember {
 namespace serialize_corrupt_test {
 
-enum class Loader { Safetensors, Torch };
+enum class Loader { Safetensors, Torch, TorchScript };
 
 // Loads bytes; returns "" on success or ember::Error, else a description.
 std::string try_load(Loader loader, const std::string& bytes) {
@@ -24,6 +24,9 @@ std::string try_load(Loader loader, const std::string& bytes) {
     if (loader == Loader::Safetensors) {
       auto c = serialize::load_safetensors_bytes(bytes.data(), bytes.size());
       for (const auto& [name, t] : c.tensors) (void)t.numel();
+    } else if (loader == Loader::TorchScript) {
+      serialize::ScriptModuleState s = serialize::load_torchscript_bytes(bytes.data(), bytes.size());
+      for (const auto& [name, t] : s.state_dict) (void)t.numel();
     } else {
       serialize::IValue v = serialize::load_torch_bytes(bytes.data(), bytes.size());
       std::ostringstream ss;
@@ -95,6 +98,22 @@ TEST(SerializeCorrupt, SafetensorsFromEmber) {
   d.insert("c", testing::random_tensor({2}, kComplex128, 3));
   const std::string bytes = serialize::save_safetensors_bytes(d, {{"k", "v"}});
   fuzz_file(Loader::Safetensors, bytes, 2);
+}
+
+// TorchScript archives (deflated code/ files, class records, NEWOBJ/BUILD),
+// through both the attribute tree and the parameter walk; and what save_torch writes.
+TEST(SerializeCorrupt, TorchScriptArchive) {
+  const std::string bytes = testing::read_bytes(testing::fixture_path("core/torchscript/script_mixed.pt"));
+  fuzz_file(Loader::TorchScript, bytes, 11);
+  fuzz_file(Loader::Torch, bytes, 12);
+}
+
+TEST(SerializeCorrupt, TorchSaveFromEmber) {
+  IDict d;
+  d.insert("w", testing::random_tensor({3, 5}, kFloat32, 1));
+  d.insert("w_t", d.find("w")->to_tensor().t());
+  d.insert("meta", IValue::list({1, 2.5, "x", IValue()}));
+  fuzz_file(Loader::Torch, serialize::save_torch_bytes(IValue::dict(std::move(d))), 13);
 }
 
 TEST(SerializeCorrupt, TorchZipStateDict) { fuzz_file(Loader::Torch, fixture_bytes("state_dict_zip.pt"), 3); }

@@ -40,6 +40,7 @@
 #include "ember/ops/spectral.h"
 #include "ember/ops/windows.h"
 #include "ember/nn/nn.h"
+#include "ember/nn/torchscript.h"
 #include "ember/optim/optim.h"
 #include "ember/ao/quantization.h"
 #include "ember/transforms/containers.h"
@@ -50,4 +51,5 @@
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
+#include "ember/serialize/torch_save.h"
 #include "ember/special.h"

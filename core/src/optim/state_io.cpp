@@ -19,6 +19,8 @@
 #include <string>
 
 #include "ember/serialize/safetensors.h"
+#include "ember/serialize/torch_load.h"
+#include "ember/serialize/torch_save.h"
 #include "ember/serialize/json.h"
 #include "serialize/memory_budget.h"
 
@@ -191,6 +193,8 @@ OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata
 }
 
 OptimizerStateDict load_optimizer_state_dict(const std::string& path) {
+  // What ember::save wrote to a .pt/.pth path (or torch.save(optimizer.state_dict())).
+  if (serialize::is_torch_file(path)) return optimizer_state_dict_from_torch(serialize::load_torch(path));
   Metadata metadata;
   StateDict tensors = ember::load(path, &metadata);
   return read_optimizer_state(tensors, metadata);
@@ -288,11 +292,49 @@ OptimizerStateDict optimizer_state_dict_from_torch(const IValue& value) {
   return out;
 }
 
+IValue optimizer_state_dict_to_torch(const OptimizerStateDict& state) {
+  // torch.optim's layout: per-parameter state under int keys, then the groups
+  // with their options (lists as tuples: betas, etas, step_sizes are tuples in
+  // torch.optim) and "params" last, as Optimizer.state_dict() packs them.
+  IDict per_param;
+  per_param.reserve(state.state.size());
+  for (const auto& [index, entries] : state.state) {
+    IDict s;
+    s.reserve(entries.size());
+    for (const auto& [key, v] : entries) s.insert(key, v);
+    per_param.insert(index, IValue::dict(std::move(s)));
+  }
+  std::vector<IValue> groups;
+  groups.reserve(state.param_groups.size());
+  for (const auto& g : state.param_groups) {
+    IDict d;
+    d.reserve(g.options.size() + 1);
+    for (const auto& [key, v] : g.options) d.insert(key, v.is_list() ? IValue::tuple(v.to_list()) : v);
+    d.insert("params", IValue(g.params));
+    groups.push_back(IValue::dict(std::move(d)));
+  }
+  IDict out;
+  out.insert("state", IValue::dict(std::move(per_param)));
+  out.insert("param_groups", IValue::list(std::move(groups)));
+  return IValue::dict(std::move(out));
+}
+
 }  // namespace ember::optim
 
 namespace ember {
 
+void save_torch(const std::string& path, const optim::OptimizerStateDict& state) {
+  save_torch(path, optim::optimizer_state_dict_to_torch(state));
+}
+
 void save(const std::string& path, const optim::OptimizerStateDict& state, const Metadata& metadata) {
+  if (serialize::is_torch_checkpoint_path(path)) {
+    // Note [save by extension]: torch.save(optimizer.state_dict(), path).
+    EMBER_CHECK(metadata.empty(), "save: ", path, ": a PyTorch checkpoint (.pt/.pth) has no place for safetensors metadata (",
+                metadata.size(), " entries); use a .safetensors path");
+    save_torch(path, state);
+    return;
+  }
   StateDict tensors;
   Metadata meta = metadata;
   optim::write_optimizer_state(state, tensors, meta);

@@ -37,6 +37,8 @@
 #include "serialize/byte_source.h"
 #include "serialize/memory_budget.h"
 #include "ember/serialize/json.h"
+#include "ember/serialize/torch_load.h"
+#include "ember/serialize/torch_save.h"
 #include "ops/conj_views.h"
 #include "serialize/quantized_entries.h"
 
@@ -347,6 +349,13 @@ SafetensorsContents load_safetensors_bytes(const void* data, size_t size) {
 }  // namespace serialize
 
 void save(const std::string& path, const StateDict& tensors, const Metadata& metadata) {
+  if (serialize::is_torch_checkpoint_path(path)) {
+    // Note [save by extension]: .pt/.pth files are PyTorch checkpoints.
+    EMBER_CHECK(metadata.empty(), "save: ", path, ": a PyTorch checkpoint (.pt/.pth) has no place for safetensors metadata (",
+                metadata.size(), " entries); save a dict with ember::save_torch, or use a .safetensors path");
+    save_torch(path, tensors);
+    return;
+  }
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   EMBER_CHECK(f.good(), "save: cannot open ", path, " for writing");
   serialize::write_safetensors(f, tensors, metadata);
@@ -355,30 +364,58 @@ void save(const std::string& path, const StateDict& tensors, const Metadata& met
 }
 
 void save(const std::string& path, const Tensor& tensor, const Metadata& metadata) {
+  if (serialize::is_torch_checkpoint_path(path) && metadata.empty()) {
+    save_torch(path, IValue(tensor));  // torch.save(tensor)
+    return;
+  }
   StateDict d;
   d.insert("tensor", tensor);
   save(path, d, metadata);
 }
 
 void save(const std::string& path, const std::vector<Tensor>& tensors, const Metadata& metadata) {
+  if (serialize::is_torch_checkpoint_path(path) && metadata.empty()) {
+    save_torch(path, IValue(tensors));  // torch.save([t0, t1, ...])
+    return;
+  }
   StateDict d;
   for (size_t i = 0; i < tensors.size(); ++i) d.insert(std::to_string(i), tensors[i]);
   save(path, d, metadata);
 }
 
 StateDict load(const std::string& path, Metadata* metadata) {
+  if (serialize::is_torch_file(path)) {
+    // Note [save by extension]: what save wrote to a .pt/.pth path (or any torch.save file).
+    if (metadata) metadata->clear();
+    return serialize::to_state_dict(serialize::load_torch(path));
+  }
   serialize::SafetensorsContents c = serialize::load_safetensors(path);
   if (metadata) *metadata = std::move(c.metadata);
   return std::move(c.tensors);
 }
 
 Tensor load_tensor(const std::string& path) {
+  if (serialize::is_torch_file(path)) {
+    const IValue v = serialize::load_torch(path);
+    EMBER_CHECK(v.is_tensor(), "load_tensor: ", path, " holds a ", v.type_name(), ", not a tensor");
+    return v.to_tensor();
+  }
   StateDict d = load(path);
   EMBER_CHECK(d.size() == 1, "load_tensor: ", path, " holds ", d.size(), " tensors, expected one");
   return d.item(0).second;
 }
 
 std::vector<Tensor> load_tensor_list(const std::string& path) {
+  if (serialize::is_torch_file(path)) {
+    const IValue v = serialize::load_torch(path);
+    EMBER_CHECK(v.is_sequence(), "load_tensor_list: ", path, " holds a ", v.type_name(), ", not a list of tensors");
+    std::vector<Tensor> out;
+    for (const IValue& t : v.to_list()) {
+      EMBER_CHECK(t.is_tensor(), "load_tensor_list: ", path, ": element ", out.size(), " is a ", t.type_name());
+      out.push_back(t.to_tensor());
+    }
+    return out;
+  }
   StateDict d = load(path);
   std::vector<Tensor> out(d.size());
   std::vector<bool> seen(d.size(), false);

@@ -24,6 +24,25 @@
 // running out of memory anyway is an ember::Error naming the file. Tensors are rebuilt over the loaded storages with their saved
 // offset, sizes and strides (checked by the unpickler to fit the storage), so
 // views saved together share memory again.
+//
+// Note [TorchScript archives]
+// torch.jit.save and libtorch's torch::save(module) write the same zip with
+// more in it: code/<module path>.py (each class's source), constants.pkl
+// (tensor constants of the code) and a data.pkl whose objects are instances
+// of the archive's classes: GLOBAL '__torch__.<path> <Class>', NEWOBJ, then
+// BUILD with a dict of the object's attributes (parameters, buffers,
+// submodules, plain attributes such as `training`), or with what the class's
+// __getstate__ returned. Which attributes are parameters and which buffers is
+// written nowhere in the pickle (a parameter is a tensor that requires grad,
+// but so may be a plain tensor attribute): each class's code file says it in
+// `__parameters__ = [...]` and `__buffers__ = [...]` lines. The loader reads
+// those lines (script_classes.h) and nothing else of the code, lets the
+// unpickler accept exactly the classes they define (plus torch.jit._pickle's
+// list builders, which only return their argument), and then walks the
+// objects: a module's parameters and buffers by attribute path, recursing
+// into attributes that are objects of module classes. Objects whose state is
+// not an attribute dict (__getstate__) contribute no tensors; a module class
+// that declares parameters but has no attribute dict is an error.
 #include "ember/serialize/torch_load.h"
 
 #include <algorithm>
@@ -35,6 +54,7 @@
 #include "ember/core/out_of_memory.h"
 #include "serialize/byte_source.h"
 #include "serialize/memory_budget.h"
+#include "serialize/script_classes.h"
 #include "serialize/unpickler.h"
 #include "ember/core/quantizer.h"
 #include "serialize/zip_reader.h"
@@ -79,6 +99,17 @@ class Loader : public pickle::Hooks {
 
   IValue load() {
     return run_within(budget_, [&] { return load_any(); });
+  }
+
+  // A TorchScript archive's modules; `required`: anything else is an error
+  // (otherwise *is_script says whether it was one, and the plain value is returned).
+  IValue load_script(ScriptModuleState& out, bool required, bool* is_script = nullptr) {
+    script_out_ = &out;
+    IValue v = load();
+    if (is_script) *is_script = script_found_;
+    EMBER_CHECK(script_found_ || !required, what_,
+                ": not a TorchScript archive (no <archive>/code/ folder): use load_torch for torch.save files");
+    return v;
   }
 
  private:
@@ -234,12 +265,88 @@ class Loader : public pickle::Hooks {
       EMBER_CHECK(order == "little" || order == "big", what_, ": unknown byteorder '", order, "'");
       big_endian_ = order == "big";
     }
+    read_script_classes(zip);
     // The pickle is read from the file as it runs (CRC-checked first), not
     // copied into memory.
     const uint64_t begin = zip.verified_data_offset(*pkl);
     Unpickler u(src_, begin, begin + pkl->size, what_ + ": " + pkl->name, this, budget_);
+    if (!classes_.empty()) u.allow_torchscript_classes(&class_index_);
     const Value root = u.run();
+    if (script_found_ && script_out_) {
+      extract_module(u, root, "", 0);
+      return IValue();
+    }
     return convert(u, root);
+  }
+
+  // Note [TorchScript archives]: the class records of <archive>/code/.
+  void read_script_classes(const ZipReader& zip) {
+    const std::string code = prefix_ + "code/";
+    for (const auto& e : zip.entries()) {
+      if (!e.name.starts_with(code)) continue;
+      script_found_ = true;
+      const std::string module = script_module_name(std::string_view(e.name).substr(code.size()));
+      if (module.empty()) continue;  // debug_pkl files
+      const std::string text = zip.read_text(e, uint64_t{1} << 30);  // charged to the budget
+      parse_script_classes(text, module, what_ + ": " + e.name, classes_);
+      budget_.release(e.size + 1 + kHeapBlockOverhead);
+    }
+    for (size_t i = 0; i < classes_.size(); ++i) {
+      budget_.charge(kHashEntryBytes + classes_[i].name.size(), "the class records");
+      class_index_.emplace(classes_[i].name, static_cast<uint32_t>(i));
+    }
+  }
+
+  // Adds the parameters and buffers of the module object v (and of its
+  // submodules) under `prefix`.
+  void extract_module(const Unpickler& u, const Value& v, const std::string& prefix, int depth) {
+    const Node* obj = u.node_of(v);
+    const std::string where = prefix.empty() ? "the archive's root" : "'" + prefix.substr(0, prefix.size() - 1) + "'";
+    EMBER_CHECK(obj && obj->kind == NodeKind::Object, what_, ": ", where, " is a ", u.describe(v),
+                ", not a TorchScript module");
+    EMBER_CHECK(depth <= kMaxDepth, what_, ": modules nested more than ", kMaxDepth, " levels deep");
+    const ScriptClassRecord& cls = classes_[class_index_.at(obj->text->str())];
+    EMBER_CHECK(cls.is_module, what_, ": ", where, " is an object of class ", cls.name, ", which is not a Module");
+    EMBER_CHECK(!obj->items.empty(), what_, ": module ", where, " (class ", cls.name, ") has no state (no BUILD)");
+    const Node* attrs = u.node_of(obj->items[0]);
+    if (!attrs || attrs->kind != NodeKind::Dict) {
+      EMBER_CHECK(cls.parameters.empty() && cls.buffers.empty(), what_, ": module ", where, " (class ", cls.name,
+                  ") declares parameters or buffers but its state is a ", u.describe(obj->items[0]),
+                  " (a __getstate__), not its attributes");
+      return;
+    }
+    auto find = [&](const std::string& name) -> const Value* {
+      if (!attrs->keys) return nullptr;
+      auto it = attrs->keys->strings.find(serialize::detail::hashed_key(name));
+      return it == attrs->keys->strings.end() ? nullptr : &attrs->items[2 * size_t(it->second) + 1];
+    };
+    auto add = [&](const std::vector<std::string>& names, std::vector<std::string>& list, const char* kind) {
+      for (const std::string& name : names) {
+        const Value* value = find(name);
+        EMBER_CHECK(value, what_, ": module ", where, " (class ", cls.name, ") declares ", kind, " '", name,
+                    "' but has no such attribute");
+        if (value->kind == Value::Kind::None) continue;  // an absent Optional[Tensor] (bias=False)
+        const Node* t = u.node_of(*value);
+        EMBER_CHECK(t && t->kind == NodeKind::Tensor, what_, ": ", kind, " '", prefix + name, "' is a ",
+                    u.describe(*value), ", not a Tensor");
+        budget_.charge(kTensorBytes + 2 * t->tensor->sizes.size() * sizeof(int64_t) + prefix.size() + name.size(),
+                       "a tensor");
+        Tensor tensor = make_tensor(*t->tensor);
+        if (tensor.requires_grad()) tensor.requires_grad_(false);  // as module.state_dict() returns them
+        script_out_->state_dict.insert(prefix + name, std::move(tensor));
+        list.push_back(prefix + name);
+      }
+    };
+    add(cls.parameters, script_out_->parameters, "parameter");
+    add(cls.buffers, script_out_->buffers, "buffer");
+    for (size_t k = 0; k + 1 < attrs->items.size(); k += 2) {
+      const Node* child = u.node_of(attrs->items[k + 1]);
+      if (!child || child->kind != NodeKind::Object) continue;
+      if (!classes_[class_index_.at(child->text->str())].is_module) continue;  // a TorchScript class, not a module
+      const Node* key = u.node_of(attrs->items[k]);
+      EMBER_CHECK(key && key->kind == NodeKind::String, what_, ": module ", where, " has a non-str attribute name");
+      extract_module(u, attrs->items[k + 1], prefix + key->text->str() + ".", depth + 1);
+    }
   }
 
   IValue load_legacy() {
@@ -382,6 +489,15 @@ class Loader : public pickle::Hooks {
         EMBER_FAIL(u.what(), ": a bare ", u.describe(v), " cannot be loaded (only its results can)");
       case NodeKind::Storage:
         EMBER_FAIL(u.what(), ": a bare storage cannot be loaded (only tensors)");
+      case NodeKind::Object:
+        // Note [TorchScript archives]: an object is its attribute dict (or
+        // its __getstate__ value); an object never built is an empty dict.
+        if (n.items.empty()) {
+          out = IValue::dict(IDict());
+          break;
+        }
+        out = convert_value(u, n.items[0], depth + 1);
+        break;
       case NodeKind::Tensor:
         budget_.charge(kTensorBytes + 2 * n.tensor->sizes.size() * sizeof(int64_t), "a tensor");
         out = IValue(make_tensor(u, *n.tensor));
@@ -436,6 +552,11 @@ class Loader : public pickle::Hooks {
   std::string prefix_;
   bool big_endian_ = false;
   bool legacy_header_ = false;
+  // TorchScript archives: the class records of code/ and the output.
+  std::vector<ScriptClassRecord> classes_;
+  std::unordered_map<std::string, uint32_t> class_index_;
+  bool script_found_ = false;
+  ScriptModuleState* script_out_ = nullptr;
   std::vector<StorageEntry> storages_;
   KeyIndex by_key_, views_;  // keys are views of the entries' shared strings
   // Conversion state per arena node: its IValue once converted.
@@ -449,6 +570,19 @@ class Loader : public pickle::Hooks {
 IValue load_torch(const std::string& path) {
   FileSource src(path);
   return Loader(src, "load_torch: " + path).load();
+}
+
+bool is_torch_file(const std::string& path) {
+  FileSource src(path);
+  // A safetensors file starts with its header's length (little-endian, at
+  // most 100 MB): it cannot start with the legacy pickle's PROTO 2, LONG1 10
+  // (a length of 176 MB), nor with "PK\3\4" followed by a nonzero byte.
+  unsigned char head[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const size_t n = static_cast<size_t>(std::min<uint64_t>(src.size(), 8));
+  src.read(0, head, n, "file header");
+  const bool zip = n == 8 && std::memcmp(head, "PK\x03\x04", 4) == 0 && (head[4] | head[5] | head[6] | head[7]) != 0;
+  const bool legacy = n >= 4 && std::memcmp(head, "\x80\x02\x8a\x0a", 4) == 0;
+  return zip || legacy;
 }
 
 IValue load_torch_bytes(const void* data, size_t size) {
@@ -468,6 +602,26 @@ StateDict to_state_dict(const IValue& v) {
   return out;
 }
 
-StateDict load_torch_state_dict(const std::string& path) { return to_state_dict(load_torch(path)); }
+StateDict load_torch_state_dict(const std::string& path) {
+  FileSource src(path);
+  ScriptModuleState script;
+  bool is_script = false;
+  IValue v = Loader(src, "load_torch: " + path).load_script(script, false, &is_script);
+  return is_script ? std::move(script.state_dict) : to_state_dict(v);
+}
+
+ScriptModuleState load_torchscript(const std::string& path) {
+  FileSource src(path);
+  ScriptModuleState out;
+  Loader(src, "load_torchscript: " + path).load_script(out, true);
+  return out;
+}
+
+ScriptModuleState load_torchscript_bytes(const void* data, size_t size) {
+  MemorySource src(data, size);
+  ScriptModuleState out;
+  Loader(src, "load_torchscript: <memory>").load_script(out, true);
+  return out;
+}
 
 }  // namespace ember::serialize

@@ -21,7 +21,7 @@ enum Op : uint8_t {
   EMPTY_TUPLE = ')', SETITEMS = 'u', BINFLOAT = 'G', BINBYTES = 'B', SHORT_BINBYTES = 'C',
   PROTO = 0x80, TUPLE1 = 0x85, TUPLE2 = 0x86, TUPLE3 = 0x87, NEWTRUE = 0x88, NEWFALSE = 0x89,
   LONG1 = 0x8a, LONG4 = 0x8b, SHORT_BINUNICODE = 0x8c, BINUNICODE8 = 0x8d, BINBYTES8 = 0x8e,
-  STACK_GLOBAL = 0x93, MEMOIZE = 0x94, FRAME = 0x95,
+  STACK_GLOBAL = 0x93, MEMOIZE = 0x94, FRAME = 0x95, NEWOBJ = 0x81,
 };
 
 struct GlobalEntry {
@@ -70,6 +70,9 @@ const char* global_name(GlobalKind k) {
     case GlobalKind::RebuildQTensor: return "torch._utils._rebuild_qtensor";
     case GlobalKind::PerTensorAffine: return "torch.per_tensor_affine";
     case GlobalKind::PerChannelAffine: return "torch.per_channel_affine";
+    case GlobalKind::TorchClass: return "a TorchScript class";
+    case GlobalKind::JitBuildList: return "torch.jit._pickle.build_*list";
+    case GlobalKind::JitRestoreTypeTag: return "torch.jit._pickle.restore_type_tag";
   }
   return "?";
 }
@@ -264,6 +267,44 @@ void Unpickler::push_string(std::string s) {
 }
 
 void Unpickler::push_global(const std::string& module, const std::string& name) {
+  if (classes_) {
+    // Note [TorchScript archives]: the archive's own classes, by the names
+    // its code/ records define, and the list builders of torch.jit._pickle.
+    if (module == "__torch__" || module.starts_with("__torch__.")) {
+      const std::string qualified = module + "." + name;
+      if (classes_->count(qualified)) {
+        const uint32_t r = add_node(NodeKind::Global);
+        nodes_[r].global = GlobalKind::TorchClass;
+        charge(shared_string_bytes(qualified.size()), "a class name");
+        nodes_[r].text = std::make_shared<const SharedString>(qualified);
+        push(ref(r));
+        return;
+      }
+      fail("global '" + printable(qualified) + "' is not a class of this archive (its code/ folder defines no such class)");
+    }
+  }
+  {
+    // libtorch's pickler (torch::pickle_save, TorchScript archives) wraps
+    // typed lists and dicts in these; each returns its first argument.
+    if (module == "torch.jit._pickle") {
+      static constexpr const char* kBuilders[] = {"build_intlist", "build_doublelist", "build_boollist",
+                                                  "build_tensorlist", "build_genericlist"};
+      for (const char* b : kBuilders) {
+        if (name == b) {
+          const uint32_t r = add_node(NodeKind::Global);
+          nodes_[r].global = GlobalKind::JitBuildList;
+          push(ref(r));
+          return;
+        }
+      }
+      if (name == "restore_type_tag") {
+        const uint32_t r = add_node(NodeKind::Global);
+        nodes_[r].global = GlobalKind::JitRestoreTypeTag;
+        push(ref(r));
+        return;
+      }
+    }
+  }
   for (const auto& g : kGlobals) {
     if (module == g.module && name == g.name) {
       const uint32_t r = add_node(NodeKind::Global);
@@ -292,7 +333,10 @@ std::string Unpickler::describe(const Value& v) const {
     case NodeKind::List: return "list";
     case NodeKind::Tuple: return "tuple";
     case NodeKind::Dict: return "dict";
-    case NodeKind::Global: return std::string("global ") + global_name(n.global);
+    case NodeKind::Global:
+      if (n.global == GlobalKind::TorchClass) return "class " + n.text->str();
+      return std::string("global ") + global_name(n.global);
+    case NodeKind::Object: return "object of class " + n.text->str();
     case NodeKind::Storage: return "storage";
     case NodeKind::Tensor: return "Tensor";
   }
@@ -497,7 +541,37 @@ void Unpickler::reduce() {
     case GlobalKind::RebuildQTensor: push(rebuild_qtensor(a)); return;
     case GlobalKind::PerTensorAffine:
     case GlobalKind::PerChannelAffine: fail(std::string(global_name(g->global)) + " cannot be called");
+    case GlobalKind::TorchClass: fail("TorchScript class " + g->text->str() + " is called with REDUCE (only NEWOBJ makes objects)");
+    case GlobalKind::JitBuildList: {
+      // build_*list(list): the list itself (its elements were pickled as they are).
+      if (a.size() != 1) fail("torch.jit._pickle.build_*list got " + std::to_string(a.size()) + " arguments");
+      expect_node(a[0], NodeKind::List, "the argument of torch.jit._pickle.build_*list");
+      push(a[0]);
+      return;
+    }
+    case GlobalKind::JitRestoreTypeTag:
+      // restore_type_tag(value, type_str): the value; the type tag only informs TorchScript.
+      if (a.size() != 2) fail("torch.jit._pickle.restore_type_tag got " + std::to_string(a.size()) + " arguments");
+      push(a[0]);
+      return;
   }
+}
+
+void Unpickler::newobj() {
+  // NEWOBJ cls args: cls.__new__(cls, *args). Only a TorchScript class of the
+  // archive, with no arguments (what torch.jit writes); the object gets its
+  // attributes from the BUILD that follows.
+  const Value args_v = pop();
+  const Value cls = pop();
+  const Node* g = node_of(cls);
+  if (!g || g->kind != NodeKind::Global || g->global != GlobalKind::TorchClass)
+    fail("NEWOBJ of a " + describe(cls) + " (only TorchScript classes of the archive can be instantiated)");
+  const Node* args = expect_node(args_v, NodeKind::Tuple, "NEWOBJ arguments");
+  if (!args->items.empty()) fail("NEWOBJ of class " + g->text->str() + " with arguments");
+  std::shared_ptr<const SharedString> name = g->text;
+  const uint32_t r = add_node(NodeKind::Object);
+  nodes_[r].text = std::move(name);
+  push(ref(r));
 }
 
 void Unpickler::build() {
@@ -505,8 +579,16 @@ void Unpickler::build() {
   // OrderedDict (state_dict()._metadata) and of Parameters. The state is
   // dropped; anything else is refused.
   const Value state = pop();
-  (void)state;
   const Node* obj = node_of(top());
+  if (obj && obj->kind == NodeKind::Object) {
+    // A TorchScript object's state: its attribute dict, or the value its
+    // __getstate__ returned (kept as it is, never passed to any code).
+    if (!obj->items.empty()) fail("object of class " + obj->text->str() + " is built twice");
+    auto& items = nodes_[top().ref].items;
+    reserve_more(items, 1, "an object");
+    items.push_back(state);
+    return;
+  }
   if (!obj || (obj->kind != NodeKind::Dict && obj->kind != NodeKind::Tensor))
     fail("BUILD on a " + describe(top()) + " is not allowed");
 }
@@ -721,6 +803,10 @@ Value Unpickler::run() {
         break;
       }
       case REDUCE: reduce(); break;
+      case NEWOBJ:
+        if (!classes_) fail("pickle opcode 0x81 is not allowed");
+        newobj();
+        break;
       case BUILD: build(); break;
       case BINPERSID: {
         const Value pid = pop();

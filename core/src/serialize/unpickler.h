@@ -10,7 +10,10 @@
 //    self-referencing list or a memo trick cannot create ownership cycles;
 //  - GLOBAL/STACK_GLOBAL resolve against a fixed whitelist (collections.
 //    OrderedDict, torch._utils._rebuild_tensor(_v2), _rebuild_parameter
-//    (_with_state), torch.*Storage); anything else is an error naming it;
+//    (_with_state), torch.*Storage, and torch.jit._pickle's build_*list and
+//    restore_type_tag, which return their argument); in a TorchScript
+//    archive also the classes its code/ folder defines; anything else is an
+//    error naming it;
 //  - REDUCE only "calls" those, checking every argument: a tensor's storage
 //    offset, sizes and strides must stay inside its storage;
 //  - BINPERSID hands the persistent id to the format (zip or legacy), which
@@ -54,6 +57,11 @@ enum class GlobalKind : uint8_t {
   RebuildQTensor,    // torch._utils._rebuild_qtensor (quantized tensors)
   PerTensorAffine,   // torch.per_tensor_affine (a qscheme argument)
   PerChannelAffine,  // torch.per_channel_affine
+  // TorchScript archives only (Note [TorchScript archives] in torch_load.cpp):
+  TorchClass,       // a __torch__.* class of the archive's class records: Node::text is its name
+  // What libtorch's pickler writes (torch::pickle_save, TorchScript archives):
+  JitBuildList,     // torch.jit._pickle.build_{int,double,bool,tensor,generic}list(list) -> list
+  JitRestoreTypeTag,  // torch.jit._pickle.restore_type_tag(value, type) -> value
 };
 
 // A stack/memo slot: an inline primitive or a reference to an arena node.
@@ -68,7 +76,10 @@ struct Value {
   };
 };
 
-enum class NodeKind : uint8_t { String, BigInt, List, Tuple, Dict, Global, Storage, Tensor };
+// Object: an instance of a TorchScript class (NEWOBJ): Node::text is the
+// class name, Node::items its BUILD state once set (one value: a dict of
+// attributes, or what __getstate__ returned).
+enum class NodeKind : uint8_t { String, BigInt, List, Tuple, Dict, Global, Storage, Tensor, Object };
 
 // A quantized tensor's parameters (_rebuild_qtensor's quantizer_params):
 // per-tensor (scale, zero_point) or per-channel (scales and zero_points:
@@ -139,6 +150,11 @@ class Unpickler {
   // charging what it builds to `budget` (released when it is destroyed).
   Unpickler(const ByteSource& src, uint64_t begin, uint64_t end, std::string what, Hooks* hooks,
             MemoryBudget& budget);
+  // A TorchScript archive's pickle: GLOBAL may name the classes in `classes`
+  // (qualified names, "__torch__.torch.nn.modules.conv.Conv2d"; the set must
+  // outlive the unpickler) and torch.jit._pickle's list builders, and NEWOBJ
+  // makes objects of those classes. Everything else stays refused.
+  void allow_torchscript_classes(const std::unordered_map<std::string, uint32_t>* classes) { classes_ = classes; }
   ~Unpickler();
   Unpickler(const Unpickler&) = delete;
   Unpickler& operator=(const Unpickler&) = delete;
@@ -182,6 +198,7 @@ class Unpickler {
   Value rebuild_tensor(const std::vector<Value>& args, bool v2);
   Value rebuild_parameter(const std::vector<Value>& args, bool with_state);
   Value rebuild_qtensor(const std::vector<Value>& args);
+  void newobj();
   const Node* expect_node(const Value& v, NodeKind kind, const char* what) const;
   int64_t expect_int(const Value& v, const char* what) const;
   std::vector<int64_t> expect_int_tuple(const Value& v, const char* what);
@@ -207,6 +224,7 @@ class Unpickler {
   // strings may be one object): keys of one text are then one pointer.
   std::unordered_map<HashedKey, std::shared_ptr<const SharedString>, HashedKeyHash, HashedKeyEq> strings_;
   uint64_t opcode_offset_ = 0;
+  const std::unordered_map<std::string, uint32_t>* classes_ = nullptr;
 };
 
 }  // namespace ember::serialize::pickle

@@ -1,5 +1,7 @@
 #include "serialize/zip_reader.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -229,6 +231,10 @@ uint64_t ZipReader::data_offset(const Entry& e) const {
   EMBER_CHECK((e.flags & 1) == 0, what_, ": entry '", e.name, "' is encrypted");
   EMBER_CHECK(e.method == 0, what_, ": entry '", e.name, "' is compressed (method ", e.method,
               "); torch.save writes uncompressed archives: re-create the file with torch.save");
+  return local_data_offset(e);
+}
+
+uint64_t ZipReader::local_data_offset(const Entry& e) const {
   // (The constructor checked that the local header and data fit before the next entry.)
   unsigned char h[kLocalSize];
   src_.read(e.local_offset, h, kLocalSize, "zip local header");
@@ -242,8 +248,8 @@ uint64_t ZipReader::data_offset(const Entry& e) const {
                   src_.read_string(e.local_offset + kLocalSize, name_len, "zip entry name") == e.name,
               what_, ": local header name does not match the central directory for '", e.name, "'");
   const uint64_t data = e.local_offset + kLocalSize + name_len + extra_len;
-  EMBER_CHECK(data <= e.next_offset && e.size <= e.next_offset - data, what_, ": entry '", e.name, "' (",
-              e.size, " bytes at ", data, ") runs past byte ", e.next_offset, ", where ",
+  EMBER_CHECK(data <= e.next_offset && e.stored_size <= e.next_offset - data, what_, ": entry '", e.name, "' (",
+              e.stored_size, " bytes at ", data, ") runs past byte ", e.next_offset, ", where ",
               e.next_offset == cd_offset_ ? "the central directory" : "the next entry", " starts");
   // The local header's sizes: 0 with a data descriptor (bit 3, as torch.save
   // writes), else the central directory's (0xFFFFFFFF: see its ZIP64 field).
@@ -262,10 +268,10 @@ uint64_t ZipReader::data_offset(const Entry& e) const {
     }
   }
   const bool descriptor = (flags & 8) != 0;
-  for (uint64_t declared : {csize, usize}) {
-    if (declared == e.size || (descriptor && declared == 0)) continue;
+  for (auto [declared, expected] : {std::pair{csize, e.stored_size}, std::pair{usize, e.size}}) {
+    if (declared == expected || (descriptor && declared == 0)) continue;
     EMBER_FAIL(what_, ": the local header of entry '", e.name, "' declares ", declared,
-               " bytes but the central directory says ", e.size, declared > src_.size() ? " (and the file has only " + std::to_string(src_.size()) + " bytes)" : "");
+               " bytes but the central directory says ", expected, declared > src_.size() ? " (and the file has only " + std::to_string(src_.size()) + " bytes)" : "");
   }
   return data;
 }
@@ -301,6 +307,53 @@ void ZipReader::read_into(const Entry& e, void* dst) const {
   src_.read(off, dst, static_cast<size_t>(e.size), "zip entry");
   EMBER_CHECK(crc32(dst, static_cast<size_t>(e.size)) == e.crc, what_, ": CRC-32 mismatch in entry '",
               e.name, "' (corrupted file)");
+}
+
+std::string ZipReader::read_text(const Entry& e, uint64_t max_size) const {
+  EMBER_CHECK((e.flags & 1) == 0, what_, ": entry '", e.name, "' is encrypted");
+  EMBER_CHECK(e.size <= max_size, what_, ": entry '", e.name, "' of ", e.size, " bytes is larger than ", max_size);
+  if (e.method == 0) return read(e);
+  EMBER_CHECK(e.method == 8, what_, ": entry '", e.name, "' uses compression method ", e.method,
+              " (only stored and deflated entries can be read)");
+  EMBER_CHECK(e.stored_size <= UINT32_MAX, what_, ": compressed entry '", e.name, "' of ", e.stored_size,
+              " bytes is larger than 4 GiB");
+  const uint64_t off = local_data_offset(e);
+  // The compressed bytes are bounded by the file (the constructor checked the
+  // entry's extent), the output by max_size: inflate must give exactly e.size bytes.
+  if (budget_) budget_->charge(e.stored_size + e.size + 2 + 2 * kHeapBlockOverhead, "a compressed zip entry");
+  const std::string in = src_.read_string(off, static_cast<size_t>(e.stored_size), "zip entry");
+  std::string out(static_cast<size_t>(e.size), '\0');
+  // zlib's inflate state and its 32 KiB window, held while inflating.
+  constexpr uint64_t kInflateState = 48 * 1024;
+  if (budget_) budget_->charge(kInflateState, "zlib's inflate state");
+  z_stream z{};
+  EMBER_CHECK(inflateInit2(&z, -MAX_WBITS) == Z_OK, what_, ": entry '", e.name, "': zlib could not start");
+  struct InflateEnd {
+    z_stream* z;
+    ~InflateEnd() { inflateEnd(z); }  // also when a check below throws
+  } end_inflate{&z};
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&z, Z_FINISH);
+  if (rc == Z_BUF_ERROR && z.avail_out == 0) {
+    // The output is full but the stream has not ended: one byte of room shows
+    // whether it holds more than the declared size (or only its end marker).
+    unsigned char extra = 0;
+    z.next_out = &extra;
+    z.avail_out = 1;
+    rc = inflate(&z, Z_FINISH);
+    EMBER_CHECK(z.avail_out == 1, what_, ": entry '", e.name, "' inflates to more than its declared ", e.size, " bytes");
+  }
+  const uint64_t produced = z.total_out;
+  if (budget_) budget_->release(kInflateState);
+  EMBER_CHECK(rc == Z_STREAM_END && produced == e.size, what_, ": entry '", e.name, "' is not valid deflate data of ",
+              e.size, " bytes (zlib: ", rc == Z_STREAM_END ? "ends after " + std::to_string(produced) + " bytes" : "error " + std::to_string(rc), ")");
+  EMBER_CHECK(crc32(out.data(), out.size()) == e.crc, what_, ": CRC-32 mismatch in entry '", e.name,
+              "' (corrupted file)");
+  if (budget_) budget_->release(e.stored_size + 1 + kHeapBlockOverhead);  // the input buffer is gone
+  return out;
 }
 
 }  // namespace ember::serialize

@@ -49,10 +49,14 @@ class ZipReader {
   std::string read(const Entry& e) const;
   // Reads the whole entry into dst (e.size bytes; checks CRC-32).
   void read_into(const Entry& e, void* dst) const;
+  // A stored or deflated entry (the code/ files of TorchScript archives are
+  // deflated) of at most max_size bytes, inflated through zlib and CRC-checked.
+  std::string read_text(const Entry& e, uint64_t max_size) const;
 
  private:
   const ByteSource& src_;
   std::string what_;
+  uint64_t local_data_offset(const Entry& e) const;
   MemoryBudget* budget_;
   uint64_t cd_offset_ = 0;  // entry data must end before the central directory
   std::vector<Entry> entries_;

@@ -31,7 +31,8 @@ void write_optimizer_state(const OptimizerStateDict& state, StateDict& tensors, 
                            const std::string& prefix = "optimizer");
 OptimizerStateDict read_optimizer_state(const StateDict& tensors, const Metadata& metadata,
                                         const std::string& prefix = "optimizer");
-// Reads a file written by ember::save(path, OptimizerStateDict).
+// Reads a file written by ember::save(path, OptimizerStateDict): safetensors,
+// or a PyTorch checkpoint (a .pt/.pth path, or torch.save(opt.state_dict())).
 OptimizerStateDict load_optimizer_state_dict(const std::string& path);
 
 // A Dict of plain values (scheduler state; no tensors) as JSON in metadata[key].
@@ -50,10 +51,18 @@ OptimizerStateDict optimizer_state_dict_from_torch(const serialize::IValue& valu
 // lists of dicts (SequentialLR's "_schedulers") flatten to "<key>.<i>.<subkey>",
 // entries with no Dict equivalent (dicts, Counters, callables) are skipped.
 Dict dict_from_torch(const serialize::IValue& value);
+// The other way: torch.optim's state_dict() layout as an IValue, for
+// ember::save_torch (torch's optimizer.load_state_dict reads it; options that
+// are lists, like Adam's betas, become tuples as in torch.optim).
+serialize::IValue optimizer_state_dict_to_torch(const OptimizerStateDict& state);
 
 }  // namespace ember::optim
 
 namespace ember {
 // Writes the optimizer state as a safetensors file (prefix "optimizer").
+// A .pt/.pth path writes a PyTorch checkpoint instead (save_torch below;
+// metadata must then be empty).
 void save(const std::string& path, const optim::OptimizerStateDict& state, const Metadata& metadata = {});
+// torch.save(optimizer.state_dict(), path).
+void save_torch(const std::string& path, const optim::OptimizerStateDict& state);
 }  // namespace ember

@@ -8,6 +8,14 @@
 //  ..., "__metadata__": {"key": "value"}}, then the raw little-endian data
 // (offsets relative to the first byte after the header). Data are always
 // written contiguous (row-major); non-CPU tensors are copied to the CPU.
+//
+// Note [save by extension]
+// A path ending in .pt or .pth (any case) is a PyTorch checkpoint instead:
+// save writes it with save_torch (torch_save.h: a state_dict as an
+// OrderedDict, one tensor as torch.save(tensor), a vector as a list), and
+// load/load_tensor/load_tensor_list read any torch.save file (recognized by
+// its first bytes, whatever its name) with load_torch. Such a file has no
+// place for safetensors metadata: saving metadata to a .pt path is an error.
 #include <cstddef>
 #include <string>
 #include <string_view>
