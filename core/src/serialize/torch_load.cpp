@@ -331,7 +331,7 @@ class Loader : public pickle::Hooks {
                     u.describe(*value), ", not a Tensor");
         budget_.charge(kTensorBytes + 2 * t->tensor->sizes.size() * sizeof(int64_t) + prefix.size() + name.size(),
                        "a tensor");
-        Tensor tensor = make_tensor(*t->tensor);
+        Tensor tensor = make_tensor(u, *t->tensor);
         if (tensor.requires_grad()) tensor.requires_grad_(false);  // as module.state_dict() returns them
         script_out_->state_dict.insert(prefix + name, std::move(tensor));
         list.push_back(prefix + name);

@@ -62,7 +62,7 @@ Tensor FakeQuantize::forward(const Tensor& x) {
 void FakeQuantize::pretty_print(std::ostream& os) const {
   os << name() << "(fake_quant_enabled=" << fake_quant_enabled.item<int64_t>()
      << ", observer_enabled=" << observer_enabled.item<int64_t>() << ", quant_min=" << quant_min()
-     << ", quant_max=" << quant_max() << ", dtype=" << dtype() << ", qscheme=" << qscheme() << ", ch_axis=" << ch_axis_
+     << ", quant_max=" << quant_max() << ", dtype=" << dtype() << ", qscheme=torch." << qscheme() << ", ch_axis=" << ch_axis_
      << ")";
 }
 

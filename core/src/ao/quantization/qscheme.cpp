@@ -16,19 +16,7 @@ const char* qdtype_name(QDType dtype) {
   return "?";
 }
 
-const char* qscheme_name(QScheme scheme) {
-  switch (scheme) {
-    case QScheme::kPerTensorAffine: return "torch.per_tensor_affine";
-    case QScheme::kPerTensorSymmetric: return "torch.per_tensor_symmetric";
-    case QScheme::kPerChannelAffine: return "torch.per_channel_affine";
-    case QScheme::kPerChannelSymmetric: return "torch.per_channel_symmetric";
-    case QScheme::kPerChannelAffineFloatQParams: return "torch.per_channel_affine_float_qparams";
-  }
-  return "?";
-}
-
 std::ostream& operator<<(std::ostream& os, QDType dtype) { return os << qdtype_name(dtype); }
-std::ostream& operator<<(std::ostream& os, QScheme scheme) { return os << qscheme_name(scheme); }
 
 bool is_per_tensor(QScheme s) { return s == QScheme::kPerTensorAffine || s == QScheme::kPerTensorSymmetric; }
 bool is_per_channel(QScheme s) { return !is_per_tensor(s); }

@@ -3,26 +3,28 @@
 // order (the value first, then the path) for modules (holders, shared_ptrs or
 // references), optimizers, tensors and tensor lists.
 //
-// torch::save writes Ember's own format (ember::save: safetensors, with an
-// optimizer's non-tensor state as JSON metadata; docs/serialization.md).
-// torch::load reads that, and also what PyTorch's torch.save writes (a zip
-// or legacy pickle checkpoint of a state_dict, an optimizer's state_dict or a
-// tensor), told apart by the file's first bytes (Note [Checkpoint formats]).
-// A libtorch archive (C++ torch::save of a module) is not read yet.
+// torch::save writes a module as libtorch's torch::save(module) does (a
+// TorchScript archive, ember::nn::save_torchscript) and optimizers and tensors
+// in Ember's own format (ember::save: safetensors, with an optimizer's
+// non-tensor state as JSON metadata; docs/serialization.md). torch::load reads
+// those, and also what PyTorch's torch.save writes (a zip or legacy pickle
+// checkpoint of a state_dict, an optimizer's state_dict or a tensor) and the
+// parameters and buffers of TorchScript archives, told apart by the file's
+// first bytes (Note [Checkpoint formats]).
 //
 // Note [Checkpoint formats]: a safetensors file starts with its header's
 // length (8 bytes, little-endian) and then '{'; PyTorch's zip checkpoints
 // start with a zip entry ("PK\x03\x04") and its legacy ones with the pickle
 // protocol opcode (0x80), which a safetensors length may start with too, so
 // the '{' is looked at first. torch::load checks the first bytes and reads the
-// file with ember::load or ember::serialize::load_torch accordingly, so
-// switching torch::save's format (save_module_state) needs no change here.
+// file with ember::load or Ember's torch readers accordingly.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "ember/nn/module.h"
 #include "ember/optim/optimizer.h"
+#include "ember/nn/torchscript.h"
 #include "ember/optim/state_io.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
@@ -31,11 +33,6 @@
 namespace torch {
 
 namespace detail {
-// The one place that writes a module's state dict for torch::save.
-inline void save_module_state(const ember::StateDict& state, const std::string& path) {
-  ember::save(path, state);  // switch point: ember::save_torch(path, state) once PyTorch's zip format is written
-}
-
 // Whether `path` holds a checkpoint written by PyTorch's torch.save (zip or
 // legacy pickle) rather than Ember's safetensors (Note [Checkpoint formats]).
 // A file that cannot be opened is left to the reader, whose error names it.
@@ -52,9 +49,10 @@ inline bool is_pytorch_checkpoint(const std::string& path) {
 
 inline ember::StateDict load_module_state(const std::string& path) {
   if (!is_pytorch_checkpoint(path)) return ember::load(path);
-  const ember::IValue value = ember::serialize::load_torch(path);
+  // A torch.save'd state_dict, or the TorchScript archive libtorch's
+  // torch::save(module) (and torch::save here) writes.
   try {
-    return ember::serialize::to_state_dict(value);
+    return ember::serialize::load_torch_state_dict(path);
   } catch (const ember::Error& e) {
     EMBER_FAIL("torch::load: ", path, " does not hold a module's state_dict (", e.what(), ")");
   }
@@ -68,9 +66,9 @@ concept ModuleHandle = requires(const M& m) {
 }  // namespace detail
 
 // ---- modules ----
-inline void save(const ember::nn::Module& module, const std::string& path) {
-  detail::save_module_state(module.state_dict(), path);
-}
+// libtorch's format: the TorchScript archive its torch::save(module) writes, which
+// libtorch's torch::load(module, path) and Python's torch.jit.load read.
+inline void save(const ember::nn::Module& module, const std::string& path) { ember::nn::save_torchscript(path, module); }
 template <detail::ModuleHandle M>
 void save(const M& module, const std::string& path) {
   save(*module, path);

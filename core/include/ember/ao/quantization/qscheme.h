@@ -13,23 +13,19 @@
 #include <string>
 #include <utility>
 
+#include "ember/core/dtype.h"
+
 namespace ember::ao::quantization {
 
 // The quantized dtype an observer computes parameters for (torch's names).
 enum class QDType : uint8_t { kQUInt8, kQInt8, kQInt32, kQUInt4x2, kFloat16, kFloat32 };
 
-enum class QScheme : uint8_t {
-  kPerTensorAffine,
-  kPerTensorSymmetric,
-  kPerChannelAffine,
-  kPerChannelSymmetric,
-  kPerChannelAffineFloatQParams,
-};
+// The quantization scheme is core's (ember::QScheme, dtype.h: also what a
+// quantized tensor's quantizer holds); printing it gives "per_tensor_affine".
+using QScheme = ember::QScheme;
 
 const char* qdtype_name(QDType dtype);    // "torch.quint8"
-const char* qscheme_name(QScheme scheme);  // "torch.per_tensor_affine"
 std::ostream& operator<<(std::ostream& os, QDType dtype);
-std::ostream& operator<<(std::ostream& os, QScheme scheme);
 
 bool is_per_tensor(QScheme scheme);
 bool is_per_channel(QScheme scheme);
