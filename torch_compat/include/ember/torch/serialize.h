@@ -96,23 +96,8 @@ inline void load(ember::optim::Optimizer& optimizer, const std::string& path) {
 // ---- tensors ----
 inline void save(const Tensor& tensor, const std::string& path) { ember::save(path, tensor); }
 inline void save(const std::vector<Tensor>& tensors, const std::string& path) { ember::save(path, tensors); }
-inline void load(Tensor& tensor, const std::string& path) {
-  if (!detail::is_pytorch_checkpoint(path)) {
-    tensor = ember::load_tensor(path);
-    return;
-  }
-  const ember::IValue value = ember::serialize::load_torch(path);
-  EMBER_CHECK(value.is_tensor(), "torch::load: ", path, " holds a ", value.type_name(), ", not a tensor");
-  tensor = value.to_tensor();
-}
-inline void load(std::vector<Tensor>& tensors, const std::string& path) {
-  if (!detail::is_pytorch_checkpoint(path)) {
-    tensors = ember::load_tensor_list(path);
-    return;
-  }
-  std::vector<Tensor> out;
-  for (const ember::IValue& v : ember::serialize::load_torch(path).to_list()) out.push_back(v.to_tensor());
-  tensors = std::move(out);
-}
+// ember::load_tensor / load_tensor_list read both Ember's files and torch.save's.
+inline void load(Tensor& tensor, const std::string& path) { tensor = ember::load_tensor(path); }
+inline void load(std::vector<Tensor>& tensors, const std::string& path) { tensors = ember::load_tensor_list(path); }
 
 }  // namespace torch
