@@ -276,6 +276,14 @@ TEST(TorchSave, ErrorsNameTheEntry) {
               std::string::npos)
         << e.what();
   }
+  // Quantized tensors are read (docs/quantization.md) but not written: an error, not a "torch.?" storage.
+  try {
+    save_torch_bytes(IValue(quantize_per_tensor(ones({3}), 0.1, 0, kQUInt8)));
+    FAIL() << "a quantized tensor was written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("save_torch: quint8 tensors cannot be written yet"), std::string::npos)
+        << e.what();
+  }
   try {
     save_torch("/nonexistent-dir/x.pt", IValue(1));
     FAIL() << "an unwritable path was accepted";

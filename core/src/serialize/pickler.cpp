@@ -6,6 +6,25 @@
 
 namespace ember::serialize::pickle {
 
+const char* torch_storage_type(DType dtype, const char* who) {
+  switch (dtype) {
+    case DType::Bool: return "BoolStorage";
+    case DType::UInt8: return "ByteStorage";
+    case DType::Int8: return "CharStorage";
+    case DType::Int16: return "ShortStorage";
+    case DType::Int32: return "IntStorage";
+    case DType::Int64: return "LongStorage";
+    case DType::Float16: return "HalfStorage";
+    case DType::BFloat16: return "BFloat16Storage";
+    case DType::Float32: return "FloatStorage";
+    case DType::Float64: return "DoubleStorage";
+    case DType::Complex64: return "ComplexFloatStorage";
+    case DType::Complex128: return "ComplexDoubleStorage";
+    default: break;
+  }
+  EMBER_FAIL(who, ": ", dtype, " tensors cannot be written yet (quantized storages are read, not written)");
+}
+
 namespace {
 // The opcodes of protocol 2 that torch.save uses (Lib/pickletools.py).
 enum : uint8_t {

@@ -15,7 +15,14 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ember/core/dtype.h"
+
 namespace ember::serialize::pickle {
+
+// torch's storage class for a dtype ("FloatStorage"), as torch.save and
+// libtorch's archives name it; `who` names the writer in the error a
+// quantized dtype raises (their storages are not written).
+const char* torch_storage_type(DType dtype, const char* who);
 
 class Pickler {
  public:

@@ -48,24 +48,6 @@ std::string archive_name_of(const std::string& path) {
 
 namespace {
 
-const char* storage_type_name(DType dtype) {
-  switch (dtype) {
-    case DType::Bool: return "BoolStorage";
-    case DType::UInt8: return "ByteStorage";
-    case DType::Int8: return "CharStorage";
-    case DType::Int16: return "ShortStorage";
-    case DType::Int32: return "IntStorage";
-    case DType::Int64: return "LongStorage";
-    case DType::Float16: return "HalfStorage";
-    case DType::BFloat16: return "BFloat16Storage";
-    case DType::Float32: return "FloatStorage";
-    case DType::Float64: return "DoubleStorage";
-    case DType::Complex64: return "ComplexFloatStorage";
-    case DType::Complex128: return "ComplexDoubleStorage";
-  }
-  return "?";
-}
-
 // Where in the value an entry sits, for error messages: "['state'][0]['exp_avg']".
 struct PathGuard {
   std::vector<std::string>& path;
@@ -245,7 +227,7 @@ class TorchWriter {
     // The persistent id: ('storage', torch.<T>Storage, key, 'cpu', numel).
     p_.mark();
     p_.string("storage", &kStorageTag);
-    p_.global("torch", storage_type_name(s.dtype));
+    p_.global("torch", pickle::torch_storage_type(s.dtype, "save_torch"));
     p_.string(s.key, &s.key);
     p_.string("cpu", &kLocation);
     p_.integer(static_cast<int64_t>(s.nbytes / element_size(s.dtype)));

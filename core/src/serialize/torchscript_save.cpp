@@ -34,24 +34,6 @@ namespace ember::serialize {
 
 namespace {
 
-const char* storage_type_of(DType dtype) {
-  switch (dtype) {
-    case DType::Bool: return "BoolStorage";
-    case DType::UInt8: return "ByteStorage";
-    case DType::Int8: return "CharStorage";
-    case DType::Int16: return "ShortStorage";
-    case DType::Int32: return "IntStorage";
-    case DType::Int64: return "LongStorage";
-    case DType::Float16: return "HalfStorage";
-    case DType::BFloat16: return "BFloat16Storage";
-    case DType::Float32: return "FloatStorage";
-    case DType::Float64: return "DoubleStorage";
-    case DType::Complex64: return "ComplexFloatStorage";
-    case DType::Complex128: return "ComplexDoubleStorage";
-  }
-  return "?";
-}
-
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s)
@@ -168,7 +150,7 @@ class ModuleArchiveWriter {
     p_.mark();
     p_.mark();
     p_.string("storage", nullptr);
-    p_.global("torch", storage_type_of(s.dtype));
+    p_.global("torch", pickle::torch_storage_type(s.dtype, "save_torchscript_module"));
     p_.string(s.key, nullptr);
     p_.string("cpu", nullptr);
     p_.integer(static_cast<int64_t>(s.nbytes / element_size(s.dtype)));
