@@ -22,51 +22,30 @@ struct Bin {
   bool empty() const { return hend <= hstart || wend <= wstart; }
 };
 
-// roi_pool's bins: box rounded (std::round, half away from zero) and one
-// pixel added to its size, bins clamped to [0, size].
-template <class T>
-std::vector<Bin> roi_pool_bins(const T* roi, T scale, int64_t height, int64_t width, int64_t ph_count,
-                               int64_t pw_count) {
-  const int64_t start_w = static_cast<int64_t>(std::round(roi[1] * scale));
-  const int64_t start_h = static_cast<int64_t>(std::round(roi[2] * scale));
-  const int64_t end_w = static_cast<int64_t>(std::round(roi[3] * scale));
-  const int64_t end_h = static_cast<int64_t>(std::round(roi[4] * scale));
-  const int64_t roi_width = std::max<int64_t>(end_w - start_w + 1, 1);
-  const int64_t roi_height = std::max<int64_t>(end_h - start_h + 1, 1);
-  const T bin_h = static_cast<T>(roi_height) / static_cast<T>(ph_count);
-  const T bin_w = static_cast<T>(roi_width) / static_cast<T>(pw_count);
-  std::vector<Bin> bins;
-  bins.reserve(static_cast<size_t>(ph_count * pw_count));
-  for (int64_t ph = 0; ph < ph_count; ++ph) {
-    for (int64_t pw = 0; pw < pw_count; ++pw) {
-      Bin b;
-      b.hstart = static_cast<int64_t>(std::floor(static_cast<T>(ph) * bin_h));
-      b.wstart = static_cast<int64_t>(std::floor(static_cast<T>(pw) * bin_w));
-      b.hend = static_cast<int64_t>(std::ceil(static_cast<T>(ph + 1) * bin_h));
-      b.wend = static_cast<int64_t>(std::ceil(static_cast<T>(pw + 1) * bin_w));
-      b.hstart = std::min(std::max<int64_t>(b.hstart + start_h, 0), height);
-      b.hend = std::min(std::max<int64_t>(b.hend + start_h, 0), height);
-      b.wstart = std::min(std::max<int64_t>(b.wstart + start_w, 0), width);
-      b.wend = std::min(std::max<int64_t>(b.wend + start_w, 0), width);
-      bins.push_back(b);
-    }
-  }
-  return bins;
-}
+// The bins of a box rounded (std::round, half away from zero) to the feature
+// map. torchvision's two pooling kernels differ in two details, kept apart here
+// by BinRule: roi_pool adds one pixel to the box's size and clamps bins to
+// [0, size]; ps_roi_pool adds none and clamps to [0, size - 1] (so its last row
+// and column are never pooled, as in torchvision).
+struct BinRule {
+  int64_t extra_pixel;  // added to the rounded box's width and height
+  int64_t clamp_shave;  // bins clamp to [0, size - clamp_shave]
+};
+constexpr BinRule kRoiPoolRule{.extra_pixel = 1, .clamp_shave = 0};
+constexpr BinRule kPsRoiPoolRule{.extra_pixel = 0, .clamp_shave = 1};
 
-// ps_roi_pool's bins: the rounded box without the extra pixel, bins clamped
-// to [0, size - 1] (so the last row and column are never pooled, as in torchvision).
 template <class T>
-std::vector<Bin> ps_roi_pool_bins(const T* roi, T scale, int64_t height, int64_t width, int64_t ph_count,
-                                  int64_t pw_count) {
+std::vector<Bin> pool_bins(BinRule rule, const T* roi, T scale, int64_t height, int64_t width, int64_t ph_count,
+                           int64_t pw_count) {
   const int64_t start_w = static_cast<int64_t>(std::round(roi[1] * scale));
   const int64_t start_h = static_cast<int64_t>(std::round(roi[2] * scale));
   const int64_t end_w = static_cast<int64_t>(std::round(roi[3] * scale));
   const int64_t end_h = static_cast<int64_t>(std::round(roi[4] * scale));
-  const int64_t roi_width = std::max<int64_t>(end_w - start_w, 1);
-  const int64_t roi_height = std::max<int64_t>(end_h - start_h, 1);
+  const int64_t roi_width = std::max<int64_t>(end_w - start_w + rule.extra_pixel, 1);
+  const int64_t roi_height = std::max<int64_t>(end_h - start_h + rule.extra_pixel, 1);
   const T bin_h = static_cast<T>(roi_height) / static_cast<T>(ph_count);
   const T bin_w = static_cast<T>(roi_width) / static_cast<T>(pw_count);
+  const int64_t max_h = height - rule.clamp_shave, max_w = width - rule.clamp_shave;
   std::vector<Bin> bins;
   bins.reserve(static_cast<size_t>(ph_count * pw_count));
   for (int64_t ph = 0; ph < ph_count; ++ph) {
@@ -76,10 +55,10 @@ std::vector<Bin> ps_roi_pool_bins(const T* roi, T scale, int64_t height, int64_t
       b.wstart = static_cast<int64_t>(std::floor(static_cast<T>(pw) * bin_w));
       b.hend = static_cast<int64_t>(std::ceil(static_cast<T>(ph + 1) * bin_h));
       b.wend = static_cast<int64_t>(std::ceil(static_cast<T>(pw + 1) * bin_w));
-      b.hstart = std::min(std::max<int64_t>(b.hstart + start_h, 0), height - 1);
-      b.hend = std::min(std::max<int64_t>(b.hend + start_h, 0), height - 1);
-      b.wstart = std::min(std::max<int64_t>(b.wstart + start_w, 0), width - 1);
-      b.wend = std::min(std::max<int64_t>(b.wend + start_w, 0), width - 1);
+      b.hstart = std::min(std::max<int64_t>(b.hstart + start_h, 0), max_h);
+      b.hend = std::min(std::max<int64_t>(b.hend + start_h, 0), max_h);
+      b.wstart = std::min(std::max<int64_t>(b.wstart + start_w, 0), max_w);
+      b.wend = std::min(std::max<int64_t>(b.wend + start_w, 0), max_w);
       bins.push_back(b);
     }
   }
@@ -98,7 +77,7 @@ void roi_pool_forward_impl(Tensor& out, Tensor& argmax, const Tensor& input, con
   parallel_for(0, k_count, 1, [&](int64_t begin, int64_t end) {
     for (int64_t n = begin; n < end; ++n) {
       const int64_t batch = static_cast<int64_t>(r[n * 5]);
-      const std::vector<Bin> bins = roi_pool_bins<T>(r + n * 5, scale, height, width, ph_count, pw_count);
+      const std::vector<Bin> bins = pool_bins<T>(kRoiPoolRule, r + n * 5, scale, height, width, ph_count, pw_count);
       for (int64_t c = 0; c < channels; ++c) {
         const T* plane = in + (batch * channels + c) * height * width;
         for (int64_t b = 0; b < nbins; ++b) {
@@ -158,7 +137,7 @@ void ps_roi_pool_forward_impl(Tensor& out, const Tensor& input, const Tensor& ro
   parallel_for(0, k_count, 1, [&](int64_t begin, int64_t end) {
     for (int64_t n = begin; n < end; ++n) {
       const int64_t batch = static_cast<int64_t>(r[n * 5]);
-      const std::vector<Bin> bins = ps_roi_pool_bins<T>(r + n * 5, scale, height, width, ph_count, pw_count);
+      const std::vector<Bin> bins = pool_bins<T>(kPsRoiPoolRule, r + n * 5, scale, height, width, ph_count, pw_count);
       for (int64_t c_out = 0; c_out < channels_out; ++c_out) {
         for (int64_t b = 0; b < nbins; ++b) {
           const Bin& bin = bins[b];
@@ -194,7 +173,7 @@ void ps_roi_pool_backward_impl(Tensor& grad_input, const Tensor& grad, const Ten
   const T scale = static_cast<T>(spatial_scale);
   std::vector<std::vector<Bin>> all(static_cast<size_t>(k_count));
   for (int64_t n = 0; n < k_count; ++n)
-    all[n] = ps_roi_pool_bins<T>(r + n * 5, scale, height, width, ph_count, pw_count);
+    all[n] = pool_bins<T>(kPsRoiPoolRule, r + n * 5, scale, height, width, ph_count, pw_count);
   // Note [Race-free RoI backward]: input channel c_in = c_out * nbins + bin.
   parallel_for(0, channels_out * nbins, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c_in = begin; c_in < end; ++c_in) {
