@@ -2,6 +2,7 @@
 // torchvision.ops: the layers and functions models share, and the detection ops.
 #include "ember/vision/ops/boxes.h"
 #include "ember/vision/ops/deform_conv.h"
+#include "ember/vision/ops/deform_conv_module.h"
 #include "ember/vision/ops/drop_block.h"
 #include "ember/vision/ops/feature_pyramid_network.h"
 #include "ember/vision/ops/focal_loss.h"
