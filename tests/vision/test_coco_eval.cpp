@@ -58,6 +58,156 @@ TEST_P(CocoEvalFixture, MatchesReferenceImplementation) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, CocoEvalFixture, ::testing::Values("small", "crowded", "many", "ties"));
 
+// iouType "segm": polygon ground truth (some in two parts), uncompressed crowd
+// RLEs, detections as compressed RLE strings without boxes (empty masks among
+// them), against the reference's pixel-mask IoUs.
+class CocoSegmEvalFixture : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CocoSegmEvalFixture, MatchesReferenceImplementation) {
+  const std::string dir = fixture_path("vision/vision_coco_eval/") + GetParam();
+  const CocoGroundTruth gt = CocoGroundTruth::from_json(dir + "_gt.json");
+  const auto dets = load_coco_results(dir + "_dt.json");
+  CocoEvalParams params;
+  params.iou_type = "segm";
+  const CocoEvalResult r = coco_evaluate(gt, dets, params);
+  EXPECT_TRUE(allclose(r.precision, load_npy(dir + "_precision.npy"), 0, 1e-12));
+  EXPECT_TRUE(allclose(r.recall, load_npy(dir + "_recall.npy"), 0, 1e-12));
+  const Tensor stats = load_npy(dir + "_stats.npy");
+  for (int i = 0; i < 12; ++i) EXPECT_NEAR(r.stats[i], stats[i].item<double>(), 1e-12) << "stat " << i;
+  EXPECT_EQ(r.summary(), read_text(dir + "_summary.txt"));
+  // The same detections through CocoEvaluator.update_masks (decoded masks).
+  CocoEvaluator ev(gt, params);
+  for (const auto& d : dets)
+    ev.update_masks(d.image_id, mask::decode(d.segmentation).unsqueeze(0).to(kFloat32),
+                    full({1}, d.score, kFloat64), full({1}, d.category_id, kInt64));
+  const CocoEvalResult r2 = ev.evaluate();
+  for (int i = 0; i < 12; ++i) EXPECT_NEAR(r2.stats[i], stats[i].item<double>(), 1e-12) << "stat " << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CocoSegmEvalFixture, ::testing::Values("segm_small", "segm_crowded"));
+
+// A 10 x 10 image's mask of the rectangle [x0, x1) x [y0, y1).
+mask::Rle rect(int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t h = 10, int64_t w = 10) {
+  Tensor m = zeros({h, w}, kUInt8);
+  if (x1 > x0 && y1 > y0) m.slice(0, y0, y1).slice(1, x0, x1).fill_(1);
+  return mask::encode(m);
+}
+
+CocoGroundTruthBox mask_gt(int64_t id, int64_t image, const mask::Rle& r, bool crowd = false) {
+  CocoGroundTruthBox a{id, image, 1, mask::to_bbox(r), mask::area(r), crowd};
+  a.segmentation = r, a.has_segmentation = true;
+  return a;
+}
+
+CocoDetectionResult mask_det(int64_t image, const mask::Rle& r, double score) {
+  CocoDetectionResult d{image, 1, mask::to_bbox(r), score};
+  d.segmentation = r, d.has_segmentation = true, d.area = mask::area(r);
+  return d;
+}
+
+CocoGroundTruth mask_ground_truth(std::vector<CocoGroundTruthBox> anns) {
+  CocoGroundTruth gt;
+  gt.image_ids = {1};
+  gt.image_sizes = {{10, 10}};
+  gt.category_ids = {1};
+  gt.annotations = std::move(anns);
+  return gt;
+}
+
+CocoEvalParams segm_params() {
+  CocoEvalParams p;
+  p.iou_type = "segm";
+  return p;
+}
+
+TEST(CocoSegmEvalRules, ExactMasksScoreOneAndBoxesDoNot) {
+  // An L-shaped object: its box covers pixels the mask does not.
+  const mask::Rle l = mask::merge({rect(0, 0, 2, 8), rect(0, 6, 8, 8)});
+  const auto gt = mask_ground_truth({mask_gt(1, 1, l)});
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt, {mask_det(1, l, 0.9)}, segm_params()).stats[0], 1.0);
+  // The box as the detection's mask: IoU 28 / 64 < 0.5, no match.
+  const mask::Rle box = rect(0, 0, 8, 8);
+  EXPECT_DOUBLE_EQ(mask::iou(box, l, false), 28.0 / 64.0);
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt, {mask_det(1, box, 0.9)}, segm_params()).stats[0], 0.0);
+  // The same as boxes: identical boxes, AP 1.
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt, {mask_det(1, box, 0.9)}).stats[0], 1.0);
+}
+
+TEST(CocoSegmEvalRules, CrowdRegionAbsorbsDetections) {
+  // A regular object and a crowd region; two detections inside the crowd
+  // (IoU against the crowd = |d & crowd| / |d| = 1) are ignored, not false.
+  const auto gt = mask_ground_truth({mask_gt(1, 1, rect(0, 0, 3, 3)), mask_gt(2, 1, rect(5, 0, 10, 10), true)});
+  const auto dets = {mask_det(1, rect(6, 1, 8, 3), 0.95), mask_det(1, rect(6, 5, 9, 9), 0.9),
+                     mask_det(1, rect(0, 0, 3, 3), 0.5)};
+  const CocoEvalResult r = coco_evaluate(gt, dets, segm_params());
+  EXPECT_DOUBLE_EQ(r.stats[0], 1.0);
+  EXPECT_DOUBLE_EQ(r.stats[8], 1.0);
+  // Half outside the crowd: IoU 0.5 with it, so ignored at 0.50 only and a
+  // false positive above (AP@0.5 stays 1, AP@[.5:.95] drops).
+  const CocoEvalResult r2 =
+      coco_evaluate(gt, {mask_det(1, rect(3, 5, 7, 7), 0.95), mask_det(1, rect(0, 0, 3, 3), 0.5)}, segm_params());
+  EXPECT_DOUBLE_EQ(r2.stats[1], 1.0);
+  EXPECT_LT(r2.stats[0], 1.0);
+}
+
+TEST(CocoSegmEvalRules, OverlappingMasksAndEmptyMasks) {
+  // Two overlapping objects; each detection overlaps both, the greedy match
+  // takes the higher IoU; an empty mask detection scores above them and is a
+  // false positive (IoU 0 with everything, area 0: in the "small" range).
+  const mask::Rle a = rect(0, 0, 6, 6), b = rect(3, 3, 9, 9);
+  const auto gt = mask_ground_truth({mask_gt(1, 1, a), mask_gt(2, 1, b)});
+  const mask::Rle da = rect(0, 0, 6, 5), db = rect(3, 4, 9, 9);  // IoU 30/36 with a, 30/36 with b
+  EXPECT_NEAR(mask::iou(da, a, false), 30.0 / 36.0, 1e-15);
+  EXPECT_NEAR(mask::iou(da, b, false), 6.0 / 60.0, 1e-15);
+  const CocoEvalResult r = coco_evaluate(gt, {mask_det(1, da, 0.8), mask_det(1, db, 0.7)}, segm_params());
+  EXPECT_DOUBLE_EQ(r.stats[1], 1.0);
+  const mask::Rle empty = rect(0, 0, 0, 0);
+  const CocoEvalResult r2 =
+      coco_evaluate(gt, {mask_det(1, empty, 0.99), mask_det(1, da, 0.8), mask_det(1, db, 0.7)}, segm_params());
+  // At 0.5: precision 1/2 at recall 0.5, 2/3 at recall 1: the envelope is 2/3 throughout.
+  EXPECT_NEAR(r2.stats[1], 2.0 / 3.0, 1e-12);
+  // An empty ground-truth mask matches nothing.
+  const auto gt_empty = mask_ground_truth({mask_gt(1, 1, empty)});
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt_empty, {mask_det(1, empty, 0.9)}, segm_params()).stats[1], 0.0);
+}
+
+TEST(CocoSegmEvalRules, PolygonsAndBoxOnlyResults) {
+  // Ground truth as a polygon in the JSON, rasterized at the image's size; a
+  // result without a mask is evaluated as its box polygon (loadRes).
+  const auto gt = CocoGroundTruth::from_json_text(R"({
+    "images": [{"id": 1, "height": 10, "width": 12}], "categories": [{"id": 1}],
+    "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [2, 2, 4, 3], "area": 12,
+                     "segmentation": [[2, 2, 6, 2, 6, 5, 2, 5]]}]})");
+  ASSERT_TRUE(gt.annotations[0].has_segmentation);
+  EXPECT_EQ(gt.annotations[0].segmentation, rect(2, 2, 6, 5, 10, 12));
+  EXPECT_EQ(gt.image_sizes, (std::vector<std::array<int64_t, 2>>{{10, 12}}));
+  const auto dets = coco_results_from_json_text(R"([{"image_id": 1, "category_id": 1, "bbox": [2, 2, 4, 3], "score": 1}])");
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt, dets, segm_params()).stats[0], 1.0);
+  // A results file of RLEs: bbox and area from the mask.
+  const auto rle_dets = coco_results_from_json_text(
+      "[{\"image_id\": 1, \"category_id\": 1, \"score\": 1, \"segmentation\": {\"size\": [10, 12], \"counts\": \"" +
+      mask::to_string(rect(2, 2, 6, 5, 10, 12)) + "\"}}]");
+  ASSERT_EQ(rle_dets.size(), 1u);
+  EXPECT_EQ(rle_dets[0].bbox, (std::array<double, 4>{2, 2, 4, 3}));
+  EXPECT_DOUBLE_EQ(rle_dets[0].area, 12);
+  EXPECT_DOUBLE_EQ(coco_evaluate(gt, rle_dets, segm_params()).stats[0], 1.0);
+}
+
+TEST(CocoSegmEvalRules, Errors) {
+  CocoGroundTruth gt = mask_ground_truth({mask_gt(1, 1, rect(0, 0, 3, 3))});
+  CocoEvalParams p = segm_params();
+  p.iou_type = "keypoints";
+  EXPECT_THROW(coco_evaluate(gt, {}, p), Error);
+  // A mask of another size than the image's.
+  EXPECT_THROW(coco_evaluate(gt, {mask_det(1, rect(0, 0, 3, 3, 8, 8), 0.5)}, segm_params()), Error);
+  // Ground truth without a segmentation.
+  gt.annotations[0].has_segmentation = false;
+  EXPECT_THROW(coco_evaluate(gt, {mask_det(1, rect(0, 0, 3, 3), 0.5)}, segm_params()), Error);
+  EXPECT_THROW(coco_results_from_json_text(
+                   R"([{"image_id": 1, "category_id": 1, "score": 1, "segmentation": [[0, 0, 1, 0, 1, 1]]}])"),
+               Error);
+}
+
 // A ground truth of images 1..n_images and categories 1..n_cats.
 CocoGroundTruth make_gt(int64_t n_images, int64_t n_cats, std::vector<CocoGroundTruthBox> anns) {
   CocoGroundTruth gt;
@@ -222,13 +372,20 @@ TEST(CocoEvalJson, ReadsInstancesFile) {
     "images": [{"id": 3, "file_name": "a.jpg"}, {"id": 1, "file_name": "b.jpg"}],
     "categories": [{"id": 5, "name": "x"}],
     "annotations": [{"id": 9, "image_id": 3, "category_id": 5, "bbox": [1, 2, 3, 4], "iscrowd": 1,
-                     "segmentation": {"counts": "abc", "size": [4, 4]}},
+                     "segmentation": {"counts": "538", "size": [4, 4]}},
                     {"id": 10, "image_id": 1, "category_id": 5, "bbox": [0, 0, 2, 2], "area": 3.5}]})");
   ASSERT_EQ(gt.annotations.size(), 2u);
   EXPECT_EQ(gt.image_ids, (std::vector<int64_t>{3, 1}));
   EXPECT_TRUE(gt.annotations[0].iscrowd);
   EXPECT_DOUBLE_EQ(gt.annotations[0].area, 12.0);  // no "area": w * h
   EXPECT_DOUBLE_EQ(gt.annotations[1].area, 3.5);
+  // The compressed RLE is read (a malformed one is an error, even for bbox evaluation).
+  EXPECT_TRUE(gt.annotations[0].has_segmentation);
+  EXPECT_EQ(gt.annotations[0].segmentation.counts, (std::vector<uint32_t>{5, 3, 8}));
+  EXPECT_FALSE(gt.annotations[1].has_segmentation);
+  EXPECT_THROW(CocoGroundTruth::from_json_text(R"({"images": [{"id": 1}], "categories": [],
+    "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1],
+                     "segmentation": {"counts": "abc", "size": [4, 4]}}]})"), Error);
 }
 
 }  // namespace coco_eval_test

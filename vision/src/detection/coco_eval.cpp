@@ -26,7 +26,11 @@ namespace ember::vision::detection {
 //   ignored when it is a crowd or its "area" field lies outside the area range.
 // - IoU of boxes (maskUtils.iou on xywh): intersection over union, where a
 //   crowd ground truth's union is the detection's own area; 0 when the
-//   boxes only touch.
+//   boxes only touch. segm: the same on RLE masks (mask::iou, Note [COCO
+//   RLE]); a ground truth's polygons are rasterized with its image's size, a
+//   detection without a mask is its box as a polygon (loadRes), and a
+//   detection's area (its area range) is the mask's when the record had no
+//   box, else width * height (loadRes).
 // - Matching, per IoU threshold t, detection by detection in score order:
 //   the best IoU >= min(t, 1 - 1e-10) among ground truths not yet matched
 //   (crowds match any number of times); once a detection holds a regular
@@ -81,6 +85,7 @@ struct Det {
   std::array<double, 4> bbox;
   double area;
   double score;
+  const mask::Rle* rle;  // segm: the detection's mask
 };
 
 // maskUtils.iou for boxes.
@@ -103,6 +108,19 @@ struct ImageEval {
   int64_t num_regular_gt = 0;    // ground truths not ignored
 };
 
+// (height, width) of an image of the ground truth, for rasterizing polygons.
+std::array<int64_t, 2> image_size(const CocoGroundTruth& gt, int64_t image_id) {
+  for (size_t i = 0; i < gt.image_ids.size(); ++i)
+    if (gt.image_ids[i] == image_id) {
+      const auto size = i < gt.image_sizes.size() ? gt.image_sizes[i] : std::array<int64_t, 2>{0, 0};
+      EMBER_CHECK(size[0] > 0 && size[1] > 0, "coco_evaluate: image ", image_id,
+                  " has no height and width, which segm evaluation needs to rasterize polygons");
+      return size;
+    }
+  EMBER_CHECK(false, "coco_evaluate: image ", image_id, " is not an image of the ground truth");
+  return {};
+}
+
 std::vector<size_t> by_score(const std::vector<const Det*>& dets) {
   std::vector<size_t> order(dets.size());
   std::iota(order.begin(), order.end(), size_t{0});
@@ -119,6 +137,9 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
   const CocoEvalParams p = filled(params, gt);
   result.params = p;
   const std::set<int64_t> gt_images(gt.image_ids.begin(), gt.image_ids.end());
+  EMBER_CHECK(p.iou_type == "bbox" || p.iou_type == "segm", "coco_evaluate: iou_type must be \"bbox\" or "
+              "\"segm\", got \"", p.iou_type, "\" (keypoints are not supported)");
+  const bool segm = p.iou_type == "segm";
   for (const auto& d : detections)
     EMBER_CHECK(gt_images.count(d.image_id), "coco_evaluate: a detection has image_id ", d.image_id,
                 ", which is not an image of the ground truth (pycocotools: \"Results do not correspond to "
@@ -155,10 +176,28 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
     if (const int64_t b = bucket_of(a.image_id, a.category_id); b >= 0) gts[b].push_back(&a);
   std::vector<Det> det_records;
   det_records.reserve(detections.size());
+  // segm: a detection without a mask is its box as a polygon (loadRes).
+  std::vector<mask::Rle> box_masks(segm ? detections.size() : 0);
   for (size_t i = 0; i < detections.size(); ++i) {
     const auto& d = detections[i];
-    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, d.bbox[2] * d.bbox[3], d.score});
+    const double area = d.area >= 0 ? d.area : d.bbox[2] * d.bbox[3];
+    const mask::Rle* rle = nullptr;
+    if (segm && d.has_segmentation) {
+      rle = &d.segmentation;
+    } else if (segm && bucket_of(d.image_id, d.category_id) >= 0) {
+      const auto size = image_size(gt, d.image_id);
+      const auto& b = d.bbox;
+      box_masks[i] = mask::from_polygon({b[0], b[1], b[0], b[1] + b[3], b[0] + b[2], b[1] + b[3], b[0] + b[2], b[1]},
+                                        size[0], size[1]);
+      rle = &box_masks[i];
+    }
+    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, area, d.score, rle});
   }
+  if (segm)
+    for (const auto& a : gt.annotations)
+      EMBER_CHECK(bucket_of(a.image_id, a.category_id) < 0 || a.has_segmentation, "coco_evaluate: iou_type "
+                  "\"segm\" needs the segmentation of every annotation, and annotation ", a.id, " (image ",
+                  a.image_id, ") has none");
   for (size_t i = 0; i < detections.size(); ++i)
     if (const int64_t b = bucket_of(detections[i].image_id, detections[i].category_id); b >= 0)
       dts[b].push_back(&det_records[i]);
@@ -180,7 +219,8 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
       ious_all.resize(D * G);
       for (size_t d = 0; d < D; ++d)
         for (size_t g = 0; g < G; ++g)
-          ious_all[d * G + g] = box_iou(d_all[d_order[d]]->bbox, g_all[g]->bbox, g_all[g]->iscrowd);
+          ious_all[d * G + g] = segm ? mask::iou(*d_all[d_order[d]]->rle, g_all[g]->segmentation, g_all[g]->iscrowd)
+                                     : box_iou(d_all[d_order[d]]->bbox, g_all[g]->bbox, g_all[g]->iscrowd);
       for (int64_t a = 0; a < A; ++a) {
         const auto& rng = p.area_ranges[a];
         std::vector<uint8_t> g_ignore(G);
@@ -394,6 +434,29 @@ void CocoEvaluator::update(int64_t image_id, const Tensor& boxes, const Tensor& 
   }
 }
 
+void CocoEvaluator::update_masks(int64_t image_id, const Tensor& masks, const Tensor& scores, const Tensor& labels,
+                                 double threshold) {
+  EMBER_CHECK(masks.defined() && (masks.dim() == 3 || (masks.dim() == 4 && masks.size(1) == 1)),
+              "CocoEvaluator.update_masks: masks must be [N, H, W] or [N, 1, H, W], got ",
+              masks.defined() ? masks.sizes() : IntArrayRef{});
+  const int64_t n = masks.size(0);
+  EMBER_CHECK(scores.dim() == 1 && scores.size(0) == n && labels.dim() == 1 && labels.size(0) == n,
+              "CocoEvaluator.update_masks: expected scores and labels of shape [", n, "] for ", n, " masks, got ",
+              scores.sizes(), " and ", labels.sizes());
+  const Tensor m = (masks.dim() == 4 ? masks.select(1, 0) : masks).cpu().to(kFloat64) > threshold;
+  Tensor s = scores.cpu().to(kFloat64).contiguous();
+  Tensor l = labels.cpu().to(kInt64).contiguous();
+  for (int64_t i = 0; i < n; ++i) {
+    CocoDetectionResult d{image_id, l.data_ptr<int64_t>()[i], {}, s.data_ptr<double>()[i]};
+    d.segmentation = mask::encode(m.select(0, i));
+    d.has_segmentation = true;
+    // torchvision's results carry no "bbox": loadRes's tight box and mask area.
+    d.bbox = mask::to_bbox(d.segmentation);
+    d.area = mask::area(d.segmentation);
+    detections_.push_back(std::move(d));
+  }
+}
+
 CocoEvalResult CocoEvaluator::evaluate() const { return coco_evaluate(ground_truth_, detections_, params_); }
 
 namespace {
@@ -418,6 +481,67 @@ std::array<double, 4> read_bbox(serialize::json::Cursor& in, const char* what, s
   return box;
 }
 
+// A "segmentation" value: polygons [[x0, y0, ...], ...] or an RLE
+// {"size": [h, w], "counts": "string" or [runs]}.
+struct Segmentation {
+  std::vector<std::vector<double>> polygons;
+  mask::Rle rle;
+  bool is_rle = false;
+};
+
+Segmentation read_segmentation(serialize::json::Cursor& in, const char* what, size_t at) {
+  Segmentation out;
+  if (in.peek() == '[') {
+    in.begin_array();
+    while (in.next_element()) {
+      std::vector<double>& poly = out.polygons.emplace_back();
+      in.begin_array();
+      while (in.next_element()) poly.push_back(in.read_number());
+    }
+    return out;
+  }
+  out.is_rle = true;
+  std::string member, counts_string;
+  bool has_size = false, has_counts = false, counts_is_string = false;
+  in.begin_object();
+  while (in.next_member(member)) {
+    if (member == "size") {
+      std::vector<int64_t> size;
+      in.begin_array();
+      while (in.next_element()) size.push_back(in.read_integer());
+      EMBER_CHECK(size.size() == 2, what, ": the record at byte ", at, " has an RLE \"size\" of ", size.size(),
+                  " numbers (expected [height, width])");
+      out.rle.height = size[0], out.rle.width = size[1], has_size = true;
+    } else if (member == "counts") {
+      has_counts = true;
+      if (in.peek() == '"') {
+        counts_string = in.read_string(), counts_is_string = true;
+      } else {
+        in.begin_array();
+        while (in.next_element()) {
+          const int64_t c = in.read_integer();
+          EMBER_CHECK(c >= 0 && c <= int64_t{0xffffffff}, what, ": the record at byte ", at,
+                      " has an RLE run of ", c);
+          out.rle.counts.push_back(static_cast<uint32_t>(c));
+        }
+      }
+    } else {
+      in.skip_value();
+    }
+  }
+  EMBER_CHECK(has_size && has_counts, what, ": the record at byte ", at,
+              " has a segmentation that is neither polygons nor an RLE with \"size\" and \"counts\"");
+  if (counts_is_string) {
+    out.rle = mask::from_string(counts_string, out.rle.height, out.rle.width);
+  } else {
+    uint64_t total = 0;
+    for (uint32_t c : out.rle.counts) total += c;
+    EMBER_CHECK(total == static_cast<uint64_t>(out.rle.height * out.rle.width), what, ": the record at byte ", at,
+                " has an RLE whose runs cover ", total, " pixels of ", out.rle.height, " x ", out.rle.width);
+  }
+  return out;
+}
+
 }  // namespace
 
 CocoGroundTruth CocoGroundTruth::from_json(const std::string& path) {
@@ -431,24 +555,31 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
   in.begin_object();
   std::string key, member;
   bool has_images = false, has_categories = false;
+  // Polygons wait for their image's size (images may follow annotations).
+  std::vector<std::pair<size_t, std::vector<std::vector<double>>>> polygons;
   while (in.next_member(key)) {
     if (key == "images" || key == "categories") {
-      auto& ids = key == "images" ? gt.image_ids : gt.category_ids;
-      (key == "images" ? has_images : has_categories) = true;
+      const bool images = key == "images";
+      auto& ids = images ? gt.image_ids : gt.category_ids;
+      (images ? has_images : has_categories) = true;
       in.begin_array();
       while (in.next_element()) {
         const size_t at = in.offset();
         bool has_id = false;
+        std::array<int64_t, 2> size{0, 0};
         in.begin_object();
         while (in.next_member(member)) {
           if (member == "id") {
             ids.push_back(in.read_integer());
             has_id = true;
+          } else if (images && (member == "height" || member == "width")) {
+            size[member == "width"] = in.read_integer();
           } else {
             in.skip_value();
           }
         }
         EMBER_CHECK(has_id, kWhat, ": the ", key, " record at byte ", at, " has no \"id\"");
+        if (images) gt.image_sizes.push_back(size);
       }
     } else if (key == "annotations") {
       in.begin_array();
@@ -471,6 +602,13 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
           } else if (member == "iscrowd") {
             const char c = in.peek();
             a.iscrowd = (c == 't' || c == 'f') ? in.read_bool() : in.read_integer() != 0;
+          } else if (member == "segmentation") {
+            Segmentation seg = read_segmentation(in, kWhat, at);
+            if (seg.is_rle) {
+              a.segmentation = std::move(seg.rle), a.has_segmentation = true;
+            } else if (!seg.polygons.empty()) {
+              polygons.emplace_back(gt.annotations.size(), std::move(seg.polygons));
+            }
           } else {
             in.skip_value();
           }
@@ -486,6 +624,20 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
     }
   }
   in.finish();
+  // COCO.annToRLE: an object's polygons, rasterized at its image's size and
+  // merged. Annotations of images the file does not list stay without a mask
+  // (they are never evaluated).
+  std::unordered_map<int64_t, std::array<int64_t, 2>> sizes;
+  for (size_t i = 0; i < gt.image_ids.size(); ++i) sizes.emplace(gt.image_ids[i], gt.image_sizes[i]);
+  for (auto& [index, polys] : polygons) {
+    CocoGroundTruthBox& a = gt.annotations[index];
+    auto it = sizes.find(a.image_id);
+    if (it == sizes.end()) continue;
+    EMBER_CHECK(it->second[0] > 0 && it->second[1] > 0, kWhat, ": annotation ", a.id, " has polygons, but its image ",
+                a.image_id, " has no \"height\" and \"width\" to rasterize them with");
+    a.segmentation = mask::from_polygons(polys, it->second[0], it->second[1]);
+    a.has_segmentation = true;
+  }
   EMBER_CHECK(has_images && has_categories, kWhat, ": the file has no \"", has_images ? "categories" : "images",
               "\" list (an instances JSON has images, annotations and categories)");
   return gt;
@@ -515,14 +667,23 @@ std::vector<CocoDetectionResult> coco_results_from_json_text(const std::string& 
         d.bbox = read_bbox(in, kWhat, at), has[2] = true;
       } else if (member == "score") {
         d.score = in.read_number(), has[3] = true;
+      } else if (member == "segmentation") {
+        Segmentation seg = read_segmentation(in, kWhat, at);
+        EMBER_CHECK(seg.is_rle, kWhat, ": the result at byte ", at,
+                    " has a polygon segmentation; results carry RLEs (pycocotools' loadRes)");
+        d.segmentation = std::move(seg.rle), d.has_segmentation = true;
       } else {
         in.skip_value();
       }
     }
+    // A mask result without a box: loadRes's tight box and the mask's area.
+    if (!has[2] && d.has_segmentation) {
+      d.bbox = mask::to_bbox(d.segmentation), d.area = mask::area(d.segmentation), has[2] = true;
+    }
     static const char* kNames[4] = {"image_id", "category_id", "bbox", "score"};
     for (int f = 0; f < 4; ++f)
       EMBER_CHECK(has[f], kWhat, ": the result at byte ", at, " has no \"", kNames[f],
-                  "\" (bbox results: image_id, category_id, bbox, score)");
+                  "\" (results: image_id, category_id, bbox and/or segmentation, score)");
     out.push_back(d);
   }
   in.finish();
