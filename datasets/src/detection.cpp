@@ -55,7 +55,10 @@ DetectionSample to_detection_sample(CocoSample sample) {
 
 vision::detection::CocoGroundTruth coco_ground_truth(const CocoDetection& dataset) {
   vision::detection::CocoGroundTruth gt;
-  for (const CocoImage& img : dataset.images()) gt.image_ids.push_back(img.id);
+  for (const CocoImage& img : dataset.images()) {
+    gt.image_ids.push_back(img.id);
+    gt.image_sizes.push_back({img.height, img.width});
+  }
   for (const CocoCategory& cat : dataset.categories()) gt.category_ids.push_back(cat.id);
   for (const CocoAnnotation& a : dataset.annotations())
     gt.annotations.push_back({a.id, a.image_id, a.category_id, a.bbox, a.area, a.iscrowd != 0});

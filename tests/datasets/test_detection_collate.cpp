@@ -94,6 +94,7 @@ TEST(DetectionCollate, CocoGroundTruthFromDataset) {
   const auto from_json = vision::detection::CocoGroundTruth::from_json(root + "/instances.json");
   EXPECT_EQ(gt.image_ids, from_json.image_ids);
   EXPECT_EQ(gt.category_ids, from_json.category_ids);
+  EXPECT_EQ(gt.image_sizes, from_json.image_sizes);
   ASSERT_EQ(gt.annotations.size(), from_json.annotations.size());
   std::vector<vision::detection::CocoDetectionResult> dets;
   bool any_regular = false;

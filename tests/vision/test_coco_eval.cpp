@@ -203,6 +203,19 @@ TEST(CocoSegmEvalRules, Errors) {
   // Ground truth without a segmentation.
   gt.annotations[0].has_segmentation = false;
   EXPECT_THROW(coco_evaluate(gt, {mask_det(1, rect(0, 0, 3, 3), 0.5)}, segm_params()), Error);
+  // Polygons of an image without a size: fine for boxes, an error for masks.
+  const auto no_size = CocoGroundTruth::from_json_text(R"({"images": [{"id": 1}], "categories": [{"id": 1}],
+    "annotations": [{"id": 4, "image_id": 1, "category_id": 1, "bbox": [0, 0, 2, 2],
+                     "segmentation": [[0, 0, 2, 0, 2, 2, 0, 2]]}]})");
+  EXPECT_FALSE(no_size.annotations[0].has_segmentation);
+  const std::vector<CocoDetectionResult> box_dets{{1, 1, {0, 0, 2, 2}, 0.5}};
+  EXPECT_DOUBLE_EQ(coco_evaluate(no_size, box_dets).stats[0], 1.0);
+  try {
+    coco_evaluate(no_size, box_dets, segm_params());
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("annotation 4 (image 1) has none"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(coco_results_from_json_text(
                    R"([{"image_id": 1, "category_id": 1, "score": 1, "segmentation": [[0, 0, 1, 0, 1, 1]]}])"),
                Error);

@@ -112,7 +112,9 @@ TEST(CocoMask, PolygonsByHand) {
   const M::Rle two = M::from_polygons({{1, 1, 4, 1, 4, 3, 1, 3}, {0, 4, 2, 4, 2, 5, 0, 5}}, 5, 6);
   EXPECT_EQ(M::area(two), 6 + 2);
   EXPECT_EQ(M::area(M::from_polygon({10, 10, 12, 10, 12, 12}, 5, 6)), 0);
-  expect_error([] { M::from_polygon({1, 2, 3, 4}, 5, 5); }, "at least three (x, y) points");
+  expect_error([] { M::from_polygon({1, 2, 3}, 5, 5); }, "a list of (x, y) points");
+  // Two points: a line, which covers no pixel column's inside.
+  EXPECT_EQ(M::area(M::from_polygon({1, 1, 4, 3}, 5, 6)), 0);
 }
 
 TEST(CocoMask, PolygonsMatchReference) {

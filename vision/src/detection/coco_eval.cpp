@@ -174,6 +174,11 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
   std::vector<std::vector<const Det*>> dts(static_cast<size_t>(K * I));
   for (const auto& a : gt.annotations)
     if (const int64_t b = bucket_of(a.image_id, a.category_id); b >= 0) gts[b].push_back(&a);
+  if (segm)
+    for (const auto& a : gt.annotations)
+      EMBER_CHECK(bucket_of(a.image_id, a.category_id) < 0 || a.has_segmentation, "coco_evaluate: iou_type "
+                  "\"segm\" needs the segmentation of every annotation, and annotation ", a.id, " (image ",
+                  a.image_id, ") has none (or has polygons but its image record no height and width)");
   std::vector<Det> det_records;
   det_records.reserve(detections.size());
   // segm: a detection without a mask is its box as a polygon (loadRes).
@@ -193,11 +198,6 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
     }
     det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, area, d.score, rle});
   }
-  if (segm)
-    for (const auto& a : gt.annotations)
-      EMBER_CHECK(bucket_of(a.image_id, a.category_id) < 0 || a.has_segmentation, "coco_evaluate: iou_type "
-                  "\"segm\" needs the segmentation of every annotation, and annotation ", a.id, " (image ",
-                  a.image_id, ") has none");
   for (size_t i = 0; i < detections.size(); ++i)
     if (const int64_t b = bucket_of(detections[i].image_id, detections[i].category_id); b >= 0)
       dts[b].push_back(&det_records[i]);
@@ -631,10 +631,10 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
   for (size_t i = 0; i < gt.image_ids.size(); ++i) sizes.emplace(gt.image_ids[i], gt.image_sizes[i]);
   for (auto& [index, polys] : polygons) {
     CocoGroundTruthBox& a = gt.annotations[index];
+    // Without the image's size the polygons cannot be rasterized: box
+    // evaluation does not need them, segm evaluation reports the annotation.
     auto it = sizes.find(a.image_id);
-    if (it == sizes.end()) continue;
-    EMBER_CHECK(it->second[0] > 0 && it->second[1] > 0, kWhat, ": annotation ", a.id, " has polygons, but its image ",
-                a.image_id, " has no \"height\" and \"width\" to rasterize them with");
+    if (it == sizes.end() || it->second[0] <= 0 || it->second[1] <= 0) continue;
     a.segmentation = mask::from_polygons(polys, it->second[0], it->second[1]);
     a.has_segmentation = true;
   }

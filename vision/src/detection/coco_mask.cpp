@@ -166,8 +166,10 @@ Rle merge(const std::vector<Rle>& rles, bool intersect) {
 
 Rle from_polygon(const std::vector<double>& xy, int64_t height, int64_t width) {
   check_size(height, width, "mask.from_polygon");
-  EMBER_CHECK(xy.size() % 2 == 0 && xy.size() >= 6, "mask.from_polygon: a polygon needs at least three (x, y) "
-              "points as [x0, y0, x1, y1, ...], got ", xy.size(), " numbers");
+  // Fewer than three points rasterize (to a line's few pixels or nothing),
+  // as pycocotools: COCO's files hold a few such polygons.
+  EMBER_CHECK(!xy.empty() && xy.size() % 2 == 0, "mask.from_polygon: a polygon is a list of (x, y) points "
+              "[x0, y0, x1, y1, ...], got ", xy.size(), " numbers");
   const size_t k = xy.size() / 2;
   constexpr double scale = 5;
   std::vector<int> x(k + 1), y(k + 1);

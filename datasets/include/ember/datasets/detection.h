@@ -46,7 +46,9 @@ DetectionSample to_detection_sample(CocoSample sample);
 
 // The ground truth of a COCO evaluation from a CocoDetection's records
 // (every image and category, annotations in file order), without reading the
-// JSON again: CocoEvaluator(coco_ground_truth(val)).
+// JSON again: CocoEvaluator(coco_ground_truth(val)). Image sizes are filled;
+// segmentations are not (box evaluation; for iou_type "segm" read the ground
+// truth with CocoGroundTruth::from_json).
 vision::detection::CocoGroundTruth coco_ground_truth(const CocoDetection& dataset);
 
 }  // namespace ember::datasets

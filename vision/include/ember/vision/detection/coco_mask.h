@@ -40,7 +40,7 @@ double area(const Rle& rle);
 std::array<double, 4> to_bbox(const Rle& rle);
 // Union (or intersection) of masks of one size (pycocotools' merge).
 Rle merge(const std::vector<Rle>& rles, bool intersect = false);
-// A polygon [x0, y0, x1, y1, ...] (at least three points) rasterized with
+// A polygon [x0, y0, x1, y1, ...] (any number of points) rasterized with
 // pycocotools' rules (frPoly); from_polygons merges several (one object in
 // parts), as COCO.annToRLE.
 Rle from_polygon(const std::vector<double>& xy, int64_t height, int64_t width);
