@@ -108,17 +108,12 @@ struct ImageEval {
   int64_t num_regular_gt = 0;    // ground truths not ignored
 };
 
-// (height, width) of an image of the ground truth, for rasterizing polygons.
-std::array<int64_t, 2> image_size(const CocoGroundTruth& gt, int64_t image_id) {
+// (height, width) of the ground truth's images, for rasterizing box polygons.
+std::unordered_map<int64_t, std::array<int64_t, 2>> image_sizes(const CocoGroundTruth& gt) {
+  std::unordered_map<int64_t, std::array<int64_t, 2>> sizes;
   for (size_t i = 0; i < gt.image_ids.size(); ++i)
-    if (gt.image_ids[i] == image_id) {
-      const auto size = i < gt.image_sizes.size() ? gt.image_sizes[i] : std::array<int64_t, 2>{0, 0};
-      EMBER_CHECK(size[0] > 0 && size[1] > 0, "coco_evaluate: image ", image_id,
-                  " has no height and width, which segm evaluation needs to rasterize polygons");
-      return size;
-    }
-  EMBER_CHECK(false, "coco_evaluate: image ", image_id, " is not an image of the ground truth");
-  return {};
+    sizes.emplace(gt.image_ids[i], i < gt.image_sizes.size() ? gt.image_sizes[i] : std::array<int64_t, 2>{0, 0});
+  return sizes;
 }
 
 std::vector<size_t> by_score(const std::vector<const Det*>& dets) {
@@ -183,6 +178,7 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
   det_records.reserve(detections.size());
   // segm: a detection without a mask is its box as a polygon (loadRes).
   std::vector<mask::Rle> box_masks(segm ? detections.size() : 0);
+  const auto sizes = segm ? image_sizes(gt) : std::unordered_map<int64_t, std::array<int64_t, 2>>{};
   for (size_t i = 0; i < detections.size(); ++i) {
     const auto& d = detections[i];
     const double area = d.area >= 0 ? d.area : d.bbox[2] * d.bbox[3];
@@ -190,7 +186,9 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
     if (segm && d.has_segmentation) {
       rle = &d.segmentation;
     } else if (segm && bucket_of(d.image_id, d.category_id) >= 0) {
-      const auto size = image_size(gt, d.image_id);
+      const auto size = sizes.at(d.image_id);  // a ground-truth image (checked above)
+      EMBER_CHECK(size[0] > 0 && size[1] > 0, "coco_evaluate: image ", d.image_id,
+                  " has no height and width, which segm evaluation needs to rasterize a box-only detection");
       const auto& b = d.bbox;
       box_masks[i] = mask::from_polygon({b[0], b[1], b[0], b[1] + b[3], b[0] + b[2], b[1] + b[3], b[0] + b[2], b[1]},
                                         size[0], size[1]);
