@@ -62,8 +62,14 @@ namespace {
 // A placeholder qint8 weight (zeros, scale 1) until from_float or load_state_dict.
 Tensor zero_weight(int64_t rows, int64_t cols) { return quantize_per_tensor(zeros({rows, cols}), 1.0, 0, kQInt8); }
 
-// Replaces a registered buffer (any scheme) and its bound member.
+// Replaces a registered buffer and its bound member: in place when the
+// scheme is the same (copy_ takes the integers and the parameters; the
+// state_dict order stays), else registered anew (it then moves to the end).
 void set_buffer(ember::nn::Module& m, const std::string& name, const Tensor& value, Tensor* member) {
+  if (member->defined() && member->is_quantized() && member->qscheme() == value.qscheme()) {
+    member->copy_(value);
+    return;
+  }
   m.unregister(name);
   m.register_buffer(name, value, member);
 }
