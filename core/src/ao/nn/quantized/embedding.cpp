@@ -195,10 +195,10 @@ Tensor embedding_bag(const Tensor& qweight, const Tensor& scales, const Tensor& 
     EMBER_CHECK(args.offsets.defined() && args.offsets.dim() == 1, op,
                 ": a 1-d input needs 1-d offsets (the start of each bag)");
     bounds = checked_indices(args.offsets, std::numeric_limits<int64_t>::max(), op);
-    if (!args.include_last_offset) bounds.push_back(n);
-    EMBER_CHECK(bounds.size() >= 2 || args.include_last_offset == false, op,
-                ": include_last_offset needs at least one offset");
     EMBER_CHECK(bounds.empty() || bounds.front() == 0, op, ": offsets[0] must be 0, got ", bounds.front());
+    // Without include_last_offset the last bag runs to the end of the input
+    // (no offsets: no bags, as torch).
+    if (!args.include_last_offset && !bounds.empty()) bounds.push_back(n);
     for (size_t b = 1; b < bounds.size(); ++b)
       EMBER_CHECK(bounds[b] >= bounds[b - 1] && bounds[b] <= n, op, ": offsets must be non-decreasing and at most "
                   "the number of indices (", n, "), got ", bounds[b], " after ", bounds[b - 1]);
