@@ -297,6 +297,15 @@ TEST(DynamicQuantization, QuantizeDynamicInSequential) {
   EXPECT_EQ(aq::quantize_dynamic(*embs, {typeid(nn::EmbeddingImpl)}, aq::QDType::kQUInt8),
             (std::vector<std::string>{"0"}));
   expect_error([&] { aq::quantize_dynamic(*embs, aq::QDType::kFloat16); }, "float16 dynamic quantization");
+  // quint4x2's default types: EmbeddingBag only, with 4-bit rows.
+  nn::Sequential bags(nn::EmbeddingBag(nn::EmbeddingBagOptions{.num_embeddings = 6, .embedding_dim = 4}),
+                      nn::Embedding(6, 4));
+  EXPECT_EQ(aq::quantize_dynamic(*bags, aq::QDType::kQUInt4x2), (std::vector<std::string>{"0"}));
+  auto qbag = std::dynamic_pointer_cast<nnq::EmbeddingBagImpl>(bags->children()[0]);
+  ASSERT_NE(qbag, nullptr);
+  EXPECT_EQ(qbag->dtype(), kQUInt4x2);
+  EXPECT_EQ(qbag->options.mode, "mean");  // the float bag's mode is kept
+  EXPECT_EQ(qbag->forward(tensor<int64_t>({1, 2}), empty({0}, kInt64)).size(0), 0);  // no offsets, no bags
   // An LSTM in a Sequential-like parent that cannot hold it is an error naming the parent.
   nn::Sequential holder;
   holder->register_module("rnn", nn::LSTM(3, 3));
