@@ -47,6 +47,8 @@
 #include "ember/ao/quantization.h"
 #include "ember/ao/nn/quantized/functional.h"
 #include "ember/ao/nn/quantized/modules.h"
+#include "ember/ao/nn/quantized/dynamic.h"
+#include "ember/ao/nn/quantized/embedding.h"
 #include "ember/transforms/containers.h"
 #include "ember/transforms/serialize.h"
 #include "ember/transforms/transform.h"

@@ -81,6 +81,9 @@ Tensor Tensor::detach() const {
   alias->set_inference(is_inference());
   alias->set_conj(is_conj());
   alias->set_neg(is_neg());
+  // A quantized tensor's alias keeps its parameters (torch's detach does):
+  // state_dict() detaches, and save() needs them.
+  alias->set_quantizer(impl()->quantizer());
   return Tensor(std::move(alias));
 }
 

@@ -266,6 +266,15 @@ IncompatibleKeys Module::load_state_dict(const OrderedDict<Tensor>& state, bool 
   NoGradGuard no_grad;
   for (auto& [key, dst] : own)
     if (const Tensor* src = state.find(key)) dst.copy_(*src);  // dst shares storage with the module's tensor
+  // A quantized tensor takes the checkpoint's scale and zero point(s) with its
+  // integers; copy_ gave them to dst, a detached alias, so the module's own
+  // tensor (and the member bound to it) gets them here.
+  for (const auto& [prefix, m] : const_cast<Module*>(this)->named_modules())
+    for (auto* tensors : {&m->parameters_, &m->buffers_})
+      for (auto& [name, t] : *tensors)
+        if (t.defined() && t.is_quantized())
+          if (const Tensor* src = state.find(join(prefix, name)); src && src->is_quantized())
+            t.impl()->set_quantizer(src->impl()->quantizer());
   return result;
 }
 

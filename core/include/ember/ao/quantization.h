@@ -7,6 +7,8 @@
 #include "ember/ao/quantization/observer.h"
 #include "ember/ao/quantization/qat_modules.h"
 #include "ember/ao/quantization/qconfig.h"
+#include "ember/ao/quantization/qconfig_dynamic.h"
 #include "ember/ao/quantization/qscheme.h"
 #include "ember/ao/quantization/quant_markers.h"
 #include "ember/ao/quantization/quantize.h"
+#include "ember/ao/quantization/quantize_dynamic.h"

@@ -70,6 +70,13 @@ namespace dynamic {
 LinearImpl::LinearImpl(Tensor w, Tensor b, bool reduce_range)
     : Module("DynamicQuantizedLinear"), weight(std::move(w)), bias(std::move(b)), reduce_range(reduce_range) {
   check_weight(weight, 2, "DynamicQuantizedLinear");
+  register_buffer("weight", weight, &weight);
+  if (bias.defined()) register_buffer("bias", bias, &bias);
+}
+
+void LinearImpl::pretty_print(std::ostream& os) const {
+  os << name() << "(in_features=" << weight.size(1) << ", out_features=" << weight.size(0)
+     << ", dtype=qint8, qscheme=" << weight.qscheme() << ")";
 }
 }  // namespace dynamic
 

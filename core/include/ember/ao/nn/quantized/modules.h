@@ -9,6 +9,13 @@
 #include "ember/ao/nn/quantized/functional.h"
 #include "ember/nn/module.h"
 
+namespace ember::nn {
+class LinearImpl;
+}
+namespace ember::ao::quantization {
+struct QConfig;
+}
+
 namespace ember::ao::nn::quantized {
 
 // quantized.Linear: quint8 in, quint8 out; weight qint8 [out, in].
@@ -120,11 +127,18 @@ EMBER_MODULE(QFunctional);
 
 namespace dynamic {
 // quantized.dynamic.Linear: float in, float out; activations quantized per
-// call (reduce_range as PyTorch's module passes it).
+// call (reduce_range as PyTorch's module passes it). weight and bias are
+// registered buffers (state_dict keys "weight", "bias").
 class LinearImpl : public ember::nn::Module {
  public:
   LinearImpl(Tensor weight, Tensor bias, bool reduce_range = true);
   Tensor forward(const Tensor& input) { return functional::linear_dynamic(input, weight, bias, reduce_range); }
+  void pretty_print(std::ostream& os) const override;
+  // torch's Linear.from_float: the weight quantized by qconfig.weight's
+  // observer (default_dynamic_qconfig when none is given; dynamic.cpp).
+  static std::shared_ptr<LinearImpl> from_float(const ember::nn::LinearImpl& m,
+                                                const ao::quantization::QConfig& qconfig);
+  static std::shared_ptr<LinearImpl> from_float(const ember::nn::LinearImpl& m);
   Tensor weight, bias;
   bool reduce_range;
 };
