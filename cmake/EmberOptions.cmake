@@ -5,9 +5,13 @@ if(EMBER_USE_CCACHE)
   if(EMBER_CCACHE)
     # ccache caches compiles that use a precompiled header (core's, difffuzz's)
     # only with this sloppiness (ccache manual, "Precompiled headers").
+    # CCACHE_BASEDIR makes the paths under the source tree relative, so another
+    # checkout of the same sources (a git worktree, a clean clone) hits the cache
+    # instead of compiling everything again (nothing in Ember expands __FILE__).
     set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env
-        CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime ${EMBER_CCACHE})
-    set(CMAKE_CUDA_COMPILER_LAUNCHER ${EMBER_CCACHE})
+        CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+        CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} ${EMBER_CCACHE})
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} ${EMBER_CCACHE})
   endif()
 endif()
 
