@@ -50,4 +50,11 @@ QuantWrapperImpl::QuantWrapperImpl(nn::AnyModule module)
   register_module("module", module_.ptr());
 }
 
+void QuantWrapperImpl::swap_child(const std::string& name, nn::AnyModule replacement) {
+  nn::AnyModule& slot = name == "quant" ? quant_ : name == "dequant" ? dequant_ : module_;
+  EMBER_CHECK(name == "quant" || name == "dequant" || name == "module", "QuantWrapper: no child named '", name, "'");
+  slot = replacement;
+  replace_module(name, replacement.ptr());
+}
+
 }  // namespace ember::ao::quantization

@@ -3,6 +3,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "convert_entries.h"
+#include "ember/ao/nn/quantized/functional_modules.h"
 #include "ember/ao/quantization/fused_modules.h"
 #include "ember/ao/quantization/qat_modules.h"
 #include "ember/ao/quantization/quant_markers.h"
@@ -61,7 +63,7 @@ bool observed_type(const nn::Module& m) {
          dynamic_cast<const nn::DropoutImpl*>(&m) || dynamic_cast<const nn::EmbeddingImpl*>(&m) ||
          dynamic_cast<const nn::EmbeddingBagImpl*>(&m) || dynamic_cast<const nn::PReLUImpl*>(&m) ||
          dynamic_cast<const QuantMarkerImpl*>(&m) || dynamic_cast<const FusedModule*>(&m) ||
-         dynamic_cast<const QatModule*>(&m);
+         dynamic_cast<const QatModule*>(&m) || dynamic_cast<const ao::nn::quantized::FloatFunctionalImpl*>(&m);
 }
 
 bool has_observer(const nn::Module& m) { return m.named_children().contains(kObserverName); }
@@ -82,6 +84,12 @@ void attach_observer(nn::Module& m, const QConfig& qc) {
   std::shared_ptr<ObserverOrFakeQuantize> obs = qc.activation();
   if (!obs || !obs->has_qparams()) return;
   m.register_module(kObserverName, obs);
+  // FloatFunctional calls its observer itself on the result of add/mul/cat
+  // (PyTorch's prepare gives it no forward hook either).
+  if (auto* ff = dynamic_cast<ao::nn::quantized::FloatFunctionalImpl*>(&m)) {
+    ff->activation_post_process = obs;
+    return;
+  }
   m.register_forward_hook([obs](nn::Module&, const std::vector<Tensor>&, Tensor& out) { out = obs->forward(out); });
 }
 
@@ -233,13 +241,18 @@ const ConversionFn* ConversionTable::find(const nn::Module& m) const {
 }
 
 ConversionTable& default_conversion_table() {
-  static ConversionTable table;
+  static ConversionTable table = [] {
+    ConversionTable t;
+    detail::add_weighted_conversions(t);
+    detail::add_activation_conversions(t);
+    return t;
+  }();
   return table;
 }
 
 namespace {
 void convert_walk(nn::Module& root, const std::shared_ptr<nn::Module>& m, const std::string& path,
-                  const ConversionTable& table, std::vector<std::string>& swapped) {
+                  const ConversionTable& table, const ConvertOptions& options, std::vector<std::string>& swapped) {
   if (!path.empty()) {
     const ConversionFn* fn = table.find(*m);
     const std::optional<QConfig> qc = registry().get(*m);
@@ -248,15 +261,41 @@ void convert_walk(nn::Module& root, const std::shared_ptr<nn::Module>& m, const 
       auto* obs = children.contains(kObserverName)
                       ? dynamic_cast<ObserverOrFakeQuantize*>(children.at(kObserverName).get())
                       : nullptr;
-      swap_module(root, path, (*fn)(*m, obs, *qc));
+      std::optional<nn::AnyModule> replacement;
+      try {
+        replacement = (*fn)(*m, obs, *qc);
+      } catch (const Error& e) {
+        throw Error(::ember::detail::concat("convert: '", path, "' (", m->name(), "): ", e.what()));
+      }
+      swap_module(root, path, *replacement);
       swapped.push_back(path);
       return;
     }
+    EMBER_CHECK(!options.strict || !qc || !has_observer(*m), "convert: '", path, "' (", m->name(),
+                ") was observed but the conversion table has no entry for its type (strict); add one with "
+                "ConversionTable::add or turn its qconfig off");
   }
+  // Fused and QAT modules are converted as one unit or not at all (PyTorch's
+  // _convert does not descend into a _FusedModule).
+  if (dynamic_cast<FusedModule*>(m.get()) || dynamic_cast<QatModule*>(m.get())) return;
   for (const auto& [name, child] : m->named_children()) {
     if (name == kObserverName) continue;
-    convert_walk(root, child, join(path, name), table, swapped);
+    convert_walk(root, child, join(path, name), table, options, swapped);
   }
+}
+
+bool any_qconfig(const std::shared_ptr<nn::Module>& m) {
+  if (registry().get(*m)) return true;
+  for (const auto& [name, child] : m->named_children())
+    if (any_qconfig(child)) return true;
+  return false;
+}
+
+std::vector<std::string> convert_modules(nn::Module& model, const ConversionTable& table,
+                                         const ConvertOptions& options) {
+  std::vector<std::string> swapped;
+  convert_walk(model, owned(model), "", table, options, swapped);
+  return swapped;
 }
 }  // namespace
 
@@ -290,14 +329,18 @@ std::vector<std::string> prepare_qat(nn::Module& model, const QConfigDict& qconf
   EMBER_CHECK(model.is_training(), "prepare_qat only works on models in training mode (call train() first)");
   for (const auto& [path, qc] : qconfig_dict) module_at(model, path);
   propagate(owned(model), "", std::nullopt, qconfig_dict);
-  convert(model, default_qat_module_table());
+  convert_modules(model, default_qat_module_table(), {});
   return prepare(model, qconfig_dict);
 }
 
-std::vector<std::string> convert(nn::Module& model, const ConversionTable& table) {
-  std::vector<std::string> swapped;
-  convert_walk(model, owned(model), "", table, swapped);
-  return swapped;
+std::vector<std::string> convert(nn::Module& model, const ConversionTable& table, const ConvertOptions& options) {
+  EMBER_CHECK(any_qconfig(owned(model)), "convert: no module of the ", model.name(),
+              " has a qconfig: the model was not prepared (call prepare or prepare_qat, and calibrate, first)");
+  return convert_modules(model, table, options);
+}
+
+std::vector<std::string> convert(nn::Module& model, const ConvertOptions& options) {
+  return convert(model, default_conversion_table(), options);
 }
 
 }  // namespace ember::ao::quantization

@@ -20,6 +20,11 @@
 
 namespace ember::ao::quantization {
 
+// `nn` here is ember::nn even where ember::ao::nn (the quantized modules) is
+// declared: without the alias, a translation unit that includes an
+// ember/ao/nn header first would resolve nn::Module to ember::ao::nn.
+namespace nn = ::ember::nn;
+
 // The base of the fused modules (PyTorch's _FusedModule): a Sequential that
 // prepare() observes as one leaf.
 class FusedModule : public nn::SequentialImpl {

@@ -23,6 +23,11 @@
 
 namespace ember::ao::quantization {
 
+// `nn` here is ember::nn even where ember::ao::nn (the quantized modules) is
+// declared: without the alias, a translation unit that includes an
+// ember/ao/nn header first would resolve nn::Module to ember::ao::nn.
+namespace nn = ::ember::nn;
+
 // The keyword arguments of PyTorch's observer constructors, in one struct
 // (each observer reads the fields it has; defaults are PyTorch's).
 struct ObserverOptions {

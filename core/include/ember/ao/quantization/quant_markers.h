@@ -4,6 +4,7 @@
 // identity
 // in float; prepare() observes QuantMarker's output, and convert swaps them
 // for quantize / dequantize modules. QuantWrapper puts a module between them.
+#include "ember/ao/quantization/quantize.h"
 #include "ember/nn/container.h"
 #include "ember/nn/module.h"
 
@@ -24,10 +25,12 @@ class DeQuantMarkerImpl : public nn::Module {
 EMBER_MODULE(DeQuantMarker);
 
 // dequant(module(quant(x))); children quant, dequant, module (PyTorch's order and names).
-class QuantWrapperImpl : public nn::Module {
+// Swappable, so that convert can replace the markers (and fusion the module).
+class QuantWrapperImpl : public nn::Module, public SwappableModule {
  public:
   explicit QuantWrapperImpl(nn::AnyModule module);
   Tensor forward(const Tensor& x) const { return dequant_.forward(module_.forward(quant_.forward(x))); }
+  void swap_child(const std::string& name, nn::AnyModule replacement) override;
 
  private:
   nn::AnyModule quant_, dequant_, module_;

@@ -115,10 +115,30 @@ ConversionTable& default_conversion_table();
 // The float -> QAT table prepare_qat uses (PyTorch's default QAT module mappings).
 const ConversionTable& default_qat_module_table();
 
-// torch.ao.quantization.convert's swap: every prepared module whose type has
-// an entry (and that has a qconfig) is replaced by the entry's result, depth
-// first, its observer and hook dropped with it. Modules without an entry stay.
+struct ConvertOptions {
+  // An observed module (one prepare gave an activation_post_process) whose
+  // type has no entry is an error naming it, instead of staying float.
+  bool strict = false;
+};
+
+// torch.ao.quantization.convert (in place): every prepared module whose type
+// has an entry (and that has a qconfig) is replaced by the entry's result,
+// its observer and hook dropped with it; fused and QAT modules are converted
+// as one unit, other modules without an entry are searched for children to
+// convert. default_conversion_table() holds PyTorch's static mappings
+// (QuantMarker -> Quantize from its observer's qparams, DeQuantMarker ->
+// DeQuantize, Conv2d / ConvReLU2d / Linear / LinearReLU and their QAT forms,
+// ConvBn2d / ConvBnReLU2d with the BatchNorm folded into the weight,
+// BatchNorm2d, BNReLU2d, ReLU6, Hardswish, Dropout, FloatFunctional ->
+// QFunctional) plus ReLU, Hardsigmoid and the 2-d poolings, which torch
+// leaves to tensor dispatch (docs/quantization.md). Weights are quantized by
+// the qconfig's weight observer (a QAT module's weight_fake_quant) run on the
+// weight at convert time; output parameters come from the activation
+// observer. A model in which no module has a qconfig is an error (not
+// prepared), as is an entry's module without the observer it needs.
 // Returns the paths swapped.
-std::vector<std::string> convert(nn::Module& model, const ConversionTable& table = default_conversion_table());
+std::vector<std::string> convert(nn::Module& model, const ConversionTable& table = default_conversion_table(),
+                                 const ConvertOptions& options = {});
+std::vector<std::string> convert(nn::Module& model, const ConvertOptions& options);
 
 }  // namespace ember::ao::quantization

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "ember/core/quantizer.h"
+#include "ember/nn/functional/activation.h"
 #include "ember/ops/quantize.h"
 
 namespace ember::ao::nn::quantized {
@@ -93,3 +94,15 @@ ConvReLU2dImpl::ConvReLU2dImpl(Tensor weight, Tensor bias, const ember::ao::nn::
   relu_ = true;
 }
 }  // namespace ember::ao::nn::intrinsic::quantized
+
+namespace ember::ao::nn::quantized {
+Tensor ReLUImpl::forward(const Tensor& input) {
+  return input.is_quantized() ? functional::relu(input) : ember::nn::functional::relu(input);
+}
+Tensor HardsigmoidImpl::forward(const Tensor& input) {
+  return input.is_quantized() ? functional::hardsigmoid(input) : ember::nn::functional::hardsigmoid(input);
+}
+void QFunctionalImpl::pretty_print(std::ostream& os) const {
+  os << "QFunctional(scale=" << scale << ", zero_point=" << zero_point << ")";
+}
+}  // namespace ember::ao::nn::quantized

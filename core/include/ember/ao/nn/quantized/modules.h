@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/ao/nn/quantized/functional.h"
+#include "ember/ao/nn/quantized/functional_modules.h"
 #include "ember/nn/module.h"
 
 namespace ember::nn {
@@ -60,7 +61,10 @@ EMBER_MODULE(Conv2d);
 class ReLUImpl : public ember::nn::Module {
  public:
   ReLUImpl() : Module("QuantizedReLU") {}
-  Tensor forward(const Tensor& input) { return functional::relu(input); }
+  // A float input takes the float relu (convert puts this module in place of
+  // every nn::ReLU with a qconfig, some of which may see float tensors; see
+  // Note [Modules PyTorch leaves to tensor dispatch]).
+  Tensor forward(const Tensor& input);
 };
 EMBER_MODULE(ReLU);
 
@@ -76,7 +80,8 @@ EMBER_MODULE(Hardswish);
 class HardsigmoidImpl : public ember::nn::Module {
  public:
   HardsigmoidImpl() : Module("QuantizedHardsigmoid") {}
-  Tensor forward(const Tensor& input) { return functional::hardsigmoid(input); }
+  // A float input takes the float hardsigmoid (as ReLU).
+  Tensor forward(const Tensor& input);
 };
 EMBER_MODULE(Hardsigmoid);
 
@@ -112,14 +117,19 @@ EMBER_MODULE(DeQuantize);
 
 // quantized.QFunctional (what FloatFunctional becomes): add, add_relu, mul,
 // cat with the module's output scale and zero point.
-class QFunctionalImpl : public ember::nn::Module {
+class QFunctionalImpl : public FunctionalModule {
  public:
   QFunctionalImpl(double scale = 1.0, int64_t zero_point = 0)
-      : Module("QFunctional"), scale(scale), zero_point(zero_point) {}
-  Tensor add(const Tensor& a, const Tensor& b) { return functional::add(a, b, scale, zero_point); }
-  Tensor add_relu(const Tensor& a, const Tensor& b) { return functional::add_relu(a, b, scale, zero_point); }
-  Tensor mul(const Tensor& a, const Tensor& b) { return functional::mul(a, b, scale, zero_point); }
-  Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0) { return functional::cat(xs, dim, scale, zero_point); }
+      : FunctionalModule("QFunctional"), scale(scale), zero_point(zero_point) {}
+  Tensor add(const Tensor& a, const Tensor& b) override { return functional::add(a, b, scale, zero_point); }
+  Tensor add_relu(const Tensor& a, const Tensor& b) override {
+    return functional::add_relu(a, b, scale, zero_point);
+  }
+  Tensor mul(const Tensor& a, const Tensor& b) override { return functional::mul(a, b, scale, zero_point); }
+  Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0) override {
+    return functional::cat(xs, dim, scale, zero_point);
+  }
+  void pretty_print(std::ostream& os) const override;
   double scale;
   int64_t zero_point;
 };
