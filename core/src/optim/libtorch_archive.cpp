@@ -2,6 +2,7 @@
 #include "ember/optim/libtorch_archive.h"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -22,7 +23,7 @@ enum class Kind {
   Betas,           // Tuple[float, float]
   Int,             // int64 state that Ember keeps as an int (RMSprop's step)
   StepTensor,      // int64 in libtorch, a float32 0-dim tensor in Ember (Adam's step)
-  Tensor_,         // a tensor every state has
+  RequiredTensor,  // a tensor every state has
   OptionalTensor,  // a tensor libtorch leaves out when undefined (max_exp_avg_sq)
 };
 struct Field {
@@ -42,8 +43,8 @@ const Format* format_of(const std::string& optimizer) {
                        {"weight_decay", Kind::Float},
                        {"amsgrad", Kind::Bool}},
                       {{"step", Kind::StepTensor},
-                       {"exp_avg", Kind::Tensor_},
-                       {"exp_avg_sq", Kind::Tensor_},
+                       {"exp_avg", Kind::RequiredTensor},
+                       {"exp_avg_sq", Kind::RequiredTensor},
                        {"max_exp_avg_sq", Kind::OptionalTensor}}};
     return std::unordered_map<std::string, Format>{
         {"SGD",
@@ -52,7 +53,7 @@ const Format* format_of(const std::string& optimizer) {
            {"dampening", Kind::Float},
            {"weight_decay", Kind::Float},
            {"nesterov", Kind::Bool}},
-          {{"momentum_buffer", Kind::Tensor_}}}},
+          {{"momentum_buffer", Kind::RequiredTensor}}}},
         {"Adam", adam},
         {"AdamW", adam},
         {"RMSprop",
@@ -63,7 +64,7 @@ const Format* format_of(const std::string& optimizer) {
            {"momentum", Kind::Float},
            {"centered", Kind::Bool}},
           {{"step", Kind::Int},
-           {"square_avg", Kind::Tensor_},
+           {"square_avg", Kind::RequiredTensor},
            {"momentum_buffer", Kind::OptionalTensor},
            {"grad_avg", Kind::OptionalTensor}}}},
         {"Adagrad",
@@ -72,7 +73,7 @@ const Format* format_of(const std::string& optimizer) {
            {"weight_decay", Kind::Float},
            {"initial_accumulator_value", Kind::Float},
            {"eps", Kind::Float}},
-          {{"step", Kind::StepTensor}, {"sum", Kind::Tensor_}}}},
+          {{"step", Kind::StepTensor}, {"sum", Kind::RequiredTensor}}}},
     };
   }();
   auto it = formats.find(optimizer);
@@ -104,7 +105,7 @@ std::optional<serialize::ScriptModuleTree> param_state(const ParamState& st, con
   for (const Field& field : f.state) {
     auto it = st.find(field.name);
     const bool has = it != st.end() && !it->second.is_none();
-    if (field.kind == Kind::Tensor_) {
+    if (field.kind == Kind::RequiredTensor) {
       ++required;
       present += has ? 1 : 0;
     }
@@ -115,7 +116,7 @@ std::optional<serialize::ScriptModuleTree> param_state(const ParamState& st, con
       case Kind::StepTensor:
         tree.attributes.emplace_back(field.name, static_cast<int64_t>(std::llround(v.to_double())));
         break;
-      case Kind::Tensor_:
+      case Kind::RequiredTensor:
       case Kind::OptionalTensor:
         EMBER_CHECK(v.is_tensor(), who, ": state '", field.name, "' of parameter ", index, " is a ", v.type_name(),
                     ", not a Tensor");
@@ -255,7 +256,7 @@ void load_libtorch_optimizer(Optimizer& optimizer, const IValue& archive, const 
             EMBER_CHECK(v->is_int(), what, ": ", where, "'s '", field.name, "' is a ", v->type_name(), ", not an int");
             ps[field.name] = detail::step_tensor(static_cast<double>(v->to_int()));
             break;
-          case Kind::Tensor_:
+          case Kind::RequiredTensor:
           case Kind::OptionalTensor:
             EMBER_CHECK(v->is_tensor(), what, ": ", where, "'s '", field.name, "' is a ", v->type_name(),
                         ", not a Tensor");
