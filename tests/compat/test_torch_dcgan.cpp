@@ -193,7 +193,11 @@ TEST(TorchDcgan, AdversarialStepsAndCheckpoints) {
   torch::load(restored_optimizer, dir / "generator-optimizer-checkpoint.pt");
   const auto saved_state = generator_optimizer.state_dict(), loaded_state = restored_optimizer.state_dict();
   ASSERT_EQ(loaded_state.state.size(), saved_state.state.size());
-  EXPECT_EQ(loaded_state.param_groups.at(0).options.at("lr").to_double(), 2e-4);
+  // libtorch's optimizer archive: torch::load restores the state and keeps the
+  // optimizer's own options, as libtorch's does.
+  EXPECT_EQ(loaded_state.param_groups.at(0).options.at("lr").to_double(), 1.0);
+  for (const auto& [index, state] : saved_state.state)
+    EXPECT_TRUE(torch::equal(loaded_state.state.at(index).at("exp_avg").to_tensor(), state.at("exp_avg").to_tensor()));
 
   torch::Tensor loaded_samples;
   torch::load(loaded_samples, torch::str(dir / "dcgan-sample-", 1, ".pt"));

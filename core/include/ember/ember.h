@@ -54,6 +54,7 @@
 #include "ember/transforms/transform.h"
 #include "ember/serialize/ivalue.h"
 #include "ember/serialize/json.h"
+#include "ember/serialize/libtorch_archive.h"
 #include "ember/serialize/ordered_dict.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"

@@ -101,6 +101,13 @@ class Loader : public pickle::Hooks {
     return run_within(budget_, [&] { return load_any(); });
   }
 
+  // The value (a TorchScript archive's attribute tree) and whether it is a TorchScript archive.
+  IValue load_telling_script(bool* is_script) {
+    IValue v = load();
+    if (is_script) *is_script = script_found_;
+    return v;
+  }
+
   // A TorchScript archive's modules; `required`: anything else is an error
   // (otherwise *is_script says whether it was one, and the plain value is returned).
   IValue load_script(ScriptModuleState& out, bool required, bool* is_script = nullptr) {
@@ -570,6 +577,11 @@ class Loader : public pickle::Hooks {
 IValue load_torch(const std::string& path) {
   FileSource src(path);
   return Loader(src, "load_torch: " + path).load();
+}
+
+IValue load_torch(const std::string& path, bool* is_torchscript) {
+  FileSource src(path);
+  return Loader(src, "load_torch: " + path).load_telling_script(is_torchscript);
 }
 
 bool is_torch_file(const std::string& path) {

@@ -98,12 +98,13 @@ class ModuleArchiveWriter {
     };
     for (const auto* list : {&m.parameters, &m.buffers})
       for (const auto& [n, t] : *list) annotate(n, t.defined() ? "Tensor" : "Optional[Tensor]");
+    for (const auto& [n, v] : m.attributes) annotate(n, script_type(v, path + n));
     // The object: NEWOBJ of the class, then BUILD with its attributes.
     p_.global(module_name, "Module");
     p_.empty_tuple();
     p_.newobj();
     p_.empty_dict();
-    const size_t n_attrs = m.parameters.size() + m.buffers.size() + m.children.size();
+    const size_t n_attrs = m.parameters.size() + m.buffers.size() + m.attributes.size() + m.children.size();
     if (n_attrs > 0) p_.mark();
     for (const auto* list : {&m.parameters, &m.buffers}) {
       for (const auto& [n, t] : *list) {
@@ -111,6 +112,10 @@ class ModuleArchiveWriter {
         if (t.defined()) tensor(t, path + n);
         else p_.none();
       }
+    }
+    for (const auto& [n, v] : m.attributes) {
+      p_.string(n, nullptr);
+      value(v, path + n);
     }
     std::vector<std::string> child_types;
     for (size_t i = 0; i < m.children.size(); ++i) {
@@ -123,6 +128,39 @@ class ModuleArchiveWriter {
     p_.build();
     for (size_t i = 0; i < m.children.size(); ++i) annotate(m.child_names[i], child_types[i]);
     code_.emplace_back(file, std::move(code));
+  }
+
+  // The TorchScript type of a plain attribute, for its class's annotation.
+  std::string script_type(const IValue& v, const std::string& name) const {
+    if (v.is_string()) return "str";
+    if (v.is_bool()) return "bool";
+    if (v.is_int()) return "int";
+    if (v.is_double()) return "float";
+    if (v.is_tensor()) return "Tensor";
+    if (v.is_tuple()) {
+      std::string out = "Tuple[";
+      const auto& items = v.to_tuple();
+      for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + script_type(items[i], name);
+      return out + "]";
+    }
+    EMBER_FAIL(what_, ": attribute '", name, "' is a ", v.type_name(),
+               ": a module archive's attributes are str, int, float, bool, Tensor or tuples of them");
+  }
+
+  // A plain attribute's value, in the forms libtorch's unpickler reads.
+  void value(const IValue& v, const std::string& name) {
+    if (v.is_string()) p_.string(v.to_string(), nullptr);
+    else if (v.is_bool()) p_.boolean(v.to_bool());
+    else if (v.is_int()) p_.integer(v.to_int());
+    else if (v.is_double()) p_.floating(v.to_double());
+    else if (v.is_tensor()) tensor(v.to_tensor(), name);
+    else if (v.is_tuple()) {
+      p_.mark();
+      for (const IValue& item : v.to_tuple()) value(item, name);
+      p_.tuple_end(0);
+    } else {
+      script_type(v, name);  // the error naming the type
+    }
   }
 
   void tensor(const Tensor& given, const std::string& name) {

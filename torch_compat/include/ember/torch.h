@@ -18,6 +18,7 @@
 #include "ember/torch/data.h"
 #include "ember/torch/functional.h"
 #include "ember/torch/nn.h"
+#include "ember/torch/nn_layer_options.h"
 #include "ember/torch/optim.h"
 #include "ember/torch/serialize.h"
 #include "ember/torch/tensor.h"

@@ -13,4 +13,5 @@
 #include "ember/optim/sgd.h"
 #include "ember/optim/value.h"
 #include "ember/optim/lr_scheduler.h"
+#include "ember/optim/libtorch_archive.h"
 #include "ember/optim/state_io.h"

@@ -25,6 +25,10 @@
 namespace ember::serialize {
 
 IValue load_torch(const std::string& path);
+// The same, and whether the file is a TorchScript archive (one that libtorch's
+// serialize::OutputArchive wrote: a module, an optimizer's or a tensor's
+// archive), whose value is then its attribute tree.
+IValue load_torch(const std::string& path, bool* is_torchscript);
 // Whether the file starts as a torch.save file does (a zip archive, or the
 // legacy format's pickle): ember::load/load_tensor read such files with
 // load_torch. A missing file is an ember::Error.

@@ -42,9 +42,14 @@ namespace serialize {
 
 // A module's tensors, for a TorchScript archive: its own parameters and
 // buffers (in registration order; an undefined tensor is None, like an
-// absent bias) and its submodules, each with its name.
+// absent bias), its plain attributes and its submodules, each with its name.
+// Attributes are what libtorch's OutputArchive::write(key, IValue) registers
+// (an optimizer archive's "lr", "betas", "step", "exp_avg", "params/0"): a
+// str, int, float, bool, Tensor or a tuple of those, annotated with its
+// TorchScript type ("Tuple[float, float]").
 struct ScriptModuleTree {
   std::vector<std::pair<std::string, Tensor>> parameters, buffers;
+  std::vector<std::pair<std::string, IValue>> attributes;
   std::vector<std::string> child_names;
   std::vector<ScriptModuleTree> children;
 };

@@ -37,6 +37,7 @@ inline constexpr const char* kReplicate = "replicate";
 inline constexpr const char* kCircular = "circular";
 inline constexpr const char* kTanh = "tanh";
 inline constexpr const char* kReLU = "relu";
+inline constexpr const char* kGELU = "gelu";
 
 // ExpandingArray<D>: D values given as one (repeated) or as D
 // (`ExpandingArray<2>(3)` is {3, 3}); converts to Ember's ExpandingInts.

@@ -3,14 +3,16 @@
 // order (the value first, then the path) for modules (holders, shared_ptrs or
 // references), optimizers, tensors and tensor lists.
 //
-// torch::save writes a module as libtorch's torch::save(module) does (a
-// TorchScript archive, ember::nn::save_torchscript) and optimizers and tensors
-// in Ember's own format (ember::save: safetensors, with an optimizer's
-// non-tensor state as JSON metadata; docs/serialization.md). torch::load reads
-// those, and also what PyTorch's torch.save writes (a zip or legacy pickle
-// checkpoint of a state_dict, an optimizer's state_dict or a tensor) and the
-// parameters and buffers of TorchScript archives, told apart by the file's
-// first bytes (Note [Checkpoint formats]).
+// torch::save writes what libtorch's torch::save writes, so that a libtorch
+// program reads it with torch::load: a module as a TorchScript archive of its
+// parameters, buffers and submodules (ember::nn::save_torchscript), an
+// optimizer as libtorch's optimizer archive (optim::save_libtorch_optimizer),
+// a tensor or a list of tensors as libtorch's tensor archive
+// (serialize::save_libtorch_tensors). torch::load reads those (and libtorch's
+// own), Ember's safetensors files, and what PyTorch's torch.save writes (a zip
+// or legacy pickle checkpoint of a state_dict, an optimizer's state_dict or a
+// tensor), told apart by the file's first bytes (Note [Checkpoint formats])
+// and, for zip files, by whether they are TorchScript archives.
 //
 // Note [Checkpoint formats]: a safetensors file starts with its header's
 // length (8 bytes, little-endian) and then '{'; PyTorch's zip checkpoints
@@ -25,7 +27,9 @@
 #include "ember/nn/module.h"
 #include "ember/optim/optimizer.h"
 #include "ember/nn/torchscript.h"
+#include "ember/optim/libtorch_archive.h"
 #include "ember/optim/state_io.h"
+#include "ember/serialize/libtorch_archive.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
 #include "ember/torch/tensor.h"
@@ -83,21 +87,52 @@ void load(M& module, const std::string& path) {
 }
 
 // ---- optimizers ----
+// libtorch's optimizer archive (SGD, Adam, AdamW, RMSprop, Adagrad). Loading
+// restores the per-parameter state and, as libtorch's, keeps the optimizer's
+// options; torch.save'd state_dicts and Ember's files restore both.
 inline void save(const ember::optim::Optimizer& optimizer, const std::string& path) {
-  ember::save(path, optimizer.state_dict());
+  ember::optim::save_libtorch_optimizer(path, optimizer);
 }
 inline void load(ember::optim::Optimizer& optimizer, const std::string& path) {
-  optimizer.load_state_dict(
-      detail::is_pytorch_checkpoint(path)
-          ? ember::optim::optimizer_state_dict_from_torch(ember::serialize::load_torch(path))
-          : ember::optim::load_optimizer_state_dict(path));
+  if (!detail::is_pytorch_checkpoint(path)) {
+    optimizer.load_state_dict(ember::optim::load_optimizer_state_dict(path));
+    return;
+  }
+  bool script = false;
+  ember::IValue value = ember::serialize::load_torch(path, &script);
+  if (script) ember::optim::load_libtorch_optimizer(optimizer, value, "torch::load: " + path);
+  else optimizer.load_state_dict(ember::optim::optimizer_state_dict_from_torch(value));
 }
 
 // ---- tensors ----
-inline void save(const Tensor& tensor, const std::string& path) { ember::save(path, tensor); }
-inline void save(const std::vector<Tensor>& tensors, const std::string& path) { ember::save(path, tensors); }
-// ember::load_tensor / load_tensor_list read both Ember's files and torch.save's.
-inline void load(Tensor& tensor, const std::string& path) { tensor = ember::load_tensor(path); }
-inline void load(std::vector<Tensor>& tensors, const std::string& path) { tensors = ember::load_tensor_list(path); }
+// libtorch's tensor archives (a module whose parameters "0", "1", ... are the tensors).
+inline void save(const Tensor& tensor, const std::string& path) { ember::serialize::save_libtorch_tensors(path, {tensor}); }
+inline void save(const std::vector<Tensor>& tensors, const std::string& path) {
+  ember::serialize::save_libtorch_tensors(path, tensors);
+}
+// libtorch's archives, and (through ember::load_tensor / load_tensor_list)
+// Ember's files and torch.save's.
+inline void load(Tensor& tensor, const std::string& path) {
+  if (detail::is_pytorch_checkpoint(path)) {
+    bool script = false;
+    ember::IValue value = ember::serialize::load_torch(path, &script);
+    if (script) {
+      tensor = ember::serialize::libtorch_tensors_from_archive(value, "torch::load: " + path).front();
+      return;
+    }
+  }
+  tensor = ember::load_tensor(path);
+}
+inline void load(std::vector<Tensor>& tensors, const std::string& path) {
+  if (detail::is_pytorch_checkpoint(path)) {
+    bool script = false;
+    ember::IValue value = ember::serialize::load_torch(path, &script);
+    if (script) {
+      tensors = ember::serialize::libtorch_tensors_from_archive(value, "torch::load: " + path);
+      return;
+    }
+  }
+  tensors = ember::load_tensor_list(path);
+}
 
 }  // namespace torch

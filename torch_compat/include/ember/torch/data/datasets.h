@@ -64,25 +64,48 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
   }
 };
 
+namespace detail {
+// What a MapDataset returns: the transform's batch, or for a stateful source
+// (whose batches are optional) an optional of it.
+template <class Source, class Transform, bool Stateful = Source::is_stateful>
+struct MappedBatch {
+  using type = decltype(std::declval<Transform&>().apply_batch(std::declval<typename Source::BatchType>()));
+};
+template <class Source, class Transform>
+struct MappedBatch<Source, Transform, true> {
+  using type = std::optional<decltype(std::declval<Transform&>().apply_batch(
+      std::declval<typename Source::BatchType::value_type>()))>;
+};
+}  // namespace detail
+
 template <class SourceDataset, class AppliedTransform>
 class MapDataset
     : public BatchDataset<MapDataset<SourceDataset, AppliedTransform>,
-                          decltype(std::declval<AppliedTransform&>().apply_batch(
-                              std::declval<typename SourceDataset::BatchType>())),
+                          typename detail::MappedBatch<SourceDataset, AppliedTransform>::type,
                           typename SourceDataset::BatchRequestType> {
  public:
   using DatasetType = SourceDataset;
   using TransformType = AppliedTransform;
   using BatchRequestType = typename SourceDataset::BatchRequestType;
-  using OutputBatchType = decltype(std::declval<AppliedTransform&>().apply_batch(
-      std::declval<typename SourceDataset::BatchType>()));
+  using OutputBatchType = typename detail::MappedBatch<SourceDataset, AppliedTransform>::type;
+  static constexpr bool is_stateful = SourceDataset::is_stateful;
 
   MapDataset(SourceDataset dataset, AppliedTransform transform)
       : dataset_(std::move(dataset)), transform_(std::move(transform)) {}
   OutputBatchType get_batch(BatchRequestType indices) override {
-    return transform_.apply_batch(dataset_.get_batch(std::move(indices)));
+    if constexpr (is_stateful) {
+      auto batch = dataset_.get_batch(std::move(indices));
+      if (!batch) return std::nullopt;
+      return transform_.apply_batch(std::move(*batch));
+    } else {
+      return transform_.apply_batch(dataset_.get_batch(std::move(indices)));
+    }
   }
   std::optional<size_t> size() const override { return dataset_.size(); }
+  // A stateful source's new epoch.
+  void reset() {
+    if constexpr (is_stateful) dataset_.reset();
+  }
   const SourceDataset& dataset() const { return dataset_; }
   const AppliedTransform& transform() const { return transform_; }
 

@@ -195,6 +195,77 @@ class StatelessDataLoader {
   std::optional<BatchType> current_;
 };
 
+// libtorch's StatefulDataLoader: for a stateful dataset (StatefulDataset,
+// ChunkDataset through make_shared_dataset), which decides the batches
+// itself. Iterating `*loader` resets the dataset (a new epoch) and asks it
+// for batches of batch_size until it returns nullopt; each step yields the
+// batch itself (not the optional); drop_last drops a short last batch of
+// examples. The dataset's own threads (a ChunkDataset's
+// preloaders) do the parallel work: workers(n) is accepted and the batches
+// are fetched on the iterating thread.
+template <class Dataset>
+class StatefulDataLoader {
+ public:
+  using BatchType = typename Dataset::BatchType::value_type;
+
+  StatefulDataLoader(Dataset dataset, DataLoaderOptions options)
+      : dataset_(std::move(dataset)), options_(std::move(options)) {
+    EMBER_CHECK(options_.batch_size() > 0, "make_data_loader: batch_size must be positive");
+  }
+
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = BatchType;
+    using difference_type = std::ptrdiff_t;
+    using pointer = BatchType*;
+    using reference = BatchType&;
+    Iterator() = default;
+    explicit Iterator(StatefulDataLoader* loader) : loader_(loader) { advance(); }
+    BatchType& operator*() const { return *loader_->current_; }
+    BatchType* operator->() const { return &*loader_->current_; }
+    Iterator& operator++() {
+      advance();
+      return *this;
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.loader_ == b.loader_; }
+    friend bool operator!=(const Iterator& a, const Iterator& b) { return !(a == b); }
+
+   private:
+    void advance() {
+      loader_->current_ = loader_->dataset_.get_batch(loader_->options_.batch_size());
+      // drop_last on batches that have a size (vectors of examples; a stacked Example has none).
+      if constexpr (requires(const BatchType& b) { b.size(); }) {
+        if (loader_->current_ && loader_->options_.drop_last() &&
+            loader_->current_->size() < loader_->options_.batch_size())
+          loader_->current_.reset();
+      }
+      if (!loader_->current_) loader_ = nullptr;
+    }
+    StatefulDataLoader* loader_ = nullptr;
+  };
+
+  // Starts an epoch: resets the dataset.
+  Iterator begin() {
+    dataset_.reset();
+    return Iterator(this);
+  }
+  Iterator end() { return Iterator(); }
+  const DataLoaderOptions& options() const noexcept { return options_; }
+
+ private:
+  Dataset dataset_;
+  DataLoaderOptions options_;
+  typename Dataset::BatchType current_;
+};
+
+// A loader over a stateful dataset (no sampler), as libtorch's.
+template <class Dataset>
+  requires(Dataset::is_stateful)
+std::unique_ptr<StatefulDataLoader<Dataset>> make_data_loader(Dataset dataset, DataLoaderOptions options = {}) {
+  return std::make_unique<StatefulDataLoader<Dataset>>(std::move(dataset), std::move(options));
+}
+
 // A loader over `dataset` (which must know its size) with a Sampler made for
 // that size: RandomSampler unless given, e.g.
 // make_data_loader<samplers::SequentialSampler>(std::move(dataset), 64).
