@@ -4,12 +4,18 @@
 // convert() puts in place of observed float modules (docs/quantization.md).
 // Each holds its quantized weight and its output's scale and zero point; the
 // kernels are in ember/ao/nn/quantized/functional.h.
+#include <memory>
 #include <vector>
 
 #include "ember/ao/nn/quantized/functional.h"
 #include "ember/nn/module.h"
 
 namespace ember::ao::nn::quantized {
+
+// What the int8 kernel keeps between a module's calls (its packed weight and
+// primitives; opaque, made on the first forward and remade when the weight or
+// bias member is replaced or written to).
+struct QKernelState;
 
 // quantized.Linear: quint8 in, quint8 out; weight qint8 [out, in].
 class LinearImpl : public ember::nn::Module {
@@ -23,6 +29,7 @@ class LinearImpl : public ember::nn::Module {
 
  protected:
   bool relu_ = false;
+  std::shared_ptr<QKernelState> packed_;
 };
 EMBER_MODULE(Linear);
 
@@ -47,6 +54,7 @@ class Conv2dImpl : public ember::nn::Module {
 
  protected:
   bool relu_ = false;
+  std::shared_ptr<QKernelState> packed_;
 };
 EMBER_MODULE(Conv2d);
 
