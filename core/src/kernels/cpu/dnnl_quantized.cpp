@@ -72,11 +72,17 @@ Requant make_requant(const Tensor& w, const Tensor& bias, double x_scale, double
   return r;
 }
 
-dnnl::primitive_attr make_attr(const Requant& r, int per_channel_mask, bool x_zp, bool y_zp, bool relu) {
+// Zero points as ideep gives them (its kernels add them in a different order
+// when given at run time or at creation, which can move a result by one):
+// the convolution's input zero point at run time, the others at creation.
+dnnl::primitive_attr make_attr(const Requant& r, int per_channel_mask, int64_t x_zp, bool x_zp_at_run_time,
+                               int64_t y_zp, bool relu) {
   dnnl::primitive_attr attr;
   attr.set_output_scales(r.out_scales.size() == 1 ? 0 : per_channel_mask, r.out_scales);
-  if (x_zp) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (y_zp) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  if (x_zp)
+    attr.set_zero_points(DNNL_ARG_SRC, 0,
+                         {x_zp_at_run_time ? DNNL_RUNTIME_S32_VAL : static_cast<int32_t>(x_zp)});
+  if (y_zp) attr.set_zero_points(DNNL_ARG_DST, 0, {static_cast<int32_t>(y_zp)});
   if (relu) {
     dnnl::post_ops ops;
     ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
@@ -92,7 +98,7 @@ struct Plan {
   std::shared_ptr<dnnl::primitive> prim;
   memory::desc src, weights, dst;
   Tensor bias;
-  int64_t x_zp = 0, y_zp = 0;
+  int64_t x_zp = 0;  // passed at run time (0: none)
 };
 
 // The per-module state (QKernelState): what it was built from, the weight in
@@ -185,9 +191,8 @@ void execute(const Plan& plan, Int8State& s, const memory& user_weights, const m
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, wrap(plan.src, x)}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, wrap(plan.dst, y)}};
   if (plan.bias.defined()) args.emplace(DNNL_ARG_BIAS, wrap(bias_desc, plan.bias));
-  const int32_t x_zp = static_cast<int32_t>(plan.x_zp), y_zp = static_cast<int32_t>(plan.y_zp);
+  const int32_t x_zp = static_cast<int32_t>(plan.x_zp);
   if (x_zp) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(x_zp));
-  if (y_zp) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point_memory(y_zp));
   runtime::prepare_openmp_library_call();
   plan.prim->execute(stream(), args);
   stream().wait();
@@ -195,7 +200,7 @@ void execute(const Plan& plan, Int8State& s, const memory& user_weights, const m
 
 void add_requant_key(CacheKey& k, std::vector<int64_t>& key, const Tensor& x, const Tensor& y, bool relu) {
   const int64_t xs = static_cast<int64_t>(bits(x.q_scale())), ys = static_cast<int64_t>(bits(y.q_scale()));
-  k.add(xs).add(ys).add(int64_t{x.q_zero_point() != 0}).add(int64_t{y.q_zero_point() != 0}).add(int64_t{relu});
+  k.add(xs).add(ys).add(x.q_zero_point()).add(y.q_zero_point()).add(int64_t{relu});
   for (int64_t v : {xs, ys, x.q_zero_point(), y.q_zero_point(), static_cast<int64_t>(relu)}) key.push_back(v);
 }
 
@@ -236,7 +241,6 @@ void qconv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
     made->key = key;
     Requant r = make_requant(w, bias, x.q_scale(), y.q_scale(), w.size(0));
     for (float v : r.out_scales) k.add(static_cast<int64_t>(std::bit_cast<uint32_t>(v)));
-    const bool x_zp = x.q_zero_point() != 0, y_zp = y.q_zero_point() != 0;
     auto prim = cached<ConvPrimitive>(k, [&] {
       const memory::desc src(to_dims(x.sizes()), xdt, tag::nhwc), dst(to_dims(y.sizes()), xdt, tag::nhwc);
       const memory::desc wd(conv_weight_dims(w, p.groups), dt::s8, tag::any);
@@ -244,7 +248,7 @@ void qconv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
       for (int64_t v : p.dilation) dil.push_back(v - 1);
       const auto prop = dnnl::prop_kind::forward_inference;
       const auto alg = dnnl::algorithm::convolution_direct;
-      const dnnl::primitive_attr attr = make_attr(r, 1 << 1, x_zp, y_zp, p.relu);
+      const dnnl::primitive_attr attr = make_attr(r, 1 << 1, x.q_zero_point(), true, y.q_zero_point(), p.relu);
       const memory::dims st = to_dims(p.stride), pl = to_dims(p.padding_l), pr = to_dims(p.padding_r);
       dnnl::convolution_forward::primitive_desc pd =
           bias.defined()
@@ -262,7 +266,6 @@ void qconv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
     made->dst = prim->pd.dst_desc();
     made->bias = r.bias;
     made->x_zp = x.q_zero_point();
-    made->y_zp = y.q_zero_point();
     return std::shared_ptr<const Plan>(made);
   });
   execute(*plan, *s, conv_user_weights(w, p.groups), memory::desc({w.size(0)}, dt::f32, tag::a), x, y);
@@ -290,11 +293,10 @@ void qlinear_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
     made->key = key;
     Requant r = make_requant(w, bias, x.q_scale(), y.q_scale(), N);
     for (float v : r.out_scales) k.add(static_cast<int64_t>(std::bit_cast<uint32_t>(v)));
-    const bool x_zp = x.q_zero_point() != 0, y_zp = y.q_zero_point() != 0;
     auto prim = cached<MatmulPrimitive>(k, [&] {
       const memory::desc src({M, K}, xdt, tag::ab), dst({M, N}, xdt, tag::ab);
       const memory::desc wd({K, N}, dt::s8, tag::any);
-      const dnnl::primitive_attr attr = make_attr(r, 1 << 1, x_zp, y_zp, relu);
+      const dnnl::primitive_attr attr = make_attr(r, 1 << 1, x.q_zero_point(), false, y.q_zero_point(), relu);
       dnnl::matmul::primitive_desc pd =
           bias.defined()
               ? dnnl::matmul::primitive_desc(
@@ -307,8 +309,6 @@ void qlinear_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
     made->weights = prim->pd.weights_desc();
     made->dst = prim->pd.dst_desc();
     made->bias = r.bias;
-    made->x_zp = x.q_zero_point();
-    made->y_zp = y.q_zero_point();
     return std::shared_ptr<const Plan>(made);
   });
   // w [N, K] is the matmul's [K, N] operand read through transposed strides.
