@@ -3,6 +3,8 @@
 // where the test says so (Note [Quantized kernels]).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <ember/ao/nn/quantized/functional.h>
 #include <ember/ao/nn/quantized/modules.h>
 #include <ember/ember.h>
@@ -95,6 +97,132 @@ TEST(QuantizedKernels, Conv2dMatchesTorch) {
     qk_expect_q(nnq::Conv2d(wq, b, o, 0.1, 60)->forward(x), std::string("conv_") + name + "_q");
     qk_expect_q(nniq::ConvReLU2d(wq, b, o, 0.05, 0)->forward(x), std::string("convrelu_") + name + "_q");
   }
+}
+
+namespace quantized_kernels_test {
+// An int8 fixture case (scripts/fixtures/quantized.py, int8_shapes): x and w
+// from their stored integers, the parameters from <case>_p.
+struct Int8Case {
+  Tensor x, w, b;
+  std::vector<double> p;
+};
+Int8Case qk_int8_case(const std::string& name) {
+  Int8Case c;
+  const Tensor p = qk_fx(name + "_p").contiguous();
+  c.p.assign(p.data_ptr<double>(), p.data_ptr<double>() + p.numel());
+  c.x = _make_per_tensor_quantized_tensor(qk_fx(name + "_xq"), c.p[0], static_cast<int64_t>(c.p[1]));
+  const Tensor ws = qk_fx(name + "_ws");
+  const Tensor wq = qk_fx(name + "_wq");
+  c.w = ws.numel() == 1 && wq.size(0) != 1
+            ? _make_per_tensor_quantized_tensor(wq, ws[0].item<double>(), 0)
+            : _make_per_channel_quantized_tensor(wq, ws, zeros({wq.size(0)}, kInt64), 0);
+  if (std::filesystem::exists(ember::testing::fixture_path("core/quantized/" + name + "_b.npy")))
+    c.b = qk_fx(name + "_b");
+  return c;
+}
+}  // namespace quantized_kernels_test
+
+// oneDNN's int8 convolution against torch's onednn engine over many shapes:
+// groups (depthwise too), strides, asymmetric padding, dilation, per-tensor
+// and per-channel weights, input and output zero points, batch 1 and 8, odd
+// channel counts, ReLU fused, with and without bias. Bit-exact.
+TEST(QuantizedKernels, Int8Conv2dShapesMatchTorch) {
+  const char* cases[] = {"c3x3_b1",     "c3x3_b8",        "c1x1_odd", "stride2",     "asym_stride_pad", "dilation",
+                         "groups2",     "depthwise",      "depthwise_mult", "groups3_odd", "k7_stem", "one_pixel"};
+  for (const char* name : cases) {
+    SCOPED_TRACE(name);
+    const Int8Case c = qk_int8_case(std::string("i8conv_") + name);
+    const nnq::Conv2dOptions o{.stride = {static_cast<int64_t>(c.p[5]), static_cast<int64_t>(c.p[6])},
+                               .padding = {static_cast<int64_t>(c.p[7]), static_cast<int64_t>(c.p[8])},
+                               .dilation = {static_cast<int64_t>(c.p[9]), static_cast<int64_t>(c.p[10])},
+                               .groups = static_cast<int64_t>(c.p[11])};
+    const double scale = c.p[2];
+    const int64_t zp = static_cast<int64_t>(c.p[3]);
+    const bool relu = c.p[4] != 0;
+    const std::string expected = std::string("i8conv_") + name + "_q";
+    // The module (packed once, reused by the second call) and the functional.
+    const std::shared_ptr<nnq::Conv2dImpl> m =
+        relu ? std::shared_ptr<nnq::Conv2dImpl>(nniq::ConvReLU2d(c.w, c.b, o, scale, zp).ptr())
+             : nnq::Conv2d(c.w, c.b, o, scale, zp).ptr();
+    const Tensor y = m->forward(c.x);
+    qk_expect_q(y, expected);
+    EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast));  // as torch's
+    qk_expect_q(m->forward(c.x), expected);
+    qk_expect_q(qf::conv2d(c.x, c.w, c.b, {.stride = o.stride, .padding = o.padding, .dilation = o.dilation,
+                                           .groups = o.groups}, scale, zp, relu),
+                expected);
+    // A channels-last input gives the same integers.
+    qk_expect_q(m->forward(c.x.contiguous(MemoryFormat::ChannelsLast)), expected);
+  }
+}
+
+// oneDNN's int8 matmul against torch's onednn engine: batch 1, 8 and a 3-d
+// input, odd sizes, per-tensor and per-channel weights, zero points, ReLU.
+TEST(QuantizedKernels, Int8LinearShapesMatchTorch) {
+  for (const char* name : {"l_b1", "l_b8", "l_odd", "l_3d", "l_relu_b8", "l_wide"}) {
+    SCOPED_TRACE(name);
+    const Int8Case c = qk_int8_case(std::string("i8lin_") + name);
+    const double scale = c.p[2];
+    const int64_t zp = static_cast<int64_t>(c.p[3]);
+    const bool relu = c.p[4] != 0;
+    const std::string expected = std::string("i8lin_") + name + "_q";
+    const std::shared_ptr<nnq::LinearImpl> m =
+        relu ? std::shared_ptr<nnq::LinearImpl>(nniq::LinearReLU(c.w, c.b, scale, zp).ptr())
+             : nnq::Linear(c.w, c.b, scale, zp).ptr();
+    qk_expect_q(m->forward(c.x), expected);
+    qk_expect_q(m->forward(c.x), expected);
+    qk_expect_q(qf::linear(c.x, c.w, c.b, scale, zp, relu), expected);
+  }
+}
+
+// The module's packed weight follows its weight member: a replaced weight,
+// or one written in place, is packed again.
+TEST(QuantizedKernels, Int8ModuleRepacksAChangedWeight) {
+  const Int8Case c = qk_int8_case("i8lin_l_b8");
+  const double scale = c.p[2];
+  const int64_t zp = static_cast<int64_t>(c.p[3]);
+  nnq::Linear m(c.w, c.b, scale, zp);
+  qk_expect_q(m->forward(c.x), "i8lin_l_b8_q");
+  const Tensor w2 = _make_per_tensor_quantized_tensor(c.w.int_repr().neg(), c.w.q_scale(), 0);
+  m->weight = w2;
+  const Tensor fresh = qf::linear(c.x, w2, c.b, scale, zp);
+  EXPECT_TRUE(m->forward(c.x).int_repr().equal(fresh.int_repr()));
+  m->bias = c.b * 2;
+  EXPECT_TRUE(m->forward(c.x).int_repr().equal(qf::linear(c.x, w2, c.b * 2, scale, zp).int_repr()));
+  // In place: copy_ bumps the storage's version.
+  m->weight.copy_(c.w);
+  m->bias = c.b;
+  qk_expect_q(m->forward(c.x), "i8lin_l_b8_q");
+}
+
+// A weight with a non-zero zero point (torch's onednn engine refuses it)
+// takes the float64 path: within one quantum of a float64 reference.
+TEST(QuantizedKernels, WeightZeroPointTakesTheFloat64Path) {
+  const Tensor x = quantize_per_tensor(qk_fx("lin_x"), 0.04, 60, kQUInt8);
+  const Tensor w = quantize_per_tensor(qk_fx("lin_w"), 0.01, 5, kQInt8);
+  const Tensor b = qk_fx("lin_b");
+  const Tensor y = qf::linear(x, w, b, 0.08, 70);
+  const Tensor ref = (matmul(x.dequantize().to(kFloat64), w.dequantize().to(kFloat64).t()) + b.to(kFloat64)) / 0.08;
+  const Tensor expected = (ref.round() + 70).clamp(0, 255);
+  EXPECT_LE((y.int_repr().to(kFloat64) - expected).abs().max().item<double>(), 1.0);
+  const Tensor xc = quantize_per_tensor(qk_fx("conv_x"), 0.03, 100, kQUInt8);
+  const Tensor wc = quantize_per_tensor(qk_fx("conv_w"), 0.01, -3, kQInt8);
+  const Tensor yc = qf::conv2d(xc, wc, {}, {.padding = 1, .groups = 2}, 0.1, 60);
+  const Tensor refc = ember::nn::functional::conv2d(xc.dequantize().to(kFloat64), wc.dequantize().to(kFloat64),
+                                                    {.padding = 1, .groups = 2}) / 0.1;
+  EXPECT_LE((yc.int_repr().to(kFloat64) - (refc.round() + 60).clamp(0, 255)).abs().max().item<double>(), 1.0);
+}
+
+TEST(QuantizedKernels, Int8BadGeometry) {
+  const Tensor x = quantize_per_tensor(randn({1, 4, 5, 5}), 0.1, 3, kQUInt8);
+  const Tensor w = quantize_per_tensor(randn({6, 2, 3, 3}), 0.01, 0, kQInt8);
+  expect_error([&] { qf::conv2d(x, w, {}, {.groups = 3}, 0.1, 0); }, "groups=3");
+  expect_error([&] { qf::conv2d(x, w, {}, {.stride = 0, .groups = 2}, 0.1, 0); }, "stride");
+  expect_error([&] { qf::conv2d(x, w, {}, {.dilation = 3, .groups = 2}, 0.1, 0); }, "larger than the padded input");
+  expect_error([&] { qf::conv2d(x, w, randn({5}), {.groups = 2}, 0.1, 0); }, "bias must have 6");
+  // An empty batch gives an empty result.
+  const Tensor empty_x = quantize_per_tensor(randn({0, 4, 5, 5}), 0.1, 3, kQUInt8);
+  EXPECT_EQ(DimVector(qf::conv2d(empty_x, w, {}, {.groups = 2}, 0.1, 0).sizes()), (DimVector{0, 6, 3, 3}));
 }
 
 TEST(QuantizedKernels, QuantizeDequantizeModules) {

@@ -11,21 +11,33 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/quantize.h"
 #include "ember/ops/shape.h"
+#include "ao/nn/quantized/packed_calls.h"
+#include "kernels/slots/quantized_kernels.h"
+
+namespace ember::ao::nn::quantized {
+EMBER_DEFINE_SLOT(qconv2d_slot, QConv2dFn, "quantized_conv2d");
+EMBER_DEFINE_SLOT(qlinear_slot, QLinearFn, "quantized_linear");
+}  // namespace ember::ao::nn::quantized
 
 namespace ember::ao::nn::quantized::functional {
 
 namespace F = ember::nn::functional;
 
 // Note [Quantized kernels]
-// Convolution and linear accumulate (x_q - x_zp) * (w_q - w_zp) exactly: the
-// integers, centred, are multiplied as float64 through the float conv2d and
-// matmul (every partial sum of 8-bit products stays far below 2^53, so the
-// sums are exact integers whatever the order), then requantized once per
-// output: q = clamp(nearbyint(acc * x_scale * w_scale / y_scale + bias /
-// y_scale) + y_zp), in float64. PyTorch's onednn engine computes the same
-// integer sums with oneDNN's int8 primitives and rounds its float32
-// requantization: the results agree exactly on the fixtures and can differ by
-// one quantum where acc * multiplier lands within float32 rounding of a half.
+// Convolution and linear run on oneDNN's int8 primitives (qconv2d_slot,
+// qlinear_slot; kernels/cpu/dnnl_quantized.cpp, Note [oneDNN int8
+// requantization]): u8 (or s8) activations times s8 weights with int32
+// sums, requantized in float32 inside the primitive exactly as PyTorch's
+// onednn engine does, so the integers are torch's. A weight with a non-zero
+// zero point (torch's onednn engine refuses one; oneDNN's convolution takes
+// none), an empty weight, or a device without the kernel take the float64
+// path: the integers, centred, are multiplied as float64 through the float
+// conv2d and matmul (every partial sum of 8-bit products stays far below
+// 2^53, so the sums are exact integers whatever the order), then requantized
+// once per output: q = clamp(nearbyint(acc * x_scale * w_scale / y_scale +
+// bias / y_scale) + y_zp), in float64; that can differ from oneDNN's float32
+// by one quantum where acc * multiplier lands within float32 rounding of a
+// half. The int8 convolution returns a channels-last tensor, as torch's.
 // The elementwise kernels copy PyTorch's vectorized formulas: dequantize as
 // fma(scale, q, -zero_point * scale) in float32 (add, hardswish,
 // hardsigmoid, batch_norm2d), quantize as nearbyint(y * (1 / scale)) +
@@ -75,6 +87,25 @@ Tensor make_quantized(const Tensor& values, DType dtype, double scale, int64_t z
   return _make_per_tensor_quantized_tensor(ints, scale, zero_point);
 }
 
+void check_bias(const Tensor& bias, int64_t channels, const char* op) {
+  if (!bias.defined()) return;
+  EMBER_CHECK(bias.dim() == 1 && bias.size(0) == channels, op, ": bias must have ", channels,
+              " elements (one per output channel), got sizes ", bias.sizes());
+  EMBER_CHECK(bias.is_floating_point(), op, ": bias must be a floating point tensor, got ", bias.dtype());
+}
+
+// Whether the int8 kernel of `slot` takes x and w: one for x's device and
+// dtype, and a non-empty weight whose zero points are all 0 (oneDNN's
+// convolution and torch's onednn engine take symmetric weights only).
+template <class Fn>
+bool int8_kernel_takes(const KernelSlot<Fn>& slot, const Tensor& x, const Tensor& w) {
+  if (!slot.supports(x.device(), x.dtype()) || w.numel() == 0) return false;
+  const Quantizer& q = *w.impl()->quantizer();
+  if (!q.is_per_channel()) return q.zero_point() == 0;
+  const int64_t* zp = q.zero_points().data_ptr<int64_t>();
+  return std::all_of(zp, zp + q.zero_points().numel(), [](int64_t v) { return v == 0; });
+}
+
 // acc [..., O] (channel last) or [N, O, H, W] (channel dim 1) requantized.
 Tensor requantize(const Tensor& acc, double x_scale, const Tensor& w_scales, const Tensor& bias, double scale,
                   int64_t zero_point, bool relu, DType dtype, int64_t channel_dim, const char* op) {
@@ -82,12 +113,8 @@ Tensor requantize(const Tensor& acc, double x_scale, const Tensor& w_scales, con
   DimVector shape(acc.dim(), 1);
   shape[channel_dim] = acc.size(channel_dim);
   Tensor y = acc * (w_scales * (x_scale / scale)).view(shape);
-  if (bias.defined()) {
-    EMBER_CHECK(bias.dim() == 1 && bias.size(0) == acc.size(channel_dim), op, ": bias must have ",
-                acc.size(channel_dim), " elements (one per output channel), got sizes ", bias.sizes());
-    EMBER_CHECK(bias.is_floating_point(), op, ": bias must be a floating point tensor, got ", bias.dtype());
-    y = y + (bias.to(kFloat64) / scale).view(shape);
-  }
+  check_bias(bias, acc.size(channel_dim), op);
+  if (bias.defined()) y = y + (bias.to(kFloat64) / scale).view(shape);
   y = y.round() + static_cast<double>(zero_point);
   if (relu) y = y.clamp_min(static_cast<double>(zero_point));
   return make_quantized(y, dtype, scale, zero_point);
@@ -133,12 +160,27 @@ struct Requantizer {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, double scale, int64_t zero_point,
               bool relu) {
+  return detail::linear(input, weight, bias, scale, zero_point, relu, nullptr);
+}
+
+Tensor detail::linear(const Tensor& input, const Tensor& weight, const Tensor& bias, double scale,
+                      int64_t zero_point, bool relu, QKernelStatePtr* state) {
   const char* op = "quantized::linear";
   const Quantizer& xq = per_tensor(input, op);
   const Tensor ws = weight_scales(weight, op);
   EMBER_CHECK(weight.dim() == 2, op, ": weight must be 2-d [out, in], got sizes ", weight.sizes());
   EMBER_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1), op, ": input's last dim (",
               input.dim() ? input.size(-1) : 0, ") must equal the weight's in_features (", weight.size(1), ")");
+  if (int8_kernel_takes(qlinear_slot, input, weight)) {
+    check_bias(bias, weight.size(0), op);
+    const int64_t K = weight.size(1), N = weight.size(0);
+    const Tensor x = input.reshape({input.numel() / K, K}).contiguous();
+    Tensor y = empty_quantized({x.size(0), N}, Quantizer::per_tensor_affine(xq.dtype(), scale, zero_point, op));
+    if (y.numel() > 0) qlinear_slot(x.device())(x, weight, bias, y, relu, state);
+    DimVector out_sizes(input.sizes());
+    out_sizes.back() = N;
+    return y.view(out_sizes);
+  }
   Tensor acc = matmul(centered(input), centered(weight).t());
   return requantize(acc, xq.scale(), ws, bias, scale, zero_point, relu, xq.dtype(), acc.dim() - 1, op);
 }
@@ -162,13 +204,60 @@ Tensor linear_dynamic(const Tensor& input, const Tensor& weight, const Tensor& b
   return relu ? y.relu() : y;
 }
 
+namespace {
+// The convolution's geometry, checked, and its output sizes.
+QConvParams conv_params(const Tensor& x, const Tensor& w, const QConv2dOptions& o, bool relu, DimVector& out,
+                        const char* op) {
+  QConvParams p;
+  p.groups = o.groups;
+  p.relu = relu;
+  const int64_t C = x.size(1), O = w.size(0);
+  EMBER_CHECK(o.groups > 0 && O % o.groups == 0 && w.size(1) * o.groups == C, op, ": a weight of sizes ", w.sizes(),
+              " with groups=", o.groups, " does not fit an input of ", C, " channels");
+  const std::vector<int64_t> st = o.stride.expand(2, op, "stride"), pad = o.padding.expand(2, op, "padding"),
+                             dil = o.dilation.expand(2, op, "dilation");
+  out = {x.size(0), O};
+  for (int i = 0; i < 2; ++i) {
+    EMBER_CHECK(st[i] > 0 && dil[i] > 0 && pad[i] >= 0, op,
+                ": stride and dilation must be positive and padding non-negative, got stride ", st[i],
+                ", dilation ", dil[i], ", padding ", pad[i]);
+    const int64_t extent = dil[i] * (w.size(2 + i) - 1) + 1, in = x.size(2 + i) + 2 * pad[i];
+    EMBER_CHECK(in >= extent, op, ": the kernel (", w.size(2), "x", w.size(3), ", dilation ", dil[i],
+                ") is larger than the padded input (", x.size(2 + i), " + 2 * ", pad[i], ") in dim ", 2 + i);
+    out.push_back((in - extent) / st[i] + 1);
+    p.stride.push_back(st[i]);
+    p.padding_l.push_back(pad[i]);
+    p.padding_r.push_back(pad[i]);
+    p.dilation.push_back(dil[i]);
+  }
+  return p;
+}
+}  // namespace
+
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
               double scale, int64_t zero_point, bool relu) {
+  return detail::conv2d(input, weight, bias, options, scale, zero_point, relu, nullptr);
+}
+
+Tensor detail::conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
+                      double scale, int64_t zero_point, bool relu, QKernelStatePtr* state) {
   const char* op = "quantized::conv2d";
   const Quantizer& xq = per_tensor(input, op);
   const Tensor ws = weight_scales(weight, op);
   EMBER_CHECK(input.dim() == 4 && weight.dim() == 4, op, ": expected a 4-d input and weight, got sizes ",
               input.sizes(), " and ", weight.sizes());
+  if (int8_kernel_takes(qconv2d_slot, input, weight)) {
+    check_bias(bias, weight.size(0), op);
+    DimVector out;
+    const QConvParams p = conv_params(input, weight, options, relu, out, op);
+    Tensor y = empty_quantized(out, Quantizer::per_tensor_affine(xq.dtype(), scale, zero_point, op),
+                               MemoryFormat::ChannelsLast);
+    if (y.numel() > 0) {
+      const Tensor x = input.contiguous(MemoryFormat::ChannelsLast);
+      qconv2d_slot(x.device())(x, weight, bias, y, p, state);
+    }
+    return y;
+  }
   F::ConvFuncOptions o;
   o.stride = options.stride;
   o.padding = F::ConvPadding(options.padding.values);

@@ -5,6 +5,7 @@
 #include "ember/core/quantizer.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/ops/quantize.h"
+#include "ao/nn/quantized/packed_calls.h"
 
 namespace ember::ao::nn::quantized {
 
@@ -23,7 +24,7 @@ LinearImpl::LinearImpl(Tensor w, Tensor b, double scale, int64_t zero_point, std
 }
 
 Tensor LinearImpl::forward(const Tensor& input) {
-  return functional::linear(input, weight, bias, scale, zero_point, relu_);
+  return functional::detail::linear(input, weight, bias, scale, zero_point, relu_, &packed_);
 }
 
 void LinearImpl::pretty_print(std::ostream& os) const {
@@ -40,10 +41,10 @@ Conv2dImpl::Conv2dImpl(Tensor w, Tensor b, const Conv2dOptions& options, double 
 }
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
-  return functional::conv2d(input, weight, bias,
-                            {.stride = options.stride, .padding = options.padding, .dilation = options.dilation,
-                             .groups = options.groups},
-                            scale, zero_point, relu_);
+  return functional::detail::conv2d(input, weight, bias,
+                                    {.stride = options.stride, .padding = options.padding,
+                                     .dilation = options.dilation, .groups = options.groups},
+                                    scale, zero_point, relu_, &packed_);
 }
 
 void Conv2dImpl::pretty_print(std::ostream& os) const {

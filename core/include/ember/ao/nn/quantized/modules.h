@@ -4,6 +4,7 @@
 // convert() puts in place of observed float modules (docs/quantization.md).
 // Each holds its quantized weight and its output's scale and zero point; the
 // kernels are in ember/ao/nn/quantized/functional.h.
+#include <memory>
 #include <vector>
 
 #include "ember/ao/nn/quantized/functional.h"
@@ -19,6 +20,11 @@ struct QConfig;
 
 namespace ember::ao::nn::quantized {
 
+// What the int8 kernel keeps between a module's calls (its packed weight and
+// primitives; opaque, made on the first forward and remade when the weight or
+// bias member is replaced or written to).
+struct QKernelState;
+
 // quantized.Linear: quint8 in, quint8 out; weight qint8 [out, in].
 class LinearImpl : public ember::nn::Module {
  public:
@@ -31,6 +37,7 @@ class LinearImpl : public ember::nn::Module {
 
  protected:
   bool relu_ = false;
+  std::shared_ptr<QKernelState> packed_;
 };
 EMBER_MODULE(Linear);
 
@@ -55,6 +62,7 @@ class Conv2dImpl : public ember::nn::Module {
 
  protected:
   bool relu_ = false;
+  std::shared_ptr<QKernelState> packed_;
 };
 EMBER_MODULE(Conv2d);
 
