@@ -148,7 +148,7 @@ void write_metrics(const std::string& path, const TrainConfig& c, const std::vec
 TrainResult train(const TrainConfig& c) {
   const auto t_start = Clock::now();
   EMBER_CHECK(c.epochs >= 1 && c.batch_size >= 2, "--epochs must be >= 1 and --batch-size >= 2");
-  // Under ember-run: one rank of a data-parallel run (Note [ember-train under ember-run]).
+  // Under ember-run: one rank of a data-parallel run (docs/apps.md, "Data-parallel ember-train").
   DistributedRun run = DistributedRun::from_environment();
   const int64_t world = run.world_size();
   EMBER_CHECK(c.batch_size % world == 0, "--batch-size ", c.batch_size, " (the global batch) must divide by the ",
@@ -176,7 +176,7 @@ TrainResult train(const TrainConfig& c) {
       {.root = prepare_data(c, run), .format = format, .val_fraction = c.val_fraction, .seed = static_cast<uint64_t>(c.seed)},
       train_t, eval_t);
   say(run, "data: %s; %zu classes; %lldx%lld inputs\n", data.description.c_str(), data.classes.size(),
-              static_cast<long long>(image_size), static_cast<long long>(image_size));
+      static_cast<long long>(image_size), static_cast<long long>(image_size));
 
   const int64_t num_classes = static_cast<int64_t>(data.classes.size());
   models::ImageClassifier model = models::create(c.model, {.num_classes = num_classes});
