@@ -1,15 +1,19 @@
 #include "trainer.h"
 
 #include <chrono>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include <ember/autograd/grad_mode.h>
 #include <ember/core/determinism.h>
 #include <ember/core/parallel.h>
 #include <ember/datasets/data_loader.h>
+#include <ember/datasets/distributed_sampler.h>
+#include <ember/datasets/subset.h>
 #include <ember/datasets/progress.h>
 #include <ember/models/classifier.h>
 #include <ember/nn/functional/loss.h>
@@ -19,6 +23,7 @@
 #include <ember/serialize/json.h>
 
 #include "common/checkpoint.h"
+#include "common/distributed_run.h"
 #include "common/shapes_data.h"
 #include "training_data.h"
 
@@ -31,14 +36,23 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kShapesImageSize = 32;
 
+// printf on rank 0 only (every line when not launched by ember-run).
+__attribute__((format(printf, 2, 3))) void say(const DistributedRun& run, const char* format, ...) {
+  if (!run.is_main()) return;
+  va_list args;
+  va_start(args, format);
+  std::vprintf(format, args);
+  va_end(args);
+}
+
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The dataset root: the given one, or the shapes dataset generated (once)
 // under the output folder.
-std::string prepare_data(const TrainConfig& config) {
+std::string prepare_data(const TrainConfig& config, const DistributedRun& run) {
   if (!config.data.empty()) return config.data;
   const std::string root = (fs::path(config.output) / "data").string();
-  if (!fs::exists(fs::path(root) / "train")) {
+  if (run.is_main() && !fs::exists(fs::path(root) / "train")) {
     const auto t0 = Clock::now();
     const int64_t files = write_shapes_dataset(
         root, {.train_per_class = config.shapes_per_class, .image_size = kShapesImageSize,
@@ -46,6 +60,7 @@ std::string prepare_data(const TrainConfig& config) {
     std::printf("data: generated %lld images of %zu shapes (JPEG and PNG, ImageFolder layout) in %s in %.1f s\n",
                 static_cast<long long>(files), shape_classes().size(), root.c_str(), seconds_since(t0));
   }
+  run.barrier();  // the other ranks read what rank 0 wrote
   return root;
 }
 
@@ -76,8 +91,10 @@ struct EpochStats {
   double loss = 0, accuracy = 0, images_per_s = 0, seconds = 0;
 };
 
+// Validation accuracy; each rank counts its share (every index once over the
+// ranks, no padding) and the counts are summed.
 template <class Loader>
-double evaluate(models::ImageClassifierImpl& model, Loader& loader, bool channels_last) {
+double evaluate(models::ImageClassifierImpl& model, Loader& loader, bool channels_last, const DistributedRun& run) {
   model.eval();
   NoGradGuard no_grad;
   int64_t correct = 0, total = 0;
@@ -86,7 +103,8 @@ double evaluate(models::ImageClassifierImpl& model, Loader& loader, bool channel
     correct += model.forward(x).argmax(1).eq(labels).sum().template item<int64_t>();
     total += labels.size(0);
   }
-  return total == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(total);
+  const std::vector<double> sums = run.sum({static_cast<double>(correct), static_cast<double>(total)});
+  return sums[1] == 0 ? 0.0 : sums[0] / sums[1];
 }
 
 struct EpochRecord {
@@ -130,6 +148,12 @@ void write_metrics(const std::string& path, const TrainConfig& c, const std::vec
 TrainResult train(const TrainConfig& c) {
   const auto t_start = Clock::now();
   EMBER_CHECK(c.epochs >= 1 && c.batch_size >= 2, "--epochs must be >= 1 and --batch-size >= 2");
+  // Under ember-run: one rank of a data-parallel run (docs/apps.md, "Data-parallel ember-train").
+  DistributedRun run = DistributedRun::from_environment();
+  const int64_t world = run.world_size();
+  EMBER_CHECK(c.batch_size % world == 0, "--batch-size ", c.batch_size, " (the global batch) must divide by the ",
+              world, " ranks");
+  const int64_t rank_batch = c.batch_size / world;
   if (c.threads > 0) set_num_threads(static_cast<int>(c.threads));
   // Restored when the run ends (a program may train more than once).
   struct DeterministicScope {
@@ -140,7 +164,7 @@ TrainResult train(const TrainConfig& c) {
     ~DeterministicScope() { use_deterministic_algorithms(saved); }
   } deterministic_scope(c.deterministic);
   manual_seed(static_cast<uint64_t>(c.seed));
-  fs::create_directories(c.output);
+  if (run.is_main()) fs::create_directories(c.output);
 
   const std::string format = c.data.empty() ? "imagefolder" : c.format;
   // Generated shapes are drawn at 32 px; a user's ImageFolder gets ImageNet's 224.
@@ -149,21 +173,47 @@ TrainResult train(const TrainConfig& c) {
   const auto train_t = make_train_transform(format, image_size);
   const auto eval_t = make_eval_transform(format, image_size);
   const TrainingData data = load_training_data(
-      {.root = prepare_data(c), .format = format, .val_fraction = c.val_fraction, .seed = static_cast<uint64_t>(c.seed)},
+      {.root = prepare_data(c, run), .format = format, .val_fraction = c.val_fraction, .seed = static_cast<uint64_t>(c.seed)},
       train_t, eval_t);
-  std::printf("data: %s; %zu classes; %lldx%lld inputs\n", data.description.c_str(), data.classes.size(),
-              static_cast<long long>(image_size), static_cast<long long>(image_size));
+  say(run, "data: %s; %zu classes; %lldx%lld inputs\n", data.description.c_str(), data.classes.size(),
+      static_cast<long long>(image_size), static_cast<long long>(image_size));
 
   const int64_t num_classes = static_cast<int64_t>(data.classes.size());
   models::ImageClassifier model = models::create(c.model, {.num_classes = num_classes});
   if (c.channels_last) model->to(MemoryFormat::ChannelsLast);
   int64_t num_params = 0;
   for (const Tensor& p : model->parameters()) num_params += p.numel();
+  run.wrap(model);
 
-  datasets::DataLoader train_loader(data.train, {.batch_size = c.batch_size, .shuffle = true, .num_workers = c.workers,
-                                                 .drop_last = true, .seed = static_cast<uint64_t>(c.seed)});
-  datasets::DataLoader val_loader(data.val, {.batch_size = 2 * c.batch_size, .num_workers = c.workers,
-                                             .seed = static_cast<uint64_t>(c.seed)});
+  // One process: the loader shuffles. Under ember-run: a DistributedSampler
+  // (the same permutation on every rank, rank r reading positions r, r + N,
+  // ...), so global batch k is positions [k B, (k + 1) B) of the permutation
+  // whatever the world size; the images are augmented per sample index.
+  datasets::DataLoaderOptions train_options{.batch_size = c.batch_size, .shuffle = true, .num_workers = c.workers,
+                                            .drop_last = true, .seed = static_cast<uint64_t>(c.seed)};
+  datasets::DataLoaderOptions val_options{.batch_size = 2 * c.batch_size, .num_workers = c.workers,
+                                          .seed = static_cast<uint64_t>(c.seed)};
+  SampleDataset train_set = data.train, val_set = data.val;
+  std::shared_ptr<IndexSeededDataset> seeded_train;
+  std::shared_ptr<datasets::DistributedSampler> sampler;
+  if (run.launched()) {
+    seeded_train = std::make_shared<IndexSeededDataset>(data.train, static_cast<uint64_t>(c.seed));
+    train_set = seeded_train;
+    sampler = std::make_shared<datasets::DistributedSampler>(
+        data.train->size(), datasets::DistributedSamplerOptions{.num_replicas = world, .rank = run.rank(),
+                                                                .seed = static_cast<uint64_t>(c.seed)});
+    train_options.batch_size = rank_batch;
+    train_options.shuffle = false;
+    train_options.sampler = sampler;
+    train_options.seed = static_cast<uint64_t>(c.seed) + static_cast<uint64_t>(run.rank());  // per-rank streams
+    // Validation: rank r counts indices r, r + N, ... (each image once; no padding).
+    std::vector<int64_t> mine;
+    for (int64_t i = run.rank(); i < data.val->size(); i += world) mine.push_back(i);
+    val_set = std::make_shared<datasets::Subset<Sample>>(data.val, std::move(mine));
+    val_options.batch_size = 2 * rank_batch;
+  }
+  datasets::DataLoader train_loader(train_set, train_options);
+  datasets::DataLoader val_loader(val_set, val_options);
   const int64_t steps = train_loader.size();
   EMBER_CHECK(steps >= 1, "the training set (", data.train->size(), " images) is smaller than one batch of ",
               c.batch_size);
@@ -172,27 +222,32 @@ TrainResult train(const TrainConfig& c) {
 
   CheckpointInfo info{.model = c.model, .num_classes = num_classes, .classes = data.classes, .image_size = image_size,
                       .seed = static_cast<uint64_t>(c.seed)};
-  if (!c.resume.empty()) {
-    const Checkpoint ckpt = load_checkpoint(c.resume);
+  std::string resume = c.resume;
+  const std::string last_path = (fs::path(c.output) / "checkpoint.safetensors").string();
+  // A group ember-run restarted after a failure goes on from the last checkpoint (torchrun's recipe).
+  if (resume.empty() && run.restart_count() > 0 && fs::exists(last_path)) resume = last_path;
+  if (!resume.empty()) {
+    const Checkpoint ckpt = load_checkpoint(resume);
     EMBER_CHECK(ckpt.info.model == c.model && ckpt.info.num_classes == num_classes &&
                     ckpt.info.image_size == image_size,
-                "checkpoint '", c.resume, "' is for ", ckpt.info.model, " with ", ckpt.info.num_classes, " classes at ",
+                "checkpoint '", resume, "' is for ", ckpt.info.model, " with ", ckpt.info.num_classes, " classes at ",
                 ckpt.info.image_size, " px, but this run trains ", c.model, " with ", num_classes, " classes at ",
                 image_size, " px");
-    EMBER_CHECK(ckpt.info.classes == data.classes, "checkpoint '", c.resume,
+    EMBER_CHECK(ckpt.info.classes == data.classes, "checkpoint '", resume,
                 "' was trained on other class names than the data's");
     model->load_state_dict(ckpt.model_state, /*strict=*/true);
     restore_training_state(ckpt, *optimizer, scheduler.get());
     info.epochs_done = ckpt.info.epochs_done;
     info.best_accuracy = ckpt.info.best_accuracy;
-    std::printf("resume: %s after epoch %lld (best validation accuracy %.2f%%)\n", c.resume.c_str(),
+    say(run, "resume: %s after epoch %lld (best validation accuracy %.2f%%)\n", resume.c_str(),
                 static_cast<long long>(info.epochs_done), 100 * info.best_accuracy);
   }
-  std::printf("model: %s, %.2f M parameters%s; %s lr %g, %s schedule, batch %lld, %lld workers\n", c.model.c_str(),
-              static_cast<double>(num_params) / 1e6, c.channels_last ? ", channels-last" : "", c.optimizer.c_str(),
-              c.lr, c.scheduler.c_str(), static_cast<long long>(c.batch_size), static_cast<long long>(c.workers));
-
-  const std::string last_path = (fs::path(c.output) / "checkpoint.safetensors").string();
+  say(run, "model: %s, %.2f M parameters%s; %s lr %g, %s schedule, batch %lld, %lld workers\n", c.model.c_str(),
+      static_cast<double>(num_params) / 1e6, c.channels_last ? ", channels-last" : "", c.optimizer.c_str(), c.lr,
+      c.scheduler.c_str(), static_cast<long long>(c.batch_size), static_cast<long long>(c.workers));
+  if (run.launched())
+    say(run, "distributed: %lld ranks (Gloo), %lld images per rank and step, DistributedDataParallel%s\n",
+        static_cast<long long>(world), static_cast<long long>(rank_batch), world > 1 ? ", SyncBatchNorm" : "");
   const std::string best_path = (fs::path(c.output) / "best.safetensors").string();
   const std::string metrics_path = (fs::path(c.output) / "metrics.json").string();
   std::vector<EpochRecord> records;
@@ -204,42 +259,56 @@ TrainResult train(const TrainConfig& c) {
     if (c.stop_after > 0 && run_epochs == c.stop_after) break;
     model->train();
     train_loader.set_epoch(epoch);
+    if (sampler) sampler->set_epoch(epoch);
+    if (seeded_train) seeded_train->set_epoch(epoch);
     const auto te = Clock::now();
     double loss_sum = 0;
     int64_t correct = 0, seen = 0;
-    ProgressBar bar({.total = steps, .desc = "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(c.epochs),
-                     .plain = c.progress ? std::nullopt : std::optional<bool>(true), .unit = "batch"});
+    std::optional<ProgressBar> bar;  // rank 0's, showing its own share
+    if (run.is_main())
+      bar.emplace(ProgressBarOptions{.total = steps,
+                                     .desc = "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(c.epochs),
+                                     .plain = c.progress ? std::nullopt : std::optional<bool>(true), .unit = "batch"});
     for (auto& [images, labels] : train_loader) {
       const Tensor x = c.channels_last ? images.contiguous(MemoryFormat::ChannelsLast) : images;
       optimizer->zero_grad();
-      const Tensor logits = model->forward(x);
-      const Tensor loss = F::cross_entropy(logits, labels, {.label_smoothing = c.label_smoothing});
-      loss.backward();
+      Tensor logits;
+      const Tensor loss = run.forward([&] {
+        logits = model->forward(x);
+        return F::cross_entropy(logits, labels, {.label_smoothing = c.label_smoothing});
+      });
+      loss.backward();  // under DDP: returns with the gradients averaged over the ranks
       optimizer->step();
+      run.maybe_inject_fault(epoch + 1);
       if (scheduler) scheduler->step();
       loss_sum += loss.item<double>() * static_cast<double>(labels.size(0));
       correct += logits.argmax(1).eq(labels).sum().item<int64_t>();
       seen += labels.size(0);
-      bar.set_postfix({{"loss", loss_sum / static_cast<double>(seen)},
+      if (bar) bar->set_postfix({{"loss", loss_sum / static_cast<double>(seen)},
                        {"acc", static_cast<double>(correct) / static_cast<double>(seen)},
                        {"img/s", static_cast<double>(seen) / seconds_since(te)}});
-      bar.update();
+      if (bar) bar->update();
     }
-    bar.close();
+    if (bar) bar->close();
+    // The epoch's counts over all ranks.
+    const std::vector<double> totals =
+        run.sum({loss_sum, static_cast<double>(correct), static_cast<double>(seen)});
     EpochRecord rec{.epoch = epoch + 1,
-                    .train = {.loss = loss_sum / static_cast<double>(seen),
-                              .accuracy = static_cast<double>(correct) / static_cast<double>(seen),
-                              .images_per_s = static_cast<double>(seen) / seconds_since(te),
+                    .train = {.loss = totals[0] / totals[2],
+                              .accuracy = totals[1] / totals[2],
+                              .images_per_s = totals[2] / seconds_since(te),
                               .seconds = seconds_since(te)},
-                    .val_accuracy = evaluate(*model, val_loader, c.channels_last),
+                    .val_accuracy = evaluate(*model, val_loader, c.channels_last, run),
                     .lr = optimizer->param_groups()[0].options.at("lr").to_double()};
     records.push_back(rec);
     info.epochs_done = epoch + 1;
     const bool best = rec.val_accuracy > info.best_accuracy || info.epochs_done == 1;
     if (best) info.best_accuracy = rec.val_accuracy;
-    save_checkpoint(last_path, *model, optimizer.get(), scheduler.get(), *eval_t, info);
-    if (best) fs::copy_file(last_path, best_path, fs::copy_options::overwrite_existing);
-    std::printf("epoch %lld/%lld: train loss %.4f, train acc %.2f%%, val acc %.2f%%%s, %.0f img/s, %.1f s\n",
+    if (run.is_main()) {
+      save_checkpoint(last_path, *model, optimizer.get(), scheduler.get(), *eval_t, info);
+      if (best) fs::copy_file(last_path, best_path, fs::copy_options::overwrite_existing);
+    }
+    say(run, "epoch %lld/%lld: train loss %.4f, train acc %.2f%%, val acc %.2f%%%s, %.0f img/s, %.1f s\n",
                 static_cast<long long>(epoch + 1), static_cast<long long>(c.epochs), rec.train.loss,
                 100 * rec.train.accuracy, 100 * rec.val_accuracy, best ? " (best)" : "", rec.train.images_per_s,
                 rec.train.seconds);
@@ -247,18 +316,22 @@ TrainResult train(const TrainConfig& c) {
     ++run_epochs;
     result.final_accuracy = rec.val_accuracy;
     result.last_epoch_steps = steps;
-    result.last_epoch_images = seen;
+    result.last_epoch_images = static_cast<int64_t>(totals[2]);
     result.val_images = static_cast<int64_t>(data.val->size());
-    write_metrics(metrics_path, c, data.classes, records, info.best_accuracy, last_path, seconds_since(t_start));
+    if (run.is_main())
+      write_metrics(metrics_path, c, data.classes, records, info.best_accuracy, last_path, seconds_since(t_start));
+    // Nobody starts the next epoch before the checkpoint is complete: a rank
+    // failing there restarts the group from this epoch's checkpoint.
+    run.barrier();
   }
   result.best_accuracy = info.best_accuracy;
   result.epochs_done = info.epochs_done;
   result.checkpoint = last_path;
-  if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c.channels_last);
-  std::printf("done: %lld/%lld epochs, validation accuracy %.2f%% (best %.2f%%) in %.1f s\n",
+  if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c.channels_last, run);
+  say(run, "done: %lld/%lld epochs, validation accuracy %.2f%% (best %.2f%%) in %.1f s\n",
               static_cast<long long>(info.epochs_done), static_cast<long long>(c.epochs), 100 * result.final_accuracy,
               100 * result.best_accuracy, seconds_since(t_start));
-  std::printf("files: %s (last), %s (best), %s\n", last_path.c_str(), best_path.c_str(), metrics_path.c_str());
+  say(run, "files: %s (last), %s (best), %s\n", last_path.c_str(), best_path.c_str(), metrics_path.c_str());
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <ember/core/error.h>
 #include <ember/core/generator.h>
 #include <ember/datasets/cifar.h>
+#include <ember/datasets/detail/worker_pool.h>
 #include <ember/datasets/folder.h>
 #include <ember/datasets/mnist.h>
 #include <ember/datasets/subset.h>
@@ -106,6 +107,15 @@ T::TransformPtr make_eval_transform(const std::string& format, int64_t image_siz
   if (is_cifar(format)) return normalize_tail({T::Resize(image_size)});
   if (image_size <= 64) return normalize_tail({T::Resize({.size = {image_size, image_size}, .antialias = true})});
   return normalize_tail({T::Resize({.size = {image_size * 8 / 7}, .antialias = true}), T::CenterCrop(image_size)});
+}
+
+Sample IndexSeededDataset::get(int64_t index) {
+  // A stream word of its own, apart from the DataLoader's order and sample streams.
+  constexpr uint64_t kIndexStream = 0x6170707331ULL;
+  Generator generator(datasets::detail::mix_seed(
+      {seed_, kIndexStream, static_cast<uint64_t>(epoch_.load()), static_cast<uint64_t>(index)}));
+  GeneratorScope scope(generator);
+  return inner_->get(index);
 }
 
 TrainingData load_training_data(const DataSpec& spec, const T::TransformPtr& train_t, const T::TransformPtr& eval_t) {

@@ -2,6 +2,7 @@
 // The datasets ember-train reads: an ImageFolder tree (with train/ and val/
 // folders, or one folder split by --val-fraction), or MNIST / Fashion-MNIST /
 // KMNIST (IDX files) or CIFAR-10/100 (binary version) in torchvision's layouts.
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -45,5 +46,25 @@ TrainingData load_training_data(const DataSpec& spec, const vision::transforms::
 // center crop (ImageFolder) or nothing, then the same normalization.
 vision::transforms::TransformPtr make_train_transform(const std::string& format, int64_t image_size);
 vision::transforms::TransformPtr make_eval_transform(const std::string& format, int64_t image_size);
+
+// The training set of a run under ember-run: sample i is read under a default
+// generator seeded from (seed, epoch, i), so its random augmentation depends on
+// the sample alone, not on the rank or the position in the epoch that reads it.
+// Ranks draw different numbers (they read different samples), and N ranks see
+// the very images one process sees: the same global batch gives the same
+// training on any world size. (The DataLoader alone seeds by position in the
+// rank's epoch, which depends on the world size.)
+class IndexSeededDataset final : public datasets::Dataset<Sample> {
+ public:
+  IndexSeededDataset(SampleDataset inner, uint64_t seed) : inner_(std::move(inner)), seed_(seed) {}
+  Sample get(int64_t index) override;
+  int64_t size() const override { return inner_->size(); }
+  void set_epoch(int64_t epoch) { epoch_ = epoch; }
+
+ private:
+  SampleDataset inner_;
+  uint64_t seed_;
+  std::atomic<int64_t> epoch_{0};
+};
 
 }  // namespace ember::apps

@@ -103,17 +103,26 @@ void ZeroRedundancyOptimizer::partition_new_groups() {
 // optimizer's in-place updates then write into the bucket, and one
 // broadcast per rank syncs everything. Rebuilt when a group is added, and by
 // step() when a parameter no longer views its slice (Module::to, set_data).
+// Frozen parameters (requires_grad false) stay out of the buckets and out of
+// the per-parameter broadcasts (torch 1.10's trainable-only buckets): no
+// optimizer changes them, so every rank already holds the same values.
 void ZeroRedundancyOptimizer::build_buckets() {
   NoGradGuard no_grad;
   const auto& all = param_groups();
   Tensor first;
   for (const auto& g : all)
-    if (!first.defined() && !g.params.empty()) first = g.params.front();
+    for (const Tensor& p : g.params)
+      if (!first.defined() && p.requires_grad()) first = p;
   std::vector<Tensor> buckets;
+  if (!first.defined()) {  // everything frozen: nothing to broadcast
+    buckets_.assign(static_cast<size_t>(group_->size()), Tensor());
+    return;
+  }
   for (int64_t r = 0; r < group_->size(); ++r) {
     int64_t total = 0;
     for (const auto& group_shards : shards_)
       for (const Tensor& p : group_shards[r]) {
+        if (!p.requires_grad()) continue;
         EMBER_CHECK(p.dtype() == first.dtype() && p.device() == first.device(), kName,
                     ": parameters_as_bucket_view needs every parameter to have one dtype and device (got ",
                     p.dtype(), " on ", p.device(), " and ", first.dtype(), " on ", first.device(), ")");
@@ -123,6 +132,7 @@ void ZeroRedundancyOptimizer::build_buckets() {
     int64_t offset = 0;
     for (const auto& group_shards : shards_)
       for (const Tensor& p : group_shards[r]) {
+        if (!p.requires_grad()) continue;
         Tensor slice = bucket.narrow(0, offset, p.numel());
         slice.copy_(p.detach().reshape({-1}));
         p.set_data(slice.view(p.sizes()));
@@ -137,10 +147,12 @@ void ZeroRedundancyOptimizer::build_buckets() {
 // set_data or load code may have given it other data since).
 bool ZeroRedundancyOptimizer::buckets_intact() const {
   for (int64_t r = 0; r < group_->size(); ++r) {
+    if (!buckets_[static_cast<size_t>(r)].defined()) continue;  // every parameter frozen
     const auto* base = static_cast<const char*>(buckets_[static_cast<size_t>(r)].data_ptr());
     int64_t offset = 0;
     for (const auto& group_shards : shards_)
       for (const Tensor& p : group_shards[static_cast<size_t>(r)]) {
+        if (!p.requires_grad()) continue;
         const Tensor& bucket = buckets_[static_cast<size_t>(r)];
         if (p.dtype() != bucket.dtype() || !p.is_contiguous() ||
             static_cast<const char*>(p.data_ptr()) != base + offset * bucket.element_size())
@@ -156,11 +168,12 @@ void ZeroRedundancyOptimizer::sync_params() {
   std::vector<std::shared_ptr<Work>> works;
   for (int64_t r = 0; r < group_->size(); ++r) {
     if (bucket_view_) {
-      if (buckets_[r].numel() > 0) works.push_back(group_->broadcast(buckets_[r], {.root_rank = r}));
+      if (buckets_[r].defined() && buckets_[r].numel() > 0) works.push_back(group_->broadcast(buckets_[r], {.root_rank = r}));
       continue;
     }
     for (const auto& group_shards : shards_)
       for (const Tensor& p : group_shards[r]) {
+        if (!p.requires_grad()) continue;  // frozen: the same on every rank
         Tensor data = p.detach();
         works.push_back(group_->broadcast(data, {.root_rank = r}));
       }

@@ -197,6 +197,44 @@ EMBER_DIST_WORKER(zero_trajectory_worker) {
   destroy_process_group();
 }
 
+// Frozen parameters are left out of the broadcasts (torch 1.10): p[4] is
+// frozen and holds a value of each rank's own, which survives three steps (a
+// broadcast from its owner would overwrite it on the other ranks), while the
+// trainable parameters follow the plain optimizer; with and without bucket views.
+EMBER_DIST_WORKER(zero_frozen_worker) {
+  auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
+  for (bool bucket_view : {false, true}) {
+    std::vector<Tensor> params = zero_model_params();
+    std::vector<Tensor> plain = clone_params(params);
+    for (Tensor p : {params[4], plain[4]}) {  // handles: the same tensors
+      p.requires_grad_(false);
+      p.fill_(1.0 + rank);
+    }
+    ZeroRedundancyOptimizer zero(params, zero_optimizer<optim::SGD>({.lr = 0.1, .momentum = 0.9}),
+                                 {.parameters_as_bucket_view = bucket_view});
+    optim::SGD ref(plain, {.lr = 0.1, .momentum = 0.9});
+    for (int step = 0; step < 3; ++step) {
+      zero.zero_grad();
+      const int64_t rows = 8 / world_size;
+      zero_loss(params, step, rank * rows, (rank + 1) * rows).backward();
+      for (const Tensor& p : params)
+        if (p.requires_grad()) {
+          Tensor g = p.grad();
+          all_reduce(g, ReduceOp::AVG);
+        }
+      zero.step();
+      ref.zero_grad();
+      zero_full_grads(plain, step);
+      ref.step();
+    }
+    const std::string what = bucket_view ? "frozen, bucket views" : "frozen";
+    expect_close(params, plain, what);
+    EMBER_CHECK(params[4].eq(1.0 + rank).all().item<bool>(), what, ": rank ", rank,
+                "'s frozen parameter was overwritten");
+  }
+  destroy_process_group();
+}
+
 // torch's sorted-greedy assignment, worked out by hand for the sizes
 // 24 (p0), 6 (p1), 18 (p2), 3 (p3), 5 (p4), 1 (p5) in one group.
 EMBER_DIST_WORKER(zero_partition_worker) {
@@ -384,6 +422,12 @@ TEST_P(ZeroRanks, TrajectoriesEqualThePlainOptimizer) {
   TCPStoreServer server;
   ember::testing::Ranks ranks("zero_trajectory_worker", GetParam(), ember::testing::store_env(server));
   EXPECT_TRUE(ranks.all_succeed(120s));
+}
+
+TEST_P(ZeroRanks, FrozenParametersAreNotBroadcast) {
+  TCPStoreServer server;
+  ember::testing::Ranks ranks("zero_frozen_worker", GetParam(), ember::testing::store_env(server));
+  EXPECT_TRUE(ranks.all_succeed(60s));
 }
 
 TEST_P(ZeroRanks, PartitionIsSortedGreedy) {
