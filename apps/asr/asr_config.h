@@ -24,7 +24,7 @@ struct AsrConfig {
   // kaiming (He normal weights, zero biases: Note [Wav2Letter initialisation]
   // in asr_trainer.cpp) or torchaudio (the model's own, PyTorch's defaults).
   std::string init = "kaiming";
-  int64_t epochs = 5;
+  int64_t epochs = 8;                          // the schedule's 2-epoch warm-up needs them: Note [ASR schedule]
   int64_t batch_size = 4;
   double lr = 1e-3;                            // OneCycleLR's peak for Adam
   double clip = 1.0;                           // gradient norm clipping (0: none)

@@ -166,8 +166,17 @@ AsrResult train_asr(const AsrConfig& c) {
                 state.max_lr, " --seed ", state.seed, " (", state.total_steps, " steps): resume with the same flags");
   }
   optim::Adam optimizer(model->parameters(), optim::AdamOptions{.lr = c.lr});
-  // A quarter of the steps warm up, at least two of them: OneCycleLR's
-  // phases must not be empty (a one-step warm-up divides zero by zero).
+  // Note [ASR schedule]
+  // CTC first learns to emit blanks everywhere (loss near 3) and then has to
+  // leave that plateau. A quarter of the steps warm up; with 5 epochs the
+  // rate reached 8e-4 inside the first epoch and when a run left the plateau
+  // varied widely: the same seed ended between 10.5% and 45% test CER, as
+  // thread counts following the machine's load changed the last bits. With
+  // the default 8 epochs the warm-up spans two epochs (the rate is 5e-4 after
+  // the first), every run measured had left the plateau within the first
+  // epoch, and the runs end close together (docs/audio.md, "The default run").
+  // At least two warm-up steps: OneCycleLR's phases must not be empty (a
+  // one-step warm-up divides zero by zero).
   const int64_t schedule_steps = std::max<int64_t>(state.total_steps, 4);
   optim::OneCycleLR scheduler(optimizer, {.max_lr = {c.lr},
                                           .total_steps = schedule_steps,

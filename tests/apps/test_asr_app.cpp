@@ -38,12 +38,13 @@ namespace asr_app_test {
 const std::string kAsr = EMBER_ASR_BIN;
 
 // The CER bar of docs/audio.md ("The ember-asr pipeline") for the default run
-// (seed 0), which the short run below is. Four runs of it on the shared
-// 2-core VM measured 21.0%, 30.5%, 30.3% and 10.5% greedy CER on test-clean's
-// unheard speakers: without --deterministic, thread counts that follow the
-// machine's load change the last bits of the products, and 625 steps amplify
-// them. 40% leaves ten points above the worst.
-constexpr double kGreedyCerBar = 0.40;
+// (seed 0, 8 epochs), which the short run below is. Two runs (seeds 0 and 1)
+// on the loaded 2-core VM measured 1.9% and 1.3% greedy CER on test-clean's
+// unheard speakers (dev-clean 7.2% and 5.5%). Without --deterministic the
+// thread counts follow the machine's load and change the last bits, which
+// with the earlier 5-epoch schedule spread one seed over 10-45% (Note [ASR
+// schedule] in asr_trainer.cpp); 15% leaves room for that kind of spread.
+constexpr double kGreedyCerBar = 0.15;
 
 void expect_one_error_line(const RunResult& r, int code, const std::string& what) {
   EXPECT_EQ(r.exit_code, code) << r.out << r.err;
@@ -167,8 +168,8 @@ void expect_evaluation_only(const ShortRun& asr) {
                           out + "/digits.txt --max-cer 0.0001 --no-progress --out " + out + "/eval");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("beam 10 + lexicon CER"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("done: 5/5 epochs"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("epoch 1/5"), std::string::npos) << r.out;  // nothing trained
+  EXPECT_NE(r.out.find("done: 8/8 epochs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("epoch 1/8"), std::string::npos) << r.out;  // nothing trained
   EXPECT_NE(r.err.find("is above --max-cer 0.0001"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(fs::path(out) / "eval" / "last.safetensors"));
   const std::string metrics = slurp(fs::path(out) / "eval" / "metrics.json");
