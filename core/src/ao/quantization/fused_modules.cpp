@@ -4,6 +4,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/error.h"
 #include "ember/nn/utils/fusion.h"
+#include "ember/ops/factories.h"
 
 namespace ember::ao::quantization {
 
