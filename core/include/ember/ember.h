@@ -49,6 +49,8 @@
 #include "ember/ao/nn/quantized/modules.h"
 #include "ember/ao/nn/quantized/dynamic.h"
 #include "ember/ao/nn/quantized/embedding.h"
+#include "ember/ao/nn/quantized/activation_pooling.h"
+#include "ember/ao/nn/quantized/functional_modules.h"
 #include "ember/transforms/containers.h"
 #include "ember/transforms/serialize.h"
 #include "ember/transforms/transform.h"
