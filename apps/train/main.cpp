@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   flags.add("--threads", &c.threads, "N", "intra-op threads (0: all cores)");
   flags.add("--seed", &c.seed, "N", "seed of the initialisation, data order and augmentation");
   flags.add_switch("--channels-last", &c.channels_last, "NHWC activations");
+  flags.add_switch("--float64", &c.float64, "train in float64 (slow; for reproducibility checks)");
   flags.add_switch("--deterministic", &c.deterministic,
                    "bitwise-reproducible results under any machine load (slower when other processes share the cores)");
   flags.add("--output", &c.output, "DIR", "checkpoints and metrics.json go here");

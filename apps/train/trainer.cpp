@@ -93,14 +93,19 @@ struct EpochStats {
 
 // Validation accuracy; each rank counts its share (every index once over the
 // ranks, no padding) and the counts are summed.
+// A batch of images as the model takes it: its dtype and memory format.
+Tensor model_input(const Tensor& images, const TrainConfig& c) {
+  const Tensor x = c.float64 ? images.to(kFloat64) : images;
+  return c.channels_last ? x.contiguous(MemoryFormat::ChannelsLast) : x;
+}
+
 template <class Loader>
-double evaluate(models::ImageClassifierImpl& model, Loader& loader, bool channels_last, const DistributedRun& run) {
+double evaluate(models::ImageClassifierImpl& model, Loader& loader, const TrainConfig& c, const DistributedRun& run) {
   model.eval();
   NoGradGuard no_grad;
   int64_t correct = 0, total = 0;
   for (auto& [images, labels] : loader) {
-    const Tensor x = channels_last ? images.contiguous(MemoryFormat::ChannelsLast) : images;
-    correct += model.forward(x).argmax(1).eq(labels).sum().template item<int64_t>();
+    correct += model.forward(model_input(images, c)).argmax(1).eq(labels).sum().template item<int64_t>();
     total += labels.size(0);
   }
   const std::vector<double> sums = run.sum({static_cast<double>(correct), static_cast<double>(total)});
@@ -180,6 +185,7 @@ TrainResult train(const TrainConfig& c) {
 
   const int64_t num_classes = static_cast<int64_t>(data.classes.size());
   models::ImageClassifier model = models::create(c.model, {.num_classes = num_classes});
+  if (c.float64) model->to(kFloat64);
   if (c.channels_last) model->to(MemoryFormat::ChannelsLast);
   int64_t num_params = 0;
   for (const Tensor& p : model->parameters()) num_params += p.numel();
@@ -242,8 +248,9 @@ TrainResult train(const TrainConfig& c) {
     say(run, "resume: %s after epoch %lld (best validation accuracy %.2f%%)\n", resume.c_str(),
                 static_cast<long long>(info.epochs_done), 100 * info.best_accuracy);
   }
-  say(run, "model: %s, %.2f M parameters%s; %s lr %g, %s schedule, batch %lld, %lld workers\n", c.model.c_str(),
-      static_cast<double>(num_params) / 1e6, c.channels_last ? ", channels-last" : "", c.optimizer.c_str(), c.lr,
+  say(run, "model: %s, %.2f M parameters%s%s; %s lr %g, %s schedule, batch %lld, %lld workers\n", c.model.c_str(),
+      static_cast<double>(num_params) / 1e6, c.channels_last ? ", channels-last" : "", c.float64 ? ", float64" : "",
+      c.optimizer.c_str(), c.lr,
       c.scheduler.c_str(), static_cast<long long>(c.batch_size), static_cast<long long>(c.workers));
   if (run.launched())
     say(run, "distributed: %lld ranks (Gloo), %lld images per rank and step, DistributedDataParallel%s\n",
@@ -270,7 +277,7 @@ TrainResult train(const TrainConfig& c) {
                                      .desc = "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(c.epochs),
                                      .plain = c.progress ? std::nullopt : std::optional<bool>(true), .unit = "batch"});
     for (auto& [images, labels] : train_loader) {
-      const Tensor x = c.channels_last ? images.contiguous(MemoryFormat::ChannelsLast) : images;
+      const Tensor x = model_input(images, c);
       optimizer->zero_grad();
       Tensor logits;
       const Tensor loss = run.forward([&] {
@@ -298,7 +305,7 @@ TrainResult train(const TrainConfig& c) {
                               .accuracy = totals[1] / totals[2],
                               .images_per_s = totals[2] / seconds_since(te),
                               .seconds = seconds_since(te)},
-                    .val_accuracy = evaluate(*model, val_loader, c.channels_last, run),
+                    .val_accuracy = evaluate(*model, val_loader, c, run),
                     .lr = optimizer->param_groups()[0].options.at("lr").to_double()};
     records.push_back(rec);
     info.epochs_done = epoch + 1;
@@ -327,7 +334,7 @@ TrainResult train(const TrainConfig& c) {
   result.best_accuracy = info.best_accuracy;
   result.epochs_done = info.epochs_done;
   result.checkpoint = last_path;
-  if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c.channels_last, run);
+  if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c, run);
   say(run, "done: %lld/%lld epochs, validation accuracy %.2f%% (best %.2f%%) in %.1f s\n",
               static_cast<long long>(info.epochs_done), static_cast<long long>(c.epochs), 100 * result.final_accuracy,
               100 * result.best_accuracy, seconds_since(t_start));

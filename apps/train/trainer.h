@@ -27,6 +27,9 @@ struct TrainConfig {
   // OpenBLAS and oneDNN keep their thread count when other processes share the cores).
   bool deterministic = false;
   bool channels_last = false;
+  // Parameters and activations in float64: slow, for reproducibility checks
+  // (1 and 2 ranks train the same parameters; docs/apps.md).
+  bool float64 = false;
   std::string output = "ember-train-out";
   std::string resume;                  // checkpoint to continue from
   int64_t stop_after = 0;              // stop after this many epochs in this run (0: all); resume later

@@ -76,19 +76,24 @@ TEST(TrainDistributed, TwoRanksSeeTheGlobalBatchesOfOneRank) {
   EXPECT_NEAR(c1.info.best_accuracy, c2.info.best_accuracy, 1e-9);
 }
 
-// Open (docs/distributed.md, "What remains of issue 25"): with a learning rate
-// the parameters of 1 and 2 ranks drift apart by more than float rounding
-// (lr 0.01, 2 epochs: conv1.weight by 0.046; lr 0.001, 6 steps: 7.7e-4 for 1 vs
-// 2 ranks, 2.8e-5 for 2 vs 4), although the batches agree (the test above):
-// the gradients of DDP + SyncBatchNorm on ResNet-18 differ with the world size.
-TEST(TrainDistributed, DISABLED_TwoRanksTrainTheParametersOfOneRank) {
+// With a learning rate, 1 and 2 ranks train the same parameters in float64
+// (issue 25: "with a fixed seed and float64 the same parameters after 3
+// steps"); here 6 steps. In float32 they agree after the first step (momentum
+// buffers within 3e-6 of 3.0) and then drift apart, as a single-rank run whose
+// learning rate changes by 1e-4 of itself does, and as PyTorch's ResNet-18 does
+// on images with flat backgrounds (docs/apps.md, "Data-parallel ember-train").
+TEST(TrainDistributed, TwoRanksTrainTheParametersOfOneRankInFloat64) {
   const std::string data = shapes_data(16);
-  const std::string one = fresh_dir("ddp_one_lr"), two = fresh_dir("ddp_two_lr");
-  ASSERT_EQ(run(train_command(1, data, one, 2, fresh_dir("ddp_one_lr_logs"))).exit_code, 0);
-  ASSERT_EQ(run(train_command(2, data, two, 2, fresh_dir("ddp_two_lr_logs"))).exit_code, 0);
+  const std::string one = fresh_dir("ddp_one_f64"), two = fresh_dir("ddp_two_f64");
+  const std::string optimization = "--lr 0.01 --float64";
+  const RunResult r1 = run(train_command(1, data, one, 1, fresh_dir("ddp_one_f64_logs"), "", optimization));
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  const RunResult r2 = run(train_command(2, data, two, 1, fresh_dir("ddp_two_f64_logs"), "", optimization));
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
   const double diff = max_model_difference(load_checkpoint(one + "/checkpoint.safetensors"),
                                            load_checkpoint(two + "/checkpoint.safetensors"));
-  EXPECT_LT(diff, 1e-4);
+  std::printf("largest difference between 1 and 2 ranks in float64: %.3g\n", diff);
+  EXPECT_LT(diff, 1e-9);
 }
 
 TEST(TrainDistributed, KilledRankResumesFromTheCheckpoint) {

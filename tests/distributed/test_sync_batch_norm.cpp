@@ -11,15 +11,18 @@
 
 #include <ember/autograd/autograd.h>
 #include <ember/core/generator.h>
+#include <ember/distributed/ddp/distributed_data_parallel.h>
 #include <ember/distributed/init.h>
 #include <ember/distributed/sync_batch_norm.h>
 #include <ember/distributed/tcp_store.h>
 #include <ember/nn/container.h>
 #include <ember/nn/functional/activation.h>
+#include <ember/nn/functional/loss.h>
 #include <ember/nn/modules/conv.h>
 #include <ember/nn/modules/linear.h>
 #include <ember/nn/modules/normalization.h>
 #include <ember/ops/factories.h>
+#include <ember/optim/sgd.h>
 
 #include "gloo_testing.h"
 #include "multiprocess.h"
@@ -261,6 +264,47 @@ EMBER_DIST_WORKER(convert_sync_bn_worker) {
   destroy_process_group();
 }
 
+// DDP over the converted model, as ember-train runs it: each rank's loss is
+// the mean cross entropy of its equal share of the global batch, SGD with
+// momentum and weight decay; the parameters must follow those of the
+// unconverted model trained on the whole batch in one process.
+EMBER_DIST_WORKER(ddp_sync_bn_worker) {
+  auto store = ember::testing::init_gloo_from_test_store(rank, world_size);
+  SbnNet net = sbn_make_net(), ref = sbn_make_net();
+  convert_sync_batchnorm(net);
+  DistributedDataParallel ddp(net, {.bucket_cap_mb = 1e-4});  // several buckets
+  const ember::optim::SGDOptions sgd{.lr = 0.1, .momentum = 0.9, .weight_decay = 1e-2};
+  ember::optim::SGD opt(net->parameters(), sgd), ref_opt(ref->parameters(), sgd);
+  constexpr int64_t kGlobal = 8;
+  const int64_t per_rank = kGlobal / world_size;
+  net->train();
+  ref->train();
+  for (int step = 0; step < 4; ++step) {
+    const std::string at = "rank " + std::to_string(rank) + " step " + std::to_string(step);
+    Tensor x_full = sbn_values({kGlobal, 2, 5, 4}, step);
+    Tensor labels = ember::arange(kGlobal).add(step).remainder(5);
+    opt.zero_grad();
+    ref_opt.zero_grad();
+    Tensor loss = ddp.forward([&] {
+      return nn::functional::cross_entropy(net(x_full.narrow(0, rank * per_rank, per_rank).clone()),
+                                           labels.narrow(0, rank * per_rank, per_rank));
+    });
+    loss.backward();
+    nn::functional::cross_entropy(ref(x_full), labels).backward();
+    const auto ref_params = ref->named_parameters();
+    for (const auto& [name, p] : net->named_parameters())
+      expect_near(p.grad(), ref_params.at(name).grad(), 1e-12, at + " gradient of " + name);
+    opt.step();
+    ref_opt.step();
+    for (const auto& [name, p] : net->named_parameters())
+      expect_near(p, ref_params.at(name), 1e-12, at + " " + name);
+    const auto ref_buffers = ref->named_buffers();
+    for (const auto& [name, b] : net->named_buffers()) expect_near(b, ref_buffers.at(name), 1e-12, at + " " + name);
+  }
+  barrier();
+  destroy_process_group();
+}
+
 std::string sbn_error_of(const std::function<void()>& fn) {
   try {
     fn();
@@ -368,6 +412,12 @@ TEST_P(SyncBatchNormRanks, MatchesTorchBatchNormOnTheWholeBatch) {
 TEST_P(SyncBatchNormRanks, ConvertSyncBatchnormKeepsNamesAndMatchesTheModel) {
   TCPStoreServer server;
   ember::testing::Ranks ranks("convert_sync_bn_worker", GetParam(), ember::testing::store_env(server));
+  EXPECT_TRUE(ranks.all_succeed(120s));
+}
+
+TEST_P(SyncBatchNormRanks, DdpTrainingMatchesTheWholeBatch) {
+  TCPStoreServer server;
+  ember::testing::Ranks ranks("ddp_sync_bn_worker", GetParam(), ember::testing::store_env(server));
   EXPECT_TRUE(ranks.all_succeed(120s));
 }
 
