@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <ember/autograd/grad_mode.h>
+#include <ember/core/warning.h>
 #include <ember/distributed/init.h>
 #include <ember/ops/factories.h>
 
@@ -68,6 +69,11 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> 
   for (const auto& g : groups) count += g.params.size();
   EMBER_CHECK(count > 0, kName, ": did not receive any parameters");
   rank_sizes_.assign(static_cast<size_t>(group_->size()), 0);
+  if (options.overlap_with_ddp) {
+    EMBER_CHECK(groups.size() == 1, kName, ": overlap_with_ddp supports a single parameter group, got ",
+                groups.size());
+    overlap_.status = OverlapStatus::kUninitialized;
+  }
   init_groups(std::move(groups));
   partition_new_groups();
 }
@@ -78,6 +84,7 @@ ZeroRedundancyOptimizer::~ZeroRedundancyOptimizer() = default;
 // through the base class's add_param_group) and gives this rank's part of
 // each to the local optimizer.
 void ZeroRedundancyOptimizer::partition_new_groups() {
+  if (overlap_.status != OverlapStatus::kOff) return;  // partitioned by DDP's buckets (overlap_initialize)
   const auto& groups = param_groups();
   if (shards_.size() == groups.size()) return;
   const auto rank = static_cast<size_t>(group_->rank());
@@ -190,6 +197,12 @@ void ZeroRedundancyOptimizer::pull_group_options() {
 }
 
 Tensor ZeroRedundancyOptimizer::step(const Closure& closure) {
+  if (overlap_.status != OverlapStatus::kOff) {
+    // torch 1.10 logs the same and returns None: the DDP hook steps.
+    EMBER_WARN(kName, ": step() should not be included in the training loop when overlap_with_ddp is set (the "
+               "DDP communication hook from hook_with_zero_step steps the parameters)");
+    return Tensor();
+  }
   partition_new_groups();
   // A parameter given new data since the buckets were built would miss the
   // broadcasts: rebuild them from the parameters' current values.
@@ -202,11 +215,20 @@ Tensor ZeroRedundancyOptimizer::step(const Closure& closure) {
 }
 
 void ZeroRedundancyOptimizer::add_param_group(optim::ParamGroup group) {
+  EMBER_CHECK(overlap_.status == OverlapStatus::kOff, kName,
+              ": overlap_with_ddp supports a single parameter group; add_param_group is not allowed");
   Optimizer::add_param_group(std::move(group));
   partition_new_groups();
 }
 
+void ZeroRedundancyOptimizer::check_partitioned(const char* what) const {
+  EMBER_CHECK(overlap_.status == OverlapStatus::kOff || overlap_.status == OverlapStatus::kInitialized, kName, ".",
+              what, ": with overlap_with_ddp the parameters are partitioned once DistributedDataParallel has rebuilt "
+              "its buckets (in the third iteration's backward pass); call it after that");
+}
+
 int64_t ZeroRedundancyOptimizer::owner_rank(const Tensor& param) const {
+  check_partitioned("owner_rank");
   for (const auto& group_shards : shards_)
     for (size_t r = 0; r < group_shards.size(); ++r)
       for (const Tensor& p : group_shards[r])
@@ -215,6 +237,7 @@ int64_t ZeroRedundancyOptimizer::owner_rank(const Tensor& param) const {
 }
 
 std::vector<std::vector<Tensor>> ZeroRedundancyOptimizer::shard(int64_t rank) const {
+  check_partitioned("shard");
   EMBER_CHECK(rank >= 0 && rank < group_->size(), kName, ": rank ", rank, " is outside [0, ", group_->size(), ")");
   std::vector<std::vector<Tensor>> out;
   for (const auto& group_shards : shards_) out.push_back(group_shards[static_cast<size_t>(rank)]);
@@ -232,6 +255,7 @@ std::vector<std::vector<Tensor>> ZeroRedundancyOptimizer::shard(int64_t rank) co
 // (its bytes and its tensors, while they are parsed); on every other rank:
 // its own state plus its serialized bytes, until the target received them.
 void ZeroRedundancyOptimizer::consolidate_state_dict(int64_t to) {
+  check_partitioned("consolidate_state_dict");
   partition_new_groups();
   const int64_t world = group_->size();
   const int64_t rank = group_->rank();
@@ -285,6 +309,7 @@ optim::OptimizerStateDict ZeroRedundancyOptimizer::state_dict() const {
 }
 
 void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerStateDict& sd) {
+  check_partitioned("load_state_dict");
   partition_new_groups();
   const auto& groups = param_groups();
   EMBER_CHECK(sd.param_groups.size() == groups.size(), kName,

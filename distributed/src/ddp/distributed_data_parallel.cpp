@@ -121,6 +121,8 @@ bool DistributedDataParallel::global_requires_backward_grad_sync(bool local) {
   return flag.item<int64_t>() > 0;
 }
 
+bool DistributedDataParallel::has_rebuilt_buckets() const { return reducer_->rebuilt(); }
+
 void DistributedDataParallel::pre_forward() {
   sync_this_backward_ = is_grad_enabled() && require_backward_grad_sync_;
   if (sync_this_backward_) reducer_->prepare_for_forward();

@@ -59,6 +59,13 @@ struct ZeroRedundancyOptimizerOptions {
   // parameter given other data later, e.g. by Module::to, is put back into a
   // rebuilt bucket at the next step).
   bool parameters_as_bucket_view = false;
+  // torch 1.10's overlap_with_ddp: the optimizer step runs inside a DDP
+  // communication hook made by hook_with_zero_step(_interleaved)
+  // (ember/distributed/ddp/ddp_zero_hook.h), each DDP bucket wholly owned by
+  // rank bucket_index % world_size. The partition waits until DDP has rebuilt
+  // its buckets: the first two iterations update nothing. step() is then a
+  // no-op (a warning); one parameter group only.
+  bool overlap_with_ddp = false;
 };
 
 class ZeroRedundancyOptimizer : public optim::Optimizer {
@@ -94,6 +101,26 @@ class ZeroRedundancyOptimizer : public optim::Optimizer {
   // every state tensor that is not 0-d must have its parameter's shape.
   void load_state_dict(const optim::OptimizerStateDict& state_dict);
 
+  // overlap_with_ddp: whether the partition by DDP buckets is in place (from
+  // the third iteration's backward pass on).
+  bool overlap_initialized() const { return overlap_.status == OverlapStatus::kInitialized; }
+
+  // For the hooks of ddp_zero_hook.h (overlap_with_ddp only). DDP has
+  // rebuilt its buckets: remember bucket `index`'s parameters (its first
+  // backward pass after the rebuild), or partition by the remembered buckets
+  // (bucket 0 of the next one). Returns overlap_initialized().
+  bool overlap_observe_bucket(bool ddp_rebuilt, int64_t index, const std::vector<Tensor>& params);
+  // The rank that steps bucket `index`'s parameters.
+  int64_t overlap_bucket_owner(int64_t index) const;
+  int64_t overlap_num_buckets() const { return static_cast<int64_t>(overlap_.params_per_bucket.size()); }
+  // Steps this rank's `params` (a subset of its shard) with `grads` (same
+  // order; undefined: not updated); the shard's other parameters are left alone.
+  void overlap_local_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads);
+  // Broadcasts bucket `index`'s parameters from their owner (asynchronous;
+  // overlap_wait_broadcasts() waits for every one launched).
+  void overlap_broadcast_bucket(int64_t index);
+  void overlap_wait_broadcasts();
+
   // This rank's optimizer over its shard.
   optim::Optimizer& local_optimizer() { return *local_; }
   const optim::Optimizer& local_optimizer() const { return *local_; }
@@ -111,7 +138,17 @@ class ZeroRedundancyOptimizer : public optim::Optimizer {
   void push_group_options();
   void pull_group_options();
 
+  void check_partitioned(const char* what) const;
+
+  enum class OverlapStatus { kOff, kUninitialized, kDdpRebuiltBuckets, kInitialized };
+  struct Overlap {
+    OverlapStatus status = OverlapStatus::kOff;
+    std::vector<std::vector<Tensor>> params_per_bucket;
+    std::vector<std::shared_ptr<Work>> broadcasts;
+  };
+
   std::shared_ptr<ProcessGroup> group_;
+  Overlap overlap_;
   ShardOptimizer make_;
   bool bucket_view_;
   std::unique_ptr<optim::Optimizer> local_;

@@ -105,6 +105,10 @@ class DistributedDataParallel : public Joinable {
     return output;
   }
 
+  // Whether the buckets were rebuilt in gradient-arrival order (at the
+  // second iteration's forward pass; torch's _has_rebuilt_buckets).
+  bool has_rebuilt_buckets() const;
+
   nn::Module& module() const { return *module_; }
   const std::shared_ptr<nn::Module>& module_ptr() const { return module_; }
   const std::shared_ptr<ProcessGroup>& process_group() const { return process_group_; }

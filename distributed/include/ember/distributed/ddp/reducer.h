@@ -56,6 +56,8 @@ class Reducer {
   // Rebuilds the buckets in the order rank 0's gradients arrived in its first
   // synchronized backward pass (a broadcast: every rank calls it).
   void rebuild_buckets();
+  // Whether rebuild_buckets() ran (from the second iteration's forward pass).
+  bool rebuilt() const { return rebuilt_; }
 
   // What the default reduction divides the summed gradients by (the group
   // size; Join sets the number of ranks that contribute).
