@@ -6,16 +6,12 @@
 
 namespace ember::io::detail {
 
-FramePtr make_frame() {
-  FramePtr f(av_frame_alloc());
-  EMBER_CHECK(f, "video: out of memory allocating an AVFrame");
-  return f;
-}
+FramePtr make_frame() { return FramePtr(allocated(av_frame_alloc())); }
 
-PacketPtr make_packet() {
-  PacketPtr p(av_packet_alloc());
-  EMBER_CHECK(p, "video: out of memory allocating an AVPacket");
-  return p;
+PacketPtr make_packet() { return PacketPtr(allocated(av_packet_alloc())); }
+
+void throw_if_out_of_memory(int code) {
+  if (code == AVERROR(ENOMEM)) throw std::bad_alloc();
 }
 
 std::string av_error_text(int code) {

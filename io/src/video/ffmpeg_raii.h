@@ -3,6 +3,7 @@
 // Every FFmpeg allocation in Ember::io is held by one of these from the line that
 // makes it, so an ember::Error thrown anywhere in between leaks nothing.
 #include <memory>
+#include <new>
 #include <string>
 
 extern "C" {
@@ -54,6 +55,22 @@ using PacketPtr = std::unique_ptr<AVPacket, PacketFreer>;
 using SwsPtr = std::unique_ptr<SwsContext, SwsFreer>;
 using SwrPtr = std::unique_ptr<SwrContext, SwrFreer>;
 using AvioPtr = std::unique_ptr<AVIOContext, AvioFreer>;
+
+// Note [FFmpeg out of memory]: FFmpeg reports a failed allocation as a null
+// pointer or as AVERROR(ENOMEM), and a decoder whose allocation failed inside
+// may go on to report "Invalid data found" at its next call. Both reports
+// become std::bad_alloc at once, which the entry points'
+// with_out_of_memory_context (Note [Out of memory at the entry points]) turns
+// into "<op>: '<file>': out of memory ... while <activity>" instead of an
+// error that names no file, or a file wrongly called damaged.
+// (Test: tests/io/test_video_out_of_memory.cpp, through av_max_alloc.)
+void throw_if_out_of_memory(int code);
+// p, unless FFmpeg's allocation returned null (std::bad_alloc).
+template <class T>
+T* allocated(T* p) {
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
 
 // Allocating constructors that raise on out-of-memory.
 FramePtr make_frame();

@@ -90,8 +90,7 @@ void FrameConverter::convert_padded(const AVFrame* frame) {
   rgb_stride_ = FFALIGN(3 * (frame->width + 8), 64);
   const size_t need = static_cast<size_t>(rgb_stride_) * static_cast<size_t>(frame->height);
   if (need > rgb_capacity_) {
-    rgb_.reset(static_cast<uint8_t*>(av_malloc(need)));
-    EMBER_CHECK(rgb_ != nullptr, "video: out of memory for a ", frame->width, "x", frame->height, " frame");
+    rgb_.reset(static_cast<uint8_t*>(allocated(av_malloc(need))));
     rgb_capacity_ = need;
   }
   uint8_t* planes[4] = {rgb_.get(), nullptr, nullptr, nullptr};
@@ -137,8 +136,10 @@ SwrContext* FrameConverter::resampler(const AVFrame* frame, AVSampleFormat out_f
   int r = swr_alloc_set_opts2(&raw, layout, out_format, frame->sample_rate, layout, in_format,
                               frame->sample_rate, 0, nullptr);
   swr_.reset(raw);
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: cannot set up the audio conversion: ", av_error_text(r));
   r = swr_init(swr_.get());
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: cannot set up the audio conversion: ", av_error_text(r));
   swr_in_format_ = in_format;
   swr_out_format_ = out_format;

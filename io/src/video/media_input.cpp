@@ -22,11 +22,11 @@ MediaInput MediaInput::open_file(const std::string& path, bool generate_pts) {
   in.name_ = "'" + path + "'";
   in.path_ = path;
   in.generate_pts_ = generate_pts;
-  AVFormatContext* raw = avformat_alloc_context();
-  EMBER_CHECK(raw != nullptr, "video: out of memory");
+  AVFormatContext* raw = allocated(avformat_alloc_context());
   if (generate_pts) raw->flags |= AVFMT_FLAG_GENPTS;
   // On failure avformat_open_input frees the context.
   const int r = avformat_open_input(&raw, path.c_str(), nullptr, nullptr);
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: cannot open ", in.name_, ": ", av_error_text(r));
   in.format_.reset(raw);
   in.probe();
@@ -67,19 +67,18 @@ MediaInput MediaInput::open_memory(const Tensor& bytes) {
     s->pos = target;
     return target;
   };
-  auto* buffer = static_cast<uint8_t*>(av_malloc(kAvioBufferSize));
-  EMBER_CHECK(buffer != nullptr, "VideoReader: out of memory");
+  auto* buffer = static_cast<uint8_t*>(allocated(av_malloc(kAvioBufferSize)));
   in.avio_.reset(avio_alloc_context(buffer, kAvioBufferSize, 0, &m, +read, nullptr, +seek));
   if (!in.avio_) {
     av_free(buffer);
-    EMBER_FAIL("VideoReader: out of memory");
+    throw std::bad_alloc();
   }
-  AVFormatContext* raw = avformat_alloc_context();
-  EMBER_CHECK(raw != nullptr, "VideoReader: out of memory");
+  AVFormatContext* raw = allocated(avformat_alloc_context());
   raw->pb = in.avio_.get();
   raw->flags |= AVFMT_FLAG_CUSTOM_IO;
   // On failure avformat_open_input frees the context (not our AVIOContext).
   const int r = avformat_open_input(&raw, nullptr, nullptr, nullptr);
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: cannot open ", in.name_, ": ", av_error_text(r));
   in.format_.reset(raw);
   in.probe();
@@ -92,6 +91,7 @@ MediaInput MediaInput::reopen() const {
 
 void MediaInput::probe() {
   const int r = avformat_find_stream_info(format_.get(), nullptr);
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: cannot read the stream information of ", name_, ": ",
               av_error_text(r));
 }

@@ -1,5 +1,7 @@
 #include "stream_decoder.h"
 
+#include <algorithm>
+
 #include <ember/core/error.h>
 
 namespace ember::io::detail {
@@ -30,13 +32,14 @@ void StreamDecoder::open_codec() {
   const AVCodec* decoder = avcodec_find_decoder(stream_->codecpar->codec_id);
   EMBER_CHECK(decoder != nullptr, "video: no decoder for the ", type_name(stream_->codecpar->codec_type),
               " codec '", avcodec_get_name(stream_->codecpar->codec_id), "' of ", input_.name());
-  codec_.reset(avcodec_alloc_context3(decoder));
-  EMBER_CHECK(codec_, "video: out of memory");
+  codec_.reset(allocated(avcodec_alloc_context3(decoder)));
   int r = avcodec_parameters_to_context(codec_.get(), stream_->codecpar);
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: bad codec parameters in ", input_.name(), ": ", av_error_text(r));
   if (!torchvision_timing_) codec_->pkt_timebase = stream_->time_base;
   codec_->thread_count = static_cast<int>(num_threads_);
   r = avcodec_open2(codec_.get(), decoder, nullptr);
+  throw_if_out_of_memory(r);
   EMBER_CHECK(r >= 0, "video: cannot open the ", decoder->name, " decoder for ", input_.name(),
               ": ", av_error_text(r));
   flushed_ = false;
@@ -48,9 +51,23 @@ void StreamDecoder::open_codec() {
 
 void StreamDecoder::flush() {
   const int s = avcodec_send_packet(codec_.get(), nullptr);
-  EMBER_CHECK(s >= 0 || s == AVERROR_EOF, "video: decoding ", input_.name(), " failed at its end: ",
-              av_error_text(s));
+  throw_if_out_of_memory(s);
+  if (s < 0 && s != AVERROR_EOF) {
+    check_memory_after_failure();
+    // After damage the stream ends there whatever the decoder says now.
+    EMBER_CHECK(damage_.has_value(), "video: decoding ", input_.name(), " failed at its end: ", av_error_text(s));
+    failed_ = true;
+  }
   flushed_ = true;
+}
+
+void StreamDecoder::check_memory_after_failure() const {
+  // One decoded frame's worth (4 bytes per pixel covers every planar format
+  // FFmpeg's decoders allocate for), at least 1 MiB.
+  const size_t frame = static_cast<size_t>(std::max(codec_->width, 1)) * static_cast<size_t>(std::max(codec_->height, 1)) * 4;
+  void* probe = av_malloc(std::max<size_t>(frame, size_t{1} << 20));
+  if (probe == nullptr) throw std::bad_alloc();
+  av_free(probe);
 }
 
 void StreamDecoder::end_at_damage(std::string reason) {
@@ -73,6 +90,7 @@ void StreamDecoder::feed() {
       return;
     }
     if (r < 0) {
+      throw_if_out_of_memory(r);
       end_at_damage("reading failed: " + av_error_text(r));
       return;
     }
@@ -92,6 +110,8 @@ void StreamDecoder::feed() {
     const int s = avcodec_send_packet(codec_.get(), packet_.get());
     av_packet_unref(packet_.get());
     if (s < 0) {
+      throw_if_out_of_memory(s);
+      check_memory_after_failure();
       end_at_damage("the " + std::string(codec_->codec->name) + " decoder rejected the data" + at_byte(pos) +
                     ": " + av_error_text(s));
     }
@@ -113,6 +133,8 @@ AVFrame* StreamDecoder::next_frame() {
     if (r != AVERROR(EAGAIN)) {
       // The decoder failed on data it had accepted: what it returned so far
       // stands; the rest of the stream is lost.
+      throw_if_out_of_memory(r);
+      check_memory_after_failure();
       if (!damage_) damage_ = "decoding failed: " + av_error_text(r);
       failed_ = true;
       return nullptr;

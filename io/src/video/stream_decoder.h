@@ -57,6 +57,10 @@ class StreamDecoder {
   // holds came from intact packets and still come out.
   void end_at_damage(std::string reason);
   void flush();
+  // After the decoder failed: std::bad_alloc when memory for one more frame
+  // cannot be had (Note [FFmpeg out of memory]: a decoder whose allocation
+  // failed inside reports "Invalid data"), else nothing (the data is damaged).
+  void check_memory_after_failure() const;
   // (Re)creates and opens the codec context.
   void open_codec();
 

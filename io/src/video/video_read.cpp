@@ -109,7 +109,7 @@ std::vector<std::pair<int64_t, FramePtr>> read_from_stream(detail::MediaInput& i
   std::vector<std::pair<int64_t, FramePtr>> out;
   if (any && off.start > 0 && !exact_start && before) out.emplace_back(before_pts, std::move(before));
   for (auto& [pts, frame] : kept) {
-    EMBER_CHECK(frame, "read_video: out of memory");
+    if (!frame) throw std::bad_alloc();  // (a clone that failed: Note [FFmpeg out of memory])
     out.emplace_back(pts, std::move(frame));
   }
   // A stream that ends at damage before end_pts: what was asked for is
@@ -241,6 +241,7 @@ static VideoTimestamps read_video_timestamps_impl(const std::string& path, PtsUn
         break;
       }
       if (r < 0) {
+        detail::throw_if_out_of_memory(r);
         damage = "reading failed: " + detail::av_error_text(r);
         break;
       }

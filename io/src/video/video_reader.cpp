@@ -136,7 +136,7 @@ VideoReader& VideoReader::seek(double seconds, bool keyframes_only) {
 }
 
 std::optional<VideoFrame> VideoReader::next() {
-  return with_out_of_memory_context([&] { return "VideoReader: '" + impl_->input->name() + "'"; },
+  return with_out_of_memory_context([&] { return "VideoReader: " + impl_->input->name(); },
                                     "decoding a frame", [&] { return impl_->next(); });
 }
 
