@@ -63,7 +63,7 @@ using AvioPtr = std::unique_ptr<AVIOContext, AvioFreer>;
 // with_out_of_memory_context (Note [Out of memory at the entry points]) turns
 // into "<op>: '<file>': out of memory ... while <activity>" instead of an
 // error that names no file, or a file wrongly called damaged.
-// (Test: tests/io/test_video_out_of_memory.cpp, through av_max_alloc.)
+// (Test: tests/io/test_ffmpeg_out_of_memory.cpp, through av_max_alloc.)
 void throw_if_out_of_memory(int code);
 // p, unless FFmpeg's allocation returned null (std::bad_alloc).
 template <class T>

@@ -105,8 +105,7 @@ struct Input {
                                                                                         : fmt.c_str());
       EMBER_CHECK(input_format, op, ": '", label, "': FFmpeg has no demuxer for format \"", fmt, "\"");
     }
-    AVFormatContext* raw = avformat_alloc_context();
-    EMBER_CHECK(raw, op, ": out of memory");
+    AVFormatContext* raw = allocated(avformat_alloc_context());
     if (data) {
       memory = {data, size, 0};
       auto* buffer = static_cast<unsigned char*>(av_malloc(1 << 16));
@@ -114,15 +113,17 @@ struct Input {
       if (!io) {
         av_free(buffer);
         avformat_free_context(raw);
-        EMBER_FAIL(op, ": out of memory");
+        throw std::bad_alloc();
       }
       raw->pb = io.get();
       raw->flags |= AVFMT_FLAG_CUSTOM_IO;
     }
     const int rc = avformat_open_input(&raw, data ? nullptr : path.c_str(), input_format, nullptr);
+    throw_if_out_of_memory(rc);
     EMBER_CHECK(rc >= 0, op, ": cannot open '", label, "': ", why(rc));  // raw freed on failure
     format.reset(raw);
     const int info = avformat_find_stream_info(raw, nullptr);
+    throw_if_out_of_memory(info);
     EMBER_CHECK(info >= 0, op, ": '", label, "': cannot read the stream parameters: ", why(info));
     stream_index = av_find_best_stream(raw, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
     EMBER_CHECK(stream_index >= 0, op, ": '", label, "' has no audio stream");
@@ -296,12 +297,13 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
   bool done = false;
   Packet pkt(av_packet_alloc());
   Frame frame(av_frame_alloc());
-  EMBER_CHECK(pkt && frame, in.op, ": out of memory");
+  if (!pkt || !frame) throw std::bad_alloc();
 
   auto receive = [&]() {
     for (;;) {
       const int rc = avcodec_receive_frame(dec, frame.get());
       if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return;
+      throw_if_out_of_memory(rc);
       EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': decoding failed: ", why(rc));
       const AVFrame* f = frame.get();
       EMBER_CHECK(f->ch_layout.nb_channels == channels && f->sample_rate == sample_rate, in.op,
@@ -340,12 +342,14 @@ Tensor decode(Input& in, AVCodecContext* dec, DType dtype, int64_t frame_offset,
       reached_end = true;
       break;
     }
+    throw_if_out_of_memory(rc);
     EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': cannot read: ", why(rc));
     if (pkt->stream_index == in.stream_index && gapless && mp3_frame_cut_short(pkt.get())) {
       av_packet_unref(pkt.get());  // the partial last frame of a cut file (Note [MP3 length])
     } else if (pkt->stream_index == in.stream_index) {
       const int sent = avcodec_send_packet(dec, pkt.get());
       av_packet_unref(pkt.get());
+      throw_if_out_of_memory(sent);
       EMBER_CHECK(sent >= 0 || sent == AVERROR(EAGAIN), in.op, ": '", in.label,
                   "': decoding failed: ", why(sent));
       receive();
@@ -372,13 +376,14 @@ Waveform load_input(Input& in, int64_t frame_offset, int64_t num_frames, bool no
   const AVCodec* codec = avcodec_find_decoder(par->codec_id);
   EMBER_CHECK(codec, in.op, ": '", in.label, "': FFmpeg has no decoder for ",
               avcodec_get_name(par->codec_id));
-  CodecContext dec(avcodec_alloc_context3(codec));
-  EMBER_CHECK(dec, in.op, ": out of memory");
+  CodecContext dec(allocated(avcodec_alloc_context3(codec)));
   int rc = avcodec_parameters_to_context(dec.get(), par);
+  throw_if_out_of_memory(rc);
   EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': ", av_error(rc));
   dec->pkt_timebase = in.stream->time_base;
   if (trims_gaplessly(par->codec_id)) dec->flags2 |= AV_CODEC_FLAG2_SKIP_MANUAL;  // Note [MP3 length]
   rc = avcodec_open2(dec.get(), codec, nullptr);
+  throw_if_out_of_memory(rc);
   EMBER_CHECK(rc >= 0, in.op, ": '", in.label, "': cannot open the ", codec->name, " decoder: ",
               av_error(rc));
   EMBER_CHECK(dec->ch_layout.nb_channels > 0 && dec->sample_rate > 0, in.op, ": '", in.label,

@@ -1,6 +1,7 @@
 #pragma once
 // RAII owners for the FFmpeg objects of the audio backend, and FFmpeg's error text.
 #include <memory>
+#include <new>
 #include <string>
 
 extern "C" {
@@ -10,6 +11,18 @@ extern "C" {
 }
 
 namespace ember::audio::ffmpeg_detail {
+
+// FFmpeg's failed allocations as std::bad_alloc, which audio::load/info's
+// with_out_of_memory_context reports with the file (as the video code's Note
+// [FFmpeg out of memory]).
+inline void throw_if_out_of_memory(int code) {
+  if (code == AVERROR(ENOMEM)) throw std::bad_alloc();
+}
+template <class T>
+T* allocated(T* p) {
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
 
 // av_strerror's text for an AVERROR code.
 inline std::string av_error(int code) {

@@ -1,13 +1,16 @@
-// FFmpeg running out of memory while a video is opened or decoded is an
-// ember::Error naming the entry point and the file, saying "out of memory"
+// FFmpeg running out of memory while a video or (through the FFmpeg backend)
+// an audio file is opened or decoded is an ember::Error naming the entry
+// point and the file, saying "out of memory"
 // (Note [FFmpeg out of memory]), never a file called damaged or an error that
 // names no file. FFmpeg's allocations are capped with av_max_alloc, which is
 // deterministic (an address-space limit is not: FFmpeg's decoder threads
 // reserve their stacks in it, tests/io/test_io_out_of_memory.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 
+#include <ember/io/audio.h>
 #include <ember/io/video.h>
 
 #include "io/video_test_util.h"
@@ -82,6 +85,29 @@ TEST(VideoOutOfMemoryRecovery, DecodesAfterTheCapIsLifted) {
     EXPECT_THROW(io::read_video(path), Error);
   }
   EXPECT_EQ(io::read_video(path).video.size(0), 75);
+}
+
+// The FFmpeg audio backend: load and info.
+TEST(AudioOutOfMemory, FfmpegBackendNamesTheFile) {
+  const std::vector<std::string> backends = audio::list_audio_backends();
+  if (std::find(backends.begin(), backends.end(), "ffmpeg") == backends.end()) GTEST_SKIP() << "no FFmpeg backend";
+  const std::string saved = audio::get_audio_backend();
+  audio::set_audio_backend("ffmpeg");
+  const std::string path = io_data("audio/speech16k.mp3");
+  for (const size_t cap : {size_t{1} << 10, size_t{1} << 14}) {
+    const std::string load = error_text([&] {
+      FfmpegAllocationCap limit(cap);
+      audio::load(path);
+    });
+    EXPECT_NE(load.find("audio::load: '" + path + "': out of memory"), std::string::npos) << load;
+    const std::string info = error_text([&] {
+      FfmpegAllocationCap limit(cap);
+      audio::info(path);
+    });
+    EXPECT_NE(info.find("audio::info: '" + path + "': out of memory"), std::string::npos) << info;
+  }
+  EXPECT_GT(audio::load(path).waveform.size(1), 0);  // the cap lifted: decodes
+  audio::set_audio_backend(saved);
 }
 
 // 4 KiB fails while opening, 64 and 256 KiB while decoding the 320x240 frames.
