@@ -128,13 +128,10 @@ std::vector<KnownDifference> build() {
   // negative real base with a complex exponent (Ember's is finite and right),
   // issue18.6 a complex value with a NaN imaginary part filled into bool
   // (libtorch takes the real part), issue18.10 the layouts listed in
-  // docs/pytorch_differences.md; issue18.1, 7c and 8b's remaining cases are
-  // not classified yet (a few per 20 s run).
-  k.push_back({"issue18.1", "sum/prod/mean with dtype= on complex input reduce in complex, PyTorch casts first",
-               {"sum", "prod", "mean"}, {"values", "grad", "raise"},
-               [](const CaseResult& r, const Mismatch&) {
-                 return ember::is_complex(r.c.tensors[0].dtype) && r.c.p.dtype && !ember::is_complex(*r.c.p.dtype);
-               }});
+  // docs/pytorch_differences.md. Items 1, 7c and 8b's entries were removed on
+  // 2026-11-28: with them disabled, every case they had matched (seeds 7, 11
+  // and 12; reduce, scan and batch_norm ops) was explained by another entry
+  // (libtorch.assert, deliberate.empty-checks, deliberate.c99-complex).
   k.push_back({"issue18.2", "pow(Scalar, Tensor) exponent gradient computed in float32 on float64/complex128 inputs",
                {"pow_scalar_base"}, {"grad"}, nullptr});
   k.push_back({"issue18.6",
@@ -161,12 +158,26 @@ std::vector<KnownDifference> build() {
                  return !r.ember_raised && (torch_error_has(r, m, "without overflow") ||
                                             torch_error_has(r, m, "Converting complex Scalar to non-complex"));
                }});
-  k.push_back({"issue18.7c", "batch_norm in training on an empty input raises (PyTorch: only one value per channel)",
-               {"batch_norm"}, {"raise"},
-               [](const CaseResult& r, const Mismatch&) { return r.c.p.flag && r.c.tensors[0].numel() == 0; }});
-  k.push_back({"issue18.8b", "cumprod's gradient where a slice holds both 0 and inf", {"cumprod"}, {"grad"},
+  k.push_back({"difffuzz.batch_norm-infinite-input",
+               "batch_norm in training on a channel holding infinities: Ember's running mean becomes NaN (its "
+               "channel mean subtracts a shift: inf - inf), libtorch's +-inf (a plain sum); the batch's output and "
+               "running variance are NaN in both",
+               {"batch_norm"}, {"values"},
+               [](const CaseResult& r, const Mismatch&) { return r.c.p.flag && r.c.tensors[0].has_nonfinite(); }});
+  k.push_back({"libtorch.logsumexp-complex-empty",
+               "libtorch 1.13 has no complex logsumexp (its non-empty cases are not compared: ext); on an empty "
+               "complex input it raises from another check, where Ember returns its result",
+               {"logsumexp"}, {"raise"},
+               [](const CaseResult& r, const Mismatch& m) {
+                 return ember::is_complex(r.c.tensors[0].dtype) &&
+                        torch_error_has(r, m, "Expected floating point type for result tensor");
+               }});
+  k.push_back({"deliberate.complex-mean-nan",
+               "mean into a complex dtype of a slice holding NaN: Ember divides the real and imaginary parts by n "
+               "(an imaginary part of 0 stays 0), libtorch multiplies by the complex 1/n (NaN * 0 makes it NaN)",
+               {"mean"}, {"values"},
                [](const CaseResult& r, const Mismatch&) {
-                 return has_value(r.c.tensors[0], 0.0) && r.c.tensors[0].has_nonfinite();
+                 return r.c.p.dtype && ember::is_complex(*r.c.p.dtype) && r.c.tensors[0].has_nonfinite();
                }});
   k.push_back({"issue18.10", "output strides differ from PyTorch's (values equal)",
                {"conv1d", "conv2d", "conv_transpose2d", "batch_norm", "masked_fill", "roll", "flip", "max_pool2d",
@@ -540,6 +551,17 @@ std::vector<KnownDifference> build() {
   k.push_back({"libtorch.div-floor-overflow", "floor division whose quotient overflows (by a subnormal divisor): "
                "Ember gives +-inf, libtorch 1.13's (a - fmod(a, b)) / b correction NaN", {"div_rounding", "floor_divide"},
                {"values"}, [](const CaseResult&, const Mismatch& m) { return ember_inf_torch_nan(m); }});
+  k.push_back({"libtorch.remainder-tiny-divisor",
+               "remainder by a subnormal divisor whose quotient overflows: Ember's fmod-based remainder is exact, "
+               "libtorch 1.13's a - floor(a / b) * b gives NaN",
+               {"remainder"}, {"values"},
+               [](const CaseResult& r, const Mismatch& m) {
+                 const bool tiny_scalar = std::any_of(r.c.p.scalars.begin(), r.c.p.scalars.end(), [](const ScalarArg& a) {
+                   return a.kind == ScalarArg::Kind::Double && a.re != 0 && std::abs(a.re) < 2.2250738585072014e-308;
+                 });
+                 const bool tiny_tensor = r.c.tensors.size() > 1 && has_subnormal(r.c.tensors[1]);
+                 return (tiny_scalar || tiny_tensor) && m.detail.find("vs torch nan") != std::string::npos;
+               }});
   k.push_back({"difffuzz.blas-coefficients", "addmm/addmv/baddbmm with a zero, infinite or huge alpha/beta: Ember's "
                "BLAS skips the product at alpha 0 and scales inside it, libtorch 1.13 multiplies the finished product "
                "(NaN from 0 * inf); a huge alpha (1e20) scales float32 cancellation beyond the tolerance",

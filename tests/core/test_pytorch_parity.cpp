@@ -396,6 +396,28 @@ TEST(PytorchParity, CumprodGradientWithZerosAndInfinities) {
   }
 }
 
+// Found by ember_difffuzz: the p-norm gradient of a slice of subnormal float32
+// values, whose norm^(p-1) underflows to 0, was NaN. PyTorch 1.13 (norm 0
+// there) gives 0:
+//   x = torch.tensor([[1.4e-45, 1.0], [2.0e-45, 2.0]], requires_grad=True)
+//   x.norm(p, dim=0).sum().backward(); x.grad
+//   p=3: [[0, 0.23112042], [0, 0.92448169]]; p=4: [[0, 0.11944374], [0, 0.95554990]]
+// (For 1 < p < 2 the denominator does not underflow and both libraries give a
+// finite value; PyTorch's is 0 there too, from its norm flushed to 0.)
+TEST(PytorchParity, NormGradientOfSubnormalSliceIsZero) {
+  const Tensor x0 = tensor(std::vector<float>{1.4e-45f, 1.0f, 2.0e-45f, 2.0f}, kFloat32).reshape({2, 2});
+  const std::vector<std::pair<double, std::vector<double>>> cases = {
+      {3.0, {0, 0.23112042248249054, 0, 0.9244816899299622}},
+      {4.0, {0, 0.11944373697042465, 0, 0.9555498957633972}}};
+  for (const auto& [p, want] : cases) {
+    SCOPED_TRACE(p);
+    const Tensor g = grad_of([p = p](const Tensor& x) { return x.norm(p, {0}); }, x0);
+    expect_tensor_near(g, tensor(want, kFloat64).reshape({2, 2}).to(kFloat32), 1e-6, 1e-6);
+  }
+  const Tensor g15 = grad_of([](const Tensor& x) { return x.norm(1.5, {0}); }, x0);
+  EXPECT_TRUE(g15.isfinite().all().item<bool>());
+}
+
 TEST(PytorchParity, ZeroDimTransposeAndRollRaise) {
   const Tensor s = scalar_tensor(1.0);
   // torch.tensor(1.).transpose(0, 1) -> IndexError: Dimension out of range

@@ -386,8 +386,14 @@ Tensor norm_backward(Tensor grad, const Tensor& self, double p, Tensor norm, Int
     const Tensor abs_safe = self.abs() + eq(self, 0).to(norm.dtype());
     return self.sgn() * pow(abs_safe, p - 1) * grad * pow(norm, 1 - p);
   }
-  if (p < 2.0) return self.sgn() * pow(self.abs(), p - 1) * (grad / pow(norm_safe, p - 1));
-  return self * pow(self.abs(), p - 2) * (grad / pow(norm_safe, p - 1));
+  // norm^(p-1) is 0 where the norm is 0, and where a tiny norm's power
+  // underflows (subnormal float inputs; PyTorch's norm is 0 there, found by
+  // ember_difffuzz): every |x|^(p-1) of the slice is below it, so the
+  // numerator is 0 too, and dividing by 1 instead gives PyTorch's 0, not NaN.
+  Tensor denominator = pow(norm, p - 1);
+  denominator = denominator + eq(denominator, 0).to(denominator.dtype());
+  if (p < 2.0) return self.sgn() * pow(self.abs(), p - 1) * (grad / denominator);
+  return self * pow(self.abs(), p - 2) * (grad / denominator);
 }
 }  // namespace
 
