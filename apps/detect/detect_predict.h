@@ -18,7 +18,7 @@ struct Detection {
 };
 
 struct PredictOptions {
-  double score_thresh = 0.5;  // detections drawn and listed
+  double score_thresh = 0.3;  // detections drawn and listed
 };
 
 // Reads the image (JPEG or PNG), detects, writes the drawing to output_path

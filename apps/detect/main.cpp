@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   namespace D = ember::apps::detect;
   D::DetectConfig c;
   std::string predict, checkpoint, predict_output;
-  double score_thresh = 0.5;
+  double score_thresh = 0.3;
   bool no_progress = false;
   Flags flags("ember-detect",
               "Trains a RetinaNet object detector on a COCO-layout dataset (DIR/train, DIR/val,\n"
