@@ -5,7 +5,7 @@
 namespace ember::apps::detect {
 namespace {
 
-constexpr size_t kHistoryFields = 10;
+constexpr size_t kHistoryFields = 9;
 
 }  // namespace
 
@@ -39,7 +39,7 @@ void save_detect_checkpoint(const std::string& path, const models::detection::Re
   std::vector<std::vector<double>> history;
   for (const EpochRecord& e : state.history)
     history.push_back({static_cast<double>(e.epoch), e.train_loss, e.classification_loss, e.regression_loss, e.map,
-                       e.map50, e.map75, e.lr, e.seconds, 0.0});
+                       e.map50, e.map75, e.lr, e.seconds});
   meta["detect.history"] = json_number_rows(history);
   const optim::Dict scheduler_state = scheduler != nullptr ? scheduler->state_dict() : optim::Dict();
   f.add_training_state(tensors, meta, optimizer, scheduler != nullptr ? &scheduler_state : nullptr);

@@ -52,23 +52,9 @@ std::string metrics_text(const fs::path& p) {
   return s.str();
 }
 
-TEST(DetectApp, ShortRunReachesMap50Bar) {
-  const DetectResult& r = short_run();
-  EXPECT_EQ(r.epochs_done, 4);
-  EXPECT_GE(r.map50, 0.01) << "mAP@0.5 " << r.map50;
-  EXPECT_GE(r.map50, r.map);
-  const DetectCheckpoint ck = load_detect_checkpoint(r.checkpoint);
-  ASSERT_EQ(ck.state.history.size(), 4u);
-  EXPECT_LT(ck.state.history.back().train_loss, ck.state.history.front().train_loss);
-  EXPECT_EQ(ck.category_names, (std::vector<std::string>{"circle", "square", "triangle", "star", "cross"}));
-  EXPECT_EQ(ck.spec.num_classes, 6);
-  EXPECT_NEAR(ck.state.history.back().map50, r.map50, 1e-12);
-  const std::string metrics = metrics_text(fs::path(short_config("short").output) / "metrics.json");
-  EXPECT_NE(metrics.find("\"map50\""), std::string::npos);
-  EXPECT_NE(metrics.find("\"final\""), std::string::npos);
-}
-
-TEST(DetectApp, PredictDrawsDetections) {
+// --predict on a val image: detections by decreasing score, inside the
+// categories, and a PNG that differs from the input.
+void check_predict() {
   const DetectResult& r = short_run();
   const fs::path image = fs::path(short_config("short").output) / "data" / "val" / "000001.jpg";
   const std::string out = (app_scratch() / "predicted.png").string();
@@ -86,6 +72,24 @@ TEST(DetectApp, PredictDrawsDetections) {
   const Tensor original = io::read_image(image.string(), io::ImageReadMode::RGB);
   EXPECT_EQ(drawn.sizes(), original.sizes());
   EXPECT_TRUE(drawn.ne(original).any().item<bool>());  // boxes were drawn
+}
+
+// One test, as ctest runs each test in a process of its own: one training run.
+TEST(DetectApp, ShortRunReachesMap50BarAndPredicts) {
+  const DetectResult& r = short_run();
+  EXPECT_EQ(r.epochs_done, 4);
+  EXPECT_GE(r.map50, 0.01) << "mAP@0.5 " << r.map50;
+  EXPECT_GE(r.map50, r.map);
+  const DetectCheckpoint ck = load_detect_checkpoint(r.checkpoint);
+  ASSERT_EQ(ck.state.history.size(), 4u);
+  EXPECT_LT(ck.state.history.back().train_loss, ck.state.history.front().train_loss);
+  EXPECT_EQ(ck.category_names, (std::vector<std::string>{"circle", "square", "triangle", "star", "cross"}));
+  EXPECT_EQ(ck.spec.num_classes, 6);
+  EXPECT_NEAR(ck.state.history.back().map50, r.map50, 1e-12);
+  const std::string metrics = metrics_text(fs::path(short_config("short").output) / "metrics.json");
+  EXPECT_NE(metrics.find("\"map50\""), std::string::npos);
+  EXPECT_NE(metrics.find("\"final\""), std::string::npos);
+  check_predict();
 }
 
 TEST(DetectApp, ResumeContinuesFromCheckpoint) {
