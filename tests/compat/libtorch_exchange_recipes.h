@@ -93,6 +93,36 @@ inline std::vector<torch::Tensor> tensor_list() {
           torch::arange(6, torch::kInt32).reshape({2, 3})};
 }
 
+// Samplers saved mid-epoch: make_sampler(name) takes its first batch of 3 and
+// is saved (sampler_<name>.pt), the rest of its epoch saved as a tensor
+// (sampler_<name>_rest.pt); the other side loads the sampler into
+// fresh_sampler(name) (another size or epoch, so the state must come from the
+// file) and must draw that rest.
+inline const std::vector<std::string>& sampler_names() {
+  static const std::vector<std::string> names = {"sequential", "random", "distributed_random",
+                                                 "distributed_sequential"};
+  return names;
+}
+inline std::unique_ptr<torch::data::samplers::Sampler<>> make_sampler(const std::string& name, bool fresh = false) {
+  namespace s = torch::data::samplers;
+  if (name == "sequential") return std::make_unique<s::SequentialSampler>(10);
+  if (name == "random") return std::make_unique<s::RandomSampler>(fresh ? 4 : 10);
+  if (name == "distributed_random") {
+    auto sampler = std::make_unique<s::DistributedRandomSampler>(11, 2, 1);
+    if (!fresh) {
+      sampler->set_epoch(3);
+      sampler->reset();
+    }
+    return sampler;
+  }
+  return std::make_unique<s::DistributedSequentialSampler>(11, 2, 1);
+}
+inline torch::Tensor drain(torch::data::samplers::Sampler<>& sampler) {
+  std::vector<int64_t> out;
+  while (auto batch = sampler.next(3)) out.insert(out.end(), batch->begin(), batch->end());
+  return torch::tensor(out, torch::kInt64);
+}
+
 // An archive built key by key with serialize::OutputArchive (libtorch's
 // custom-archive idiom): a parameter, a buffer, attributes of each plain type,
 // a tensor attribute and a nested archive with its own nested archive. Saved

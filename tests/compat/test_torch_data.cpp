@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <set>
 #include <vector>
 
@@ -124,6 +126,48 @@ TEST(TorchData, WorkerErrorReachesTheLoop) {
       break;
     }
   }
+}
+
+// A dataset whose samples from `slow_from` on take 400 ms each.
+class SlowDataset : public torch::data::Dataset<SlowDataset> {
+ public:
+  explicit SlowDataset(size_t slow_from) : slow_from_(slow_from) {}
+  torch::data::Example<> get(size_t index) override {
+    if (index >= slow_from_) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return {torch::tensor({static_cast<double>(index)}, torch::kFloat), torch::tensor(int64_t{0})};
+  }
+  torch::optional<size_t> size() const override { return 8; }
+
+ private:
+  size_t slow_from_;
+};
+
+// DataLoaderOptions::timeout: the loop raises libtorch's message when the
+// next batch takes longer; the batches before it arrive as usual.
+TEST(TorchData, TimeoutWhileWaitingForABatch) {
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      SlowDataset(/*slow_from=*/4).map(torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions(2).workers(1).timeout(std::chrono::milliseconds(50)));
+  size_t batches = 0;
+  EXPECT_ERROR_WITH(
+      [&] {
+        for (auto& batch : *loader) {
+          (void)batch;
+          ++batches;
+        }
+      }(),
+      "Timeout in DataLoader queue while waiting for next batch (timeout was 50 ms)");
+  EXPECT_EQ(batches, 2u);
+  // A generous timeout lets the whole epoch through.
+  auto patient = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      SlowDataset(/*slow_from=*/7).map(torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions(4).workers(2).timeout(std::chrono::seconds(60)));
+  batches = 0;
+  for (auto& batch : *patient) {
+    (void)batch;
+    ++batches;
+  }
+  EXPECT_EQ(batches, 2u);
 }
 
 TEST(TorchData, TensorDatasetAndSamplers) {

@@ -88,6 +88,15 @@ void check_libtorch_files(const std::string& p) {
     EXPECT_EQ(streamed[i].dtype(), expected[i].dtype()) << i;
     EXPECT_TRUE(torch::equal(streamed[i], expected[i])) << i;
   }
+
+  for (const std::string& name : exchange::sampler_names()) {
+    SCOPED_TRACE(name);
+    auto sampler = exchange::make_sampler(name, /*fresh=*/true);
+    torch::load(*sampler, p + "sampler_" + name + ".pt");
+    torch::Tensor rest;
+    torch::load(rest, p + "sampler_" + name + "_rest.pt");
+    EXPECT_TRUE(torch::equal(exchange::drain(*sampler), rest)) << rest;
+  }
 }
 
 // What libtorch_exchange.cpp's write() writes, from Ember.
@@ -108,6 +117,12 @@ void write_ember_files(const std::string& p) {
   archive.save_to(custom);
   std::ofstream stream_tensors(p + "stream_tensors.pt", std::ios::binary);
   torch::save(exchange::tensor_list(), stream_tensors);
+  for (const std::string& name : exchange::sampler_names()) {
+    auto sampler = exchange::make_sampler(name);
+    sampler->next(3);
+    torch::save(*sampler, p + "sampler_" + name + ".pt");
+    torch::save(exchange::drain(*sampler), p + "sampler_" + name + "_rest.pt");
+  }
 }
 
 std::string exchange_dir() {
@@ -179,6 +194,19 @@ TEST(TorchLibtorchArchives, RefusesMismatches) {
   // libtorch 1.13 has no Adadelta, hence no archive format for it.
   torch::optim::Adadelta adadelta(net->parameters());
   EXPECT_ERROR_WITH(torch::save(adadelta, ::testing::TempDir() + "adadelta.pt"), "Adadelta");
+  // A SequentialSampler's archive holds no permutation for a RandomSampler.
+  torch::data::samplers::RandomSampler random(5);
+  EXPECT_ERROR_WITH(torch::load(random, p + "sampler_sequential.pt"), "No such serialized tensor 'indices'");
+  // Rank 0's sampler cannot take rank 1's position.
+  torch::data::samplers::DistributedSequentialSampler rank0(11, 2, 0);
+  EXPECT_ERROR_WITH(torch::load(rank0, p + "sampler_distributed_sequential.pt"), "sample_index_ 9",
+                    "outside this rank's range [0, 6]");
+  // A sampler of one's own saves only when it overrides save.
+  struct OwnSampler : torch::data::samplers::Sampler<> {
+    void reset(std::optional<size_t>) override {}
+    std::optional<std::vector<size_t>> next(size_t) override { return std::nullopt; }
+  } own;
+  EXPECT_ERROR_WITH(torch::save(own, ::testing::TempDir() + "own_sampler.pt"), "does not override save");
 }
 
 TEST(LibtorchExchange, WriteForLibtorch) {

@@ -62,6 +62,12 @@ void write(const std::string& dir) {
   archive.save_to(custom);
   std::ofstream stream_tensors(p + "stream_tensors.pt", std::ios::binary);
   torch::save(exchange::tensor_list(), stream_tensors);
+  for (const std::string& name : exchange::sampler_names()) {
+    auto sampler = exchange::make_sampler(name);
+    sampler->next(3);
+    torch::save(*sampler, p + "sampler_" + name + ".pt");
+    torch::save(exchange::drain(*sampler), p + "sampler_" + name + "_rest.pt");
+  }
 }
 
 void check(const std::string& dir) {
@@ -115,6 +121,16 @@ void check(const std::string& dir) {
   for (size_t i = 0; i < streamed.size() && i < expected.size(); ++i)
     expect(streamed[i].dtype() == expected[i].dtype() && torch::equal(streamed[i], expected[i]),
            "stream_tensors.pt: tensor " + std::to_string(i) + " differs");
+
+  for (const std::string& name : exchange::sampler_names()) {
+    auto sampler = exchange::make_sampler(name, /*fresh=*/true);
+    torch::load(*sampler, p + "sampler_" + name + ".pt");
+    torch::Tensor rest;
+    torch::load(rest, p + "sampler_" + name + "_rest.pt");
+    const torch::Tensor drawn = exchange::drain(*sampler);
+    expect(drawn.sizes() == rest.sizes() && torch::equal(drawn, rest),
+           "sampler_" + name + ".pt: the rest of the epoch differs");
+  }
 }
 
 }  // namespace
