@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "compat/compat_test_util.h"
@@ -168,6 +169,47 @@ TEST(TorchData, TimeoutWhileWaitingForABatch) {
     ++batches;
   }
   EXPECT_EQ(batches, 2u);
+}
+
+// A source read in order (libtorch's StreamDataset): each call hands out the
+// next batch_size numbers.
+class CounterStream : public torch::data::datasets::StreamDataset<CounterStream> {
+ public:
+  std::vector<torch::data::Example<>> get_batch(size_t batch_size) override {
+    std::vector<torch::data::Example<>> batch;
+    for (size_t i = 0; i < batch_size; ++i, ++next_)
+      batch.push_back({torch::tensor({static_cast<double>(next_)}, torch::kFloat), torch::tensor(int64_t{0})});
+    return batch;
+  }
+  torch::optional<size_t> size() const override { return torch::nullopt; }
+
+ private:
+  int64_t next_ = 0;
+};
+
+TEST(TorchData, StreamDatasetThroughStreamSampler) {
+  auto loader = torch::data::make_data_loader(CounterStream().map(torch::data::transforms::Stack<>()),
+                                              torch::data::samplers::StreamSampler(/*epoch_size=*/10),
+                                              torch::data::DataLoaderOptions().batch_size(4));
+  std::vector<int64_t> sizes;
+  std::vector<float> values;
+  for (auto& batch : *loader) {
+    sizes.push_back(batch.data.size(0));
+    for (int64_t i = 0; i < batch.data.size(0); ++i) values.push_back(batch.data[i][0].item<float>());
+  }
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2}));
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], static_cast<float>(i));
+
+  // Its position saves and loads as libtorch's ("examples_retrieved_so_far").
+  torch::data::samplers::StreamSampler sampler(10);
+  EXPECT_EQ(sampler.next(4)->size(), 4u);
+  std::stringstream stream;
+  torch::save(sampler, stream);
+  torch::data::samplers::StreamSampler resumed(10);
+  torch::load(resumed, stream);
+  EXPECT_EQ(static_cast<size_t>(*resumed.next(4)), 4u);
+  EXPECT_EQ(resumed.next(4)->size(), 2u);
+  EXPECT_FALSE(resumed.next(4).has_value());
 }
 
 TEST(TorchData, TensorDatasetAndSamplers) {

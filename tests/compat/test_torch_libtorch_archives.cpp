@@ -97,6 +97,9 @@ void check_libtorch_files(const std::string& p) {
     torch::load(rest, p + "sampler_" + name + "_rest.pt");
     EXPECT_TRUE(torch::equal(exchange::drain(*sampler), rest)) << rest;
   }
+  torch::data::samplers::StreamSampler stream_sampler(10);
+  torch::load(stream_sampler, p + "sampler_stream.pt");
+  EXPECT_EQ(stream_sampler.next(10)->size(), 6u);  // 4 of 10 were retrieved
 }
 
 // What libtorch_exchange.cpp's write() writes, from Ember.
@@ -123,6 +126,9 @@ void write_ember_files(const std::string& p) {
     torch::save(*sampler, p + "sampler_" + name + ".pt");
     torch::save(exchange::drain(*sampler), p + "sampler_" + name + "_rest.pt");
   }
+  torch::data::samplers::StreamSampler stream_sampler(10);
+  stream_sampler.next(4);
+  torch::save(stream_sampler, p + "sampler_stream.pt");
 }
 
 std::string exchange_dir() {

@@ -68,6 +68,9 @@ void write(const std::string& dir) {
     torch::save(*sampler, p + "sampler_" + name + ".pt");
     torch::save(exchange::drain(*sampler), p + "sampler_" + name + "_rest.pt");
   }
+  torch::data::samplers::StreamSampler stream_sampler(10);
+  stream_sampler.next(4);
+  torch::save(stream_sampler, p + "sampler_stream.pt");
 }
 
 void check(const std::string& dir) {
@@ -131,6 +134,9 @@ void check(const std::string& dir) {
     expect(drawn.sizes() == rest.sizes() && torch::equal(drawn, rest),
            "sampler_" + name + ".pt: the rest of the epoch differs");
   }
+  torch::data::samplers::StreamSampler stream_sampler(10);
+  torch::load(stream_sampler, p + "sampler_stream.pt");
+  expect(stream_sampler.next(10)->size() == 6, "sampler_stream.pt: not 4 of 10 examples retrieved");
 }
 
 }  // namespace

@@ -98,4 +98,38 @@ class RandomSampler : public Sampler<> {
   size_t index_ = 0;
 };
 
+// libtorch's BatchSize: a StreamSampler's request, the number of examples
+// wanted; converts to size_t for a StreamDataset's get_batch.
+struct BatchSize {
+  explicit BatchSize(size_t size) : size_(size) {}
+  size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  operator size_t() const noexcept { return size_; }  // NOLINT(google-explicit-constructor)
+  size_t size_;
+};
+
+// libtorch's StreamSampler: asks for batch_size examples at a time until
+// epoch_size have been asked for (the last request is the remainder).
+class StreamSampler : public Sampler<BatchSize> {
+ public:
+  explicit StreamSampler(size_t epoch_size) : epoch_size_(epoch_size) {}
+  void reset(std::optional<size_t> new_size = std::nullopt) override {
+    if (new_size) epoch_size_ = *new_size;
+    examples_retrieved_so_far_ = 0;
+  }
+  std::optional<BatchSize> next(size_t batch_size) override {
+    if (examples_retrieved_so_far_ >= epoch_size_) return std::nullopt;
+    batch_size = std::min(batch_size, epoch_size_ - examples_retrieved_so_far_);
+    examples_retrieved_so_far_ += batch_size;
+    return BatchSize(batch_size);
+  }
+  // libtorch's layout: "examples_retrieved_so_far" (an int64 tensor buffer).
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
+
+ private:
+  size_t epoch_size_;
+  size_t examples_retrieved_so_far_ = 0;
+};
+
 }  // namespace torch::data::samplers

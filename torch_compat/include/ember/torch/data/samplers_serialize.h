@@ -78,6 +78,13 @@ inline void DistributedSequentialSampler::load(serialize::InputArchive& archive)
   sample_index_ = index;
 }
 
+inline void StreamSampler::save(serialize::OutputArchive& archive) const {
+  archive.write("examples_retrieved_so_far", detail::index_tensor(examples_retrieved_so_far_), /*is_buffer=*/true);
+}
+inline void StreamSampler::load(serialize::InputArchive& archive) {
+  examples_retrieved_so_far_ = detail::read_index(archive, "examples_retrieved_so_far", "StreamSampler");
+}
+
 // libtorch's operator<< / >> for samplers (torch/data/samplers/serialize.h).
 template <class BatchRequest>
 serialize::OutputArchive& operator<<(serialize::OutputArchive& archive, const Sampler<BatchRequest>& sampler) {
