@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <optional>
+#include <thread>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "compat/compat_test_util.h"
@@ -124,6 +127,89 @@ TEST(TorchData, WorkerErrorReachesTheLoop) {
       break;
     }
   }
+}
+
+// A dataset whose samples from `slow_from` on take 400 ms each.
+class SlowDataset : public torch::data::Dataset<SlowDataset> {
+ public:
+  explicit SlowDataset(size_t slow_from) : slow_from_(slow_from) {}
+  torch::data::Example<> get(size_t index) override {
+    if (index >= slow_from_) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return {torch::tensor({static_cast<double>(index)}, torch::kFloat), torch::tensor(int64_t{0})};
+  }
+  torch::optional<size_t> size() const override { return 8; }
+
+ private:
+  size_t slow_from_;
+};
+
+// DataLoaderOptions::timeout: the loop raises libtorch's message when the
+// next batch takes longer; the batches before it arrive as usual.
+TEST(TorchData, TimeoutWhileWaitingForABatch) {
+  auto loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      SlowDataset(/*slow_from=*/4).map(torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions(2).workers(1).timeout(std::chrono::milliseconds(50)));
+  size_t batches = 0;
+  EXPECT_ERROR_WITH(
+      [&] {
+        for (auto& batch : *loader) {
+          (void)batch;
+          ++batches;
+        }
+      }(),
+      "Timeout in DataLoader queue while waiting for next batch (timeout was 50 ms)");
+  EXPECT_EQ(batches, 2u);
+  // A generous timeout lets the whole epoch through.
+  auto patient = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      SlowDataset(/*slow_from=*/7).map(torch::data::transforms::Stack<>()),
+      torch::data::DataLoaderOptions(4).workers(2).timeout(std::chrono::seconds(60)));
+  batches = 0;
+  for (auto& batch : *patient) {
+    (void)batch;
+    ++batches;
+  }
+  EXPECT_EQ(batches, 2u);
+}
+
+// A source read in order (libtorch's StreamDataset): each call hands out the
+// next batch_size numbers.
+class CounterStream : public torch::data::datasets::StreamDataset<CounterStream> {
+ public:
+  std::vector<torch::data::Example<>> get_batch(size_t batch_size) override {
+    std::vector<torch::data::Example<>> batch;
+    for (size_t i = 0; i < batch_size; ++i, ++next_)
+      batch.push_back({torch::tensor({static_cast<double>(next_)}, torch::kFloat), torch::tensor(int64_t{0})});
+    return batch;
+  }
+  torch::optional<size_t> size() const override { return torch::nullopt; }
+
+ private:
+  int64_t next_ = 0;
+};
+
+TEST(TorchData, StreamDatasetThroughStreamSampler) {
+  auto loader = torch::data::make_data_loader(CounterStream().map(torch::data::transforms::Stack<>()),
+                                              torch::data::samplers::StreamSampler(/*epoch_size=*/10),
+                                              torch::data::DataLoaderOptions().batch_size(4));
+  std::vector<int64_t> sizes;
+  std::vector<float> values;
+  for (auto& batch : *loader) {
+    sizes.push_back(batch.data.size(0));
+    for (int64_t i = 0; i < batch.data.size(0); ++i) values.push_back(batch.data[i][0].item<float>());
+  }
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2}));
+  for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(values[i], static_cast<float>(i));
+
+  // Its position saves and loads as libtorch's ("examples_retrieved_so_far").
+  torch::data::samplers::StreamSampler sampler(10);
+  EXPECT_EQ(sampler.next(4)->size(), 4u);
+  std::stringstream stream;
+  torch::save(sampler, stream);
+  torch::data::samplers::StreamSampler resumed(10);
+  torch::load(resumed, stream);
+  EXPECT_EQ(static_cast<size_t>(*resumed.next(4)), 4u);
+  EXPECT_EQ(resumed.next(4)->size(), 2u);
+  EXPECT_FALSE(resumed.next(4).has_value());
 }
 
 TEST(TorchData, TensorDatasetAndSamplers) {

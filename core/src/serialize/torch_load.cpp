@@ -602,6 +602,11 @@ IValue load_torch_bytes(const void* data, size_t size) {
   return Loader(src, "load_torch: <memory>").load();
 }
 
+IValue load_torch_bytes(const void* data, size_t size, bool* is_torchscript) {
+  MemorySource src(data, size);
+  return Loader(src, "load_torch: <memory>").load_telling_script(is_torchscript);
+}
+
 StateDict to_state_dict(const IValue& v) {
   EMBER_CHECK(v.is_dict(), "to_state_dict: expected a dict of tensors, got a ", v.type_name());
   StateDict out;

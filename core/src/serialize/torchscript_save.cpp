@@ -132,6 +132,7 @@ class ModuleArchiveWriter {
 
   // The TorchScript type of a plain attribute, for its class's annotation.
   std::string script_type(const IValue& v, const std::string& name) const {
+    if (v.is_none()) return "NoneType";  // libtorch's unset optional option (LBFGS's line_search_fn)
     if (v.is_string()) return "str";
     if (v.is_bool()) return "bool";
     if (v.is_int()) return "int";
@@ -143,13 +144,24 @@ class ModuleArchiveWriter {
       for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + script_type(items[i], name);
       return out + "]";
     }
+    if (v.is_list()) {
+      // A list's element type is its first element's; an empty list is a
+      // List[Tensor], the only lists libtorch's archives hold (LBFGS's deques).
+      const auto& items = v.to_list();
+      const std::string elem = items.empty() ? "Tensor" : script_type(items[0], name);
+      for (const IValue& item : items)
+        EMBER_CHECK(script_type(item, name) == elem, what_, ": list attribute '", name, "' mixes ", elem, " and ",
+                    script_type(item, name));
+      return "List[" + elem + "]";
+    }
     EMBER_FAIL(what_, ": attribute '", name, "' is a ", v.type_name(),
-               ": a module archive's attributes are str, int, float, bool, Tensor or tuples of them");
+               ": a module archive's attributes are None, str, int, float, bool, Tensor or tuples or lists of them");
   }
 
   // A plain attribute's value, in the forms libtorch's unpickler reads.
   void value(const IValue& v, const std::string& name) {
-    if (v.is_string()) p_.string(v.to_string(), nullptr);
+    if (v.is_none()) p_.none();
+    else if (v.is_string()) p_.string(v.to_string(), nullptr);
     else if (v.is_bool()) p_.boolean(v.to_bool());
     else if (v.is_int()) p_.integer(v.to_int());
     else if (v.is_double()) p_.floating(v.to_double());
@@ -158,6 +170,26 @@ class ModuleArchiveWriter {
       p_.mark();
       for (const IValue& item : v.to_tuple()) value(item, name);
       p_.tuple_end(0);
+    } else if (v.is_list()) {
+      // A List[Tensor] is libtorch's specialized list, rebuilt by
+      // torch.jit._pickle.build_tensorlist((items,)); its deserializers call
+      // toTensorList(), which a plain (generic) list fails. EMPTY_LIST, then
+      // MARK ... APPENDS, as libtorch writes it.
+      const bool tensors = script_type(v, name) == "List[Tensor]";
+      if (tensors) {
+        p_.global("torch.jit._pickle", "build_tensorlist");
+        p_.mark();
+      }
+      p_.empty_list();
+      if (!v.to_list().empty()) {
+        p_.mark();
+        for (const IValue& item : v.to_list()) value(item, name);
+        p_.appends();
+      }
+      if (tensors) {
+        p_.tuple_end(0);
+        p_.reduce();
+      }
     } else {
       script_type(v, name);  // the error naming the type
     }

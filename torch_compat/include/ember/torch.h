@@ -21,4 +21,5 @@
 #include "ember/torch/nn_layer_options.h"
 #include "ember/torch/optim.h"
 #include "ember/torch/serialize.h"
+#include "ember/torch/data/samplers_serialize.h"
 #include "ember/torch/tensor.h"

@@ -13,8 +13,8 @@
 //                     naming the group's parameters in `state`) and submodule
 //                     "options" (SGD: lr, momentum, dampening, weight_decay :
 //                     float, nesterov : bool).
-// The optimizers libtorch 1.13 has are covered: SGD, Adam, AdamW, RMSprop and
-// Adagrad (LBFGS is not). Ember keeps Adam's, AdamW's and Adagrad's "step" as a
+// The optimizers libtorch 1.13 has are covered: SGD, Adam, AdamW, RMSprop,
+// Adagrad and LBFGS (its state: Note [LBFGS archives] in libtorch_archive.cpp). Ember keeps Adam's, AdamW's and Adagrad's "step" as a
 // float32 0-dim tensor (torch.optim's layout); libtorch as an int.
 //
 // Loading restores the per-parameter state and, as libtorch's torch::load,
@@ -25,9 +25,13 @@
 #include <string>
 
 #include "ember/optim/optimizer.h"
+#include "ember/serialize/torch_save.h"
 
 namespace ember::optim {
 
+// The archive's module tree (what torch::serialize::OutputArchive holds after
+// `archive << optimizer`); `who` names the caller in errors.
+serialize::ScriptModuleTree libtorch_optimizer_tree(const Optimizer& optimizer, const std::string& who);
 // libtorch's torch::save(optimizer, path).
 void save_libtorch_optimizer(const std::string& path, const Optimizer& optimizer);
 // libtorch's torch::load(optimizer, path): the optimizer must be of the same

@@ -34,6 +34,7 @@ IValue load_torch(const std::string& path, bool* is_torchscript);
 // load_torch. A missing file is an ember::Error.
 bool is_torch_file(const std::string& path);
 IValue load_torch_bytes(const void* data, size_t size);
+IValue load_torch_bytes(const void* data, size_t size, bool* is_torchscript);
 
 // A checkpoint that holds a dict of tensors (a module's state_dict) as a
 // StateDict, in the file's order; a TorchScript archive (below) gives its

@@ -1,10 +1,12 @@
 #pragma once
 // <ember/torch.h>, part 4: torch::optim. The optimizers are Ember's
 // (torch.optim's algorithms, state_dict layout and checks); SGD, Adam, AdamW,
-// RMSprop and Adagrad also take libtorch's options with chained setters
+// RMSprop, Adagrad and LBFGS also take libtorch's options with chained setters
 // (`SGDOptions(0.01).momentum(0.5)`, `AdamOptions(2e-4).betas(std::make_tuple(0.5, 0.5))`),
 // and SGD a bare learning rate (`torch::optim::SGD sgd(params, 0.1)`), as
 // libtorch's implicit SGDOptions(double).
+#include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -82,6 +84,25 @@ class AdagradOptions {
   EMBER_TORCH_ARG(double, eps) = 1e-10;
 };
 
+// libtorch's LBFGSOptions. An unset max_eval means max_iter * 5 / 4 (libtorch's
+// constructor writes that value into the options; Ember computes it at each
+// step, and the archive holds the computed value as libtorch's does).
+class LBFGSOptions {
+ public:
+  LBFGSOptions(double lr = 1) : lr_(lr) {}  // NOLINT(google-explicit-constructor)
+  operator ::ember::optim::LBFGSOptions() const {  // NOLINT(google-explicit-constructor)
+    return {.lr = lr_, .max_iter = max_iter_, .max_eval = max_eval_, .tolerance_grad = tolerance_grad_,
+            .tolerance_change = tolerance_change_, .history_size = history_size_, .line_search_fn = line_search_fn_};
+  }
+  EMBER_TORCH_ARG(double, lr);
+  EMBER_TORCH_ARG(int64_t, max_iter) = 20;
+  EMBER_TORCH_ARG(std::optional<int64_t>, max_eval) = std::nullopt;
+  EMBER_TORCH_ARG(double, tolerance_grad) = 1e-7;
+  EMBER_TORCH_ARG(double, tolerance_change) = 1e-9;
+  EMBER_TORCH_ARG(int64_t, history_size) = 100;
+  EMBER_TORCH_ARG(std::optional<std::string>, line_search_fn) = std::nullopt;
+};
+
 // Ember's optimizer, constructed from libtorch's options (or Ember's own).
 template <class EmberOptimizer, class TorchOptions>
 class WithTorchOptions : public EmberOptimizer {
@@ -97,5 +118,9 @@ using Adam = WithTorchOptions<::ember::optim::Adam, AdamOptions>;
 using AdamW = WithTorchOptions<::ember::optim::AdamW, AdamWOptions>;
 using RMSprop = WithTorchOptions<::ember::optim::RMSprop, RMSpropOptions>;
 using Adagrad = WithTorchOptions<::ember::optim::Adagrad, AdagradOptions>;
+// step(closure) as libtorch's: the closure re-evaluates the model and returns the loss.
+using LBFGS = WithTorchOptions<::ember::optim::LBFGS, LBFGSOptions>;
+// libtorch 1.13's C++ API has no Adadelta, Adamax, NAdam or RAdam: Ember's
+// (torch.optim's) are under torch::optim with Ember's options structs.
 
 }  // namespace torch::optim

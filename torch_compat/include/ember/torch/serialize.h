@@ -14,6 +14,10 @@
 // tensor), told apart by the file's first bytes (Note [Checkpoint formats])
 // and, for zip files, by whether they are TorchScript archives.
 //
+// To and from streams (std::ostream / std::istream) and writer functions, as
+// libtorch: through serialize::OutputArchive / InputArchive (archive.h), so
+// only libtorch's archive format (what libtorch's stream loads read too).
+//
 // Note [Checkpoint formats]: a safetensors file starts with its header's
 // length (8 bytes, little-endian) and then '{'; PyTorch's zip checkpoints
 // start with a zip entry ("PK\x03\x04") and its legacy ones with the pickle
@@ -21,6 +25,10 @@
 // the '{' is looked at first. torch::load checks the first bytes and reads the
 // file with ember::load or Ember's torch readers accordingly.
 #include <cstdio>
+#include <functional>
+#include <istream>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +40,7 @@
 #include "ember/serialize/libtorch_archive.h"
 #include "ember/serialize/safetensors.h"
 #include "ember/serialize/torch_load.h"
+#include "ember/torch/archive.h"
 #include "ember/torch/tensor.h"
 
 namespace torch {
@@ -87,7 +96,7 @@ void load(M& module, const std::string& path) {
 }
 
 // ---- optimizers ----
-// libtorch's optimizer archive (SGD, Adam, AdamW, RMSprop, Adagrad). Loading
+// libtorch's optimizer archive (SGD, Adam, AdamW, RMSprop, Adagrad, LBFGS). Loading
 // restores the per-parameter state and, as libtorch's, keeps the optimizer's
 // options; torch.save'd state_dicts and Ember's files restore both.
 inline void save(const ember::optim::Optimizer& optimizer, const std::string& path) {
@@ -133,6 +142,32 @@ inline void load(std::vector<Tensor>& tensors, const std::string& path) {
     }
   }
   tensors = ember::load_tensor_list(path);
+}
+
+// ---- streams and writer functions (libtorch's archive format) ----
+template <class Value>
+void save(const Value& value, std::ostream& stream) {
+  serialize::OutputArchive archive;
+  archive << value;
+  archive.save_to(stream);
+}
+template <class Value>
+void save(const Value& value, const std::function<size_t(const void*, size_t)>& func) {
+  serialize::OutputArchive archive;
+  archive << value;
+  archive.save_to(func);
+}
+template <class Value>
+void load(Value& value, std::istream& stream, std::optional<Device> device = std::nullopt) {
+  serialize::InputArchive archive;
+  archive.load_from(stream, device);
+  archive >> value;
+}
+template <class Value>
+void load(Value& value, const char* data, size_t size, std::optional<Device> device = std::nullopt) {
+  serialize::InputArchive archive;
+  archive.load_from(data, size, device);
+  archive >> value;
 }
 
 }  // namespace torch

@@ -49,6 +49,12 @@ class BatchDataset {
   }
 };
 
+// libtorch's StreamDataset: a dataset asked for a number of examples rather
+// than for indices (get_batch(size_t batch_size)), for sources that can only
+// be read in order; loaded with a samplers::StreamSampler, which says how many.
+template <class Self, class Batch = std::vector<Example<>>>
+using StreamDataset = BatchDataset<Self, Batch, size_t>;
+
 // A dataset of single examples: derive from Dataset<YourDataset> and define
 // `ExampleType get(size_t index)` and `std::optional<size_t> size() const`.
 template <class Self, class SingleExample = Example<>>

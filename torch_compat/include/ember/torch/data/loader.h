@@ -14,6 +14,7 @@
 // enforce_ordering, which is always on here). An exception thrown by
 // get_batch in a worker is rethrown by the loop that asks for that batch;
 // leaving the loop early stops the workers.
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -42,6 +43,9 @@ class DataLoaderOptions {
   EMBER_TORCH_ARG(std::optional<size_t>, max_jobs) = std::nullopt;
   EMBER_TORCH_ARG(bool, enforce_ordering) = true;
   EMBER_TORCH_ARG(bool, drop_last) = false;
+  // With workers: how long the loop waits for the next batch before raising
+  // (libtorch's "Timeout in DataLoader queue while waiting for next batch").
+  EMBER_TORCH_ARG(std::optional<std::chrono::milliseconds>, timeout) = std::nullopt;
 };
 
 template <class Dataset, class Sampler>
@@ -136,7 +140,14 @@ class StatelessDataLoader {
     }
     Epoch& e = *epoch_;
     std::unique_lock<std::mutex> lock(e.mutex);
-    e.results.wait(lock, [&] { return e.ready.count(e.taken) != 0 || (e.sampler_done && e.taken >= e.handed_out); });
+    auto arrived = [&] { return e.ready.count(e.taken) != 0 || (e.sampler_done && e.taken >= e.handed_out); };
+    if (options_.timeout()) {
+      EMBER_CHECK(e.results.wait_for(lock, *options_.timeout(), arrived),
+                  "Timeout in DataLoader queue while waiting for next batch (timeout was ",
+                  options_.timeout()->count(), " ms)");
+    } else {
+      e.results.wait(lock, arrived);
+    }
     auto it = e.ready.find(e.taken);
     if (it == e.ready.end()) return std::nullopt;
     Result result = std::move(it->second);

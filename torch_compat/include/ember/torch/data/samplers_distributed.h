@@ -61,6 +61,10 @@ class DistributedRandomSampler : public DistributedSampler {
     return out;
   }
   size_t index() const noexcept { return sample_index_ - begin_index_; }
+  // libtorch's layout: "sample_index_" and "epoch_" (int64 tensor buffers);
+  // loading takes the epoch, redraws its shuffle, then the position.
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
 
  private:
   void populate_indices() {
@@ -103,6 +107,9 @@ class DistributedSequentialSampler : public DistributedSampler {
     return out;
   }
   size_t index() const noexcept { return sample_index_ - begin_index_; }
+  // libtorch's layout: "sample_index_" (an int64 tensor buffer).
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
 
  private:
   void populate_indices() {
