@@ -296,7 +296,9 @@ TEST(DynamicQuantization, QuantizeDynamicInSequential) {
   nn::Sequential embs(nn::Embedding(10, 4), nn::Linear(4, 2));
   EXPECT_EQ(aq::quantize_dynamic(*embs, {typeid(nn::EmbeddingImpl)}, aq::QDType::kQUInt8),
             (std::vector<std::string>{"0"}));
-  expect_error([&] { aq::quantize_dynamic(*embs, aq::QDType::kFloat16); }, "float16 dynamic quantization");
+  // float16 takes Linear (test_quant_dynamic_fp16.cpp); qint32 is no dynamic dtype.
+  EXPECT_EQ(aq::quantize_dynamic(*embs, aq::QDType::kFloat16), (std::vector<std::string>{"1"}));
+  expect_error([&] { aq::quantize_dynamic(*embs, aq::QDType::kQInt32); }, "is not supported (qint8 or float16");
   // quint4x2's default types: EmbeddingBag only, with 4-bit rows.
   nn::Sequential bags(nn::EmbeddingBag(nn::EmbeddingBagOptions{.num_embeddings = 6, .embedding_dim = 4}),
                       nn::Embedding(6, 4));
@@ -321,8 +323,8 @@ TEST(DynamicQuantization, BadInput) {
   nn::LSTM nobias(nn::LSTMOptions{.input_size = 6, .hidden_size = 7, .bias = false});
   expect_error([&] { nnqd::LSTMImpl::from_float(*nobias); }, "the float module must have biases");
   nn::Linear lin(3, 2);
-  aq::QConfig fp16{aq::default_dynamic_qconfig().activation,
-                   [] { return std::make_shared<aq::NoopObserver>(aq::QDType::kFloat16); }};
-  expect_error([&] { nnqd::LinearImpl::from_float(*lin, fp16); }, "dynamic quantization supports qint8 weights");
+  aq::QConfig u8{aq::default_dynamic_qconfig().activation,
+                 [] { return std::make_shared<aq::NoopObserver>(aq::QDType::kQUInt8); }};
+  expect_error([&] { nnqd::LinearImpl::from_float(*lin, u8); }, "dynamic quantization supports qint8");
   expect_error([] { aq::AnyLSTM(std::make_shared<nn::LinearImpl>(2, 2)); }, "AnyLSTM: expected an LSTM");
 }

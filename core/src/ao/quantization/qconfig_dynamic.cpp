@@ -16,6 +16,7 @@ QConfig default_dynamic_qconfig() { return {placeholder(QDType::kQUInt8), defaul
 QConfig per_channel_dynamic_qconfig() {
   return {placeholder(QDType::kQUInt8), default_per_channel_weight_observer()};
 }
+QConfig float16_dynamic_qconfig() { return {placeholder(QDType::kFloat16), placeholder(QDType::kFloat16)}; }
 QConfig float_qparams_weight_only_qconfig() {
   return {placeholder(QDType::kFloat32), float_qparams_observer(QDType::kQUInt8)};
 }

@@ -1,6 +1,7 @@
 // The workflow's headers first: they name ember::nn as nn:: from inside
 // ember::ao, which ember::ao::nn (the quantized modules' headers) would shadow.
 #include "ember/ao/quantization/quantize_dynamic.h"
+#include "ember/ao/quantization/fused_modules.h"
 
 #include "ember/ao/nn/quantized/dynamic.h"
 #include "ember/ao/nn/quantized/embedding.h"
@@ -60,11 +61,12 @@ QConfig qconfig_for_dtype(QDType dtype) {
     case QDType::kQInt8: return default_dynamic_qconfig();
     case QDType::kQUInt8: return float_qparams_weight_only_qconfig();
     case QDType::kQUInt4x2: return float_qparams_weight_only_qconfig_4bit();
+    case QDType::kFloat16: return float16_dynamic_qconfig();
     default: break;
   }
   EMBER_CHECK(false, "quantize_dynamic: dtype ", dtype,
-              " is not supported (qint8 for Linear / LSTM / GRU and the cells, quint8 or quint4x2 for embeddings; "
-              "float16 dynamic quantization is not implemented)");
+              " is not supported (qint8 or float16 for Linear / LSTM / GRU and the cells, quint8 or quint4x2 for "
+              "embeddings)");
   return {};
 }
 
@@ -93,6 +95,10 @@ const DynamicConversionTable& default_dynamic_quant_module_table() {
     t.add<enn::GRUImpl>(converter<dq::GRUImpl, enn::GRUImpl>());
     t.add<enn::LSTMCellImpl>(converter<dq::LSTMCellImpl, enn::LSTMCellImpl>());
     t.add<enn::GRUCellImpl>(converter<dq::GRUCellImpl, enn::GRUCellImpl>());
+    t.add<enn::RNNCellImpl>(converter<dq::RNNCellImpl, enn::RNNCellImpl>());
+    t.add<LinearReLUImpl>([](enn::Module& m, const QConfig& qc) {
+      return replacement(::ember::ao::nn::intrinsic::quantized::dynamic::LinearReLUImpl::from_float(m, qc));
+    });
     t.add<enn::EmbeddingImpl>(converter<q::EmbeddingImpl, enn::EmbeddingImpl>());
     t.add<enn::EmbeddingBagImpl>(converter<q::EmbeddingBagImpl, enn::EmbeddingBagImpl>());
     return t;
@@ -118,9 +124,9 @@ std::vector<std::string> quantize_dynamic(enn::Module& model, const std::set<std
 
 std::vector<std::string> quantize_dynamic(enn::Module& model, QDType dtype) {
   std::set<std::type_index> types;
-  if (dtype == QDType::kQInt8)
+  if (dtype == QDType::kQInt8 || dtype == QDType::kFloat16)  // torch's default set for both
     types = {typeid(enn::LinearImpl), typeid(enn::LSTMImpl), typeid(enn::GRUImpl), typeid(enn::LSTMCellImpl),
-             typeid(enn::GRUCellImpl)};
+             typeid(enn::RNNCellImpl), typeid(enn::GRUCellImpl)};
   else if (dtype == QDType::kQUInt8)
     types = {typeid(enn::EmbeddingImpl), typeid(enn::EmbeddingBagImpl)};
   else if (dtype == QDType::kQUInt4x2)

@@ -13,6 +13,10 @@ namespace ember::ao::quantization {
 QConfig default_dynamic_qconfig();
 // per_channel_dynamic_qconfig: the same with default_per_channel_weight_observer.
 QConfig per_channel_dynamic_qconfig();
+// float16_dynamic_qconfig: activations and weights float16 placeholders
+// (torch's PlaceholderObserver(dtype=float16); NoopObserver here): the
+// dynamic modules store float16 weights and compute in float32.
+QConfig float16_dynamic_qconfig();
 // float_qparams_weight_only_qconfig: weights PerChannelMinMaxObserver(quint8,
 // per_channel_affine_float_qparams, ch_axis 0), activations float32
 // (embeddings; torch's default_placeholder_observer).

@@ -1,7 +1,8 @@
 #pragma once
 // torch.ao.quantization.quantize_dynamic (PyTorch 1.13): swaps float Linear,
-// LSTM, GRU, LSTMCell, GRUCell for their dynamically quantized forms (qint8
-// weights, activations quantized per call) and Embedding / EmbeddingBag for
+// LinearReLU, LSTM, GRU, LSTMCell, GRUCell, RNNCell for their dynamically
+// quantized forms (qint8 weights, activations quantized per call; or float16
+// weights with float16_dynamic_qconfig / QDType::kFloat16) and Embedding / EmbeddingBag for
 // the quantized embeddings (8- or 4-bit rows), in place.
 //
 //   quantize_dynamic(*model);                                   // Linear, LSTM, GRU, cells -> qint8
@@ -67,8 +68,9 @@ class DynamicConversionTable {
 };
 
 // Linear -> dynamic::Linear, LSTM -> dynamic::LSTM, GRU -> dynamic::GRU,
-// LSTMCell / GRUCell -> their dynamic forms, Embedding / EmbeddingBag ->
-// quantized::Embedding / EmbeddingBag (quantize_dynamic_table.cpp).
+// LSTMCell / GRUCell / RNNCell -> their dynamic forms, fused LinearReLU ->
+// intrinsic dynamic LinearReLU, Embedding / EmbeddingBag ->
+// quantized::Embedding / EmbeddingBag (quantize_dynamic.cpp).
 const DynamicConversionTable& default_dynamic_quant_module_table();
 
 // qconfig per float module type (torch's qconfig_spec dict of types).
@@ -81,11 +83,12 @@ using DynamicQConfigSpec = std::map<std::type_index, QConfig>;
 std::vector<std::string> quantize_dynamic(::ember::nn::Module& model, const DynamicQConfigSpec& qconfig_spec,
                                           const DynamicConversionTable& table = default_dynamic_quant_module_table());
 // A set of types with the dtype's default qconfig: qint8
-// default_dynamic_qconfig, quint8 float_qparams_weight_only_qconfig, quint4x2
-// its 4-bit form (float16 dynamic quantization is not supported: an error).
+// default_dynamic_qconfig, float16 float16_dynamic_qconfig, quint8
+// float_qparams_weight_only_qconfig, quint4x2 its 4-bit form.
 std::vector<std::string> quantize_dynamic(::ember::nn::Module& model, const std::set<std::type_index>& types,
                                           QDType dtype = QDType::kQInt8);
-// The dtype's default types: qint8 Linear, LSTM, GRU, LSTMCell, GRUCell;
+// The dtype's default types: qint8 and float16 Linear, LSTM, GRU, LSTMCell,
+// RNNCell, GRUCell;
 // quint8 Embedding and EmbeddingBag; quint4x2 EmbeddingBag.
 std::vector<std::string> quantize_dynamic(::ember::nn::Module& model, QDType dtype = QDType::kQInt8);
 

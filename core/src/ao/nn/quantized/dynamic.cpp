@@ -2,6 +2,7 @@
 // ember::ao, which ember::ao::nn would shadow.
 #include "ember/ao/quantization/qconfig.h"
 #include "ember/ao/quantization/qconfig_dynamic.h"
+#include "ember/ao/quantization/fused_modules.h"
 #include "ember/ao/nn/quantized/dynamic.h"
 
 #include <ostream>
@@ -36,8 +37,8 @@ Tensor quantize_weight(const Tensor& weight, const ao::quantization::QConfig& qc
   using namespace ao::quantization;
   EMBER_CHECK(qconfig.weight, who, ".from_float: the qconfig has no weight observer");
   auto observer = qconfig.weight();
-  EMBER_CHECK(observer->dtype() == QDType::kQInt8, who, ".from_float: dynamic quantization supports qint8 weights, "
-              "got the weight observer's dtype ", observer->dtype());
+  EMBER_CHECK(observer->dtype() == QDType::kQInt8, who, ".from_float: dynamic quantization supports qint8 (or float16) "
+              "weights, got the weight observer's dtype ", observer->dtype());
   auto* uniform = dynamic_cast<UniformQuantizationObserverBase*>(observer.get());
   EMBER_CHECK(uniform != nullptr, who, ".from_float: the weight observer ", observer->name(),
               " computes no affine parameters");
@@ -54,19 +55,50 @@ Tensor quantize_weight(const Tensor& weight, const ao::quantization::QConfig& qc
   return quantize_per_tensor(w, scale.item<double>(), zero_point.item<int64_t>(), kQInt8);
 }
 
+DType dynamic_weight_dtype(const ao::quantization::QConfig& qconfig) {
+  using namespace ao::quantization;
+  if (qconfig.weight && qconfig.weight()->dtype() == QDType::kFloat16) return kFloat16;
+  return kQInt8;
+}
+
+Tensor dynamic_weight(const Tensor& weight, const ao::quantization::QConfig& qconfig, const char* who) {
+  if (dynamic_weight_dtype(qconfig) == kQInt8) return quantize_weight(weight, qconfig, who);
+  // torch's from_float runs the (placeholder) observer, then packs the
+  // weight as float16: saturated to +-65504, rounded to nearest even.
+  qconfig.weight()->forward(weight.detach().to(kFloat32));
+  return functional::saturate_weight_to_fp16(weight);
+}
+
 namespace dynamic {
 
 namespace F = functional;
 
 namespace {
-// A placeholder qint8 weight (zeros, scale 1) until from_float or load_state_dict.
-Tensor zero_weight(int64_t rows, int64_t cols) { return quantize_per_tensor(zeros({rows, cols}), 1.0, 0, kQInt8); }
+void check_weight_dtype(DType dtype, const std::string& who) {
+  EMBER_CHECK(dtype == kQInt8 || dtype == kFloat16, who, ": weight dtype must be qint8 or float16, got ",
+              dtype_name(dtype));
+}
+
+// A placeholder weight (qint8 zeros with scale 1, or float16 zeros) until
+// from_float or load_state_dict.
+Tensor zero_weight(int64_t rows, int64_t cols, DType dtype) {
+  if (dtype == kFloat16) return zeros({rows, cols}).to(kFloat16);
+  return quantize_per_tensor(zeros({rows, cols}), 1.0, 0, kQInt8);
+}
+
+// One weight product of the recurrent modules: int8 with reduce_range (Note
+// [Dynamic recurrent layers]) or float16 weights in float32.
+Tensor project(const Tensor& x, const Tensor& w, const Tensor& b) {
+  if (w.dtype() == kFloat16) return F::linear_dynamic_fp16(x, w, b);
+  return F::linear_dynamic(x, w, b, true);
+}
 
 // Replaces a registered buffer and its bound member: in place when the
 // scheme is the same (copy_ takes the integers and the parameters; the
 // state_dict order stays), else registered anew (it then moves to the end).
 void set_buffer(ember::nn::Module& m, const std::string& name, const Tensor& value, Tensor* member) {
-  if (member->defined() && member->is_quantized() && member->qscheme() == value.qscheme()) {
+  if (member->defined() && member->dtype() == value.dtype() &&
+      (!value.is_quantized() || member->qscheme() == value.qscheme())) {
     member->copy_(value);
     return;
   }
@@ -92,9 +124,10 @@ Tensor gru_step(const Tensor& igates, const Tensor& hgates, const Tensor& h) {
 }  // namespace
 
 RNNBaseImpl::RNNBaseImpl(std::string name, bool lstm, int64_t input_size, int64_t hidden_size, int64_t num_layers,
-                         bool batch_first, bool bidirectional)
+                         bool batch_first, bool bidirectional, DType weight_dtype)
     : Module(std::move(name)), lstm_(lstm), input_size_(input_size), hidden_size_(hidden_size),
       num_layers_(num_layers), batch_first_(batch_first), bidirectional_(bidirectional) {
+  check_weight_dtype(weight_dtype, this->name());
   EMBER_CHECK(input_size > 0 && hidden_size > 0 && num_layers > 0, this->name(),
               ": input_size, hidden_size and num_layers must be positive, got ", input_size, ", ", hidden_size,
               ", ", num_layers);
@@ -107,8 +140,8 @@ RNNBaseImpl::RNNBaseImpl(std::string name, bool lstm, int64_t input_size, int64_
       const size_t k = static_cast<size_t>(l * dirs + d);
       const std::string sfx = "_l" + std::to_string(l) + (d ? "_reverse" : "");
       const int64_t in = l == 0 ? input_size : hidden_size * dirs;
-      register_buffer("weight_ih" + sfx, zero_weight(gates, in), &weight_ih[k]);
-      register_buffer("weight_hh" + sfx, zero_weight(gates, hidden_size), &weight_hh[k]);
+      register_buffer("weight_ih" + sfx, zero_weight(gates, in, weight_dtype), &weight_ih[k]);
+      register_buffer("weight_hh" + sfx, zero_weight(gates, hidden_size, weight_dtype), &weight_hh[k]);
       register_buffer("bias_ih" + sfx, zeros({gates}), &bias_ih[k]);
       register_buffer("bias_hh" + sfx, zeros({gates}), &bias_hh[k]);
     }
@@ -129,9 +162,9 @@ void RNNBaseImpl::quantize_from(const ember::nn::detail::RNNImplBase& m, bool bi
         EMBER_CHECK(t != nullptr, name(), ".from_float: the float module has no parameter ", n);
         return t->detach();
       };
-      set_buffer(*this, "weight_ih" + sfx, quantize_weight(get("weight_ih" + sfx), qconfig, name().c_str()),
+      set_buffer(*this, "weight_ih" + sfx, dynamic_weight(get("weight_ih" + sfx), qconfig, name().c_str()),
                  &weight_ih[k]);
-      set_buffer(*this, "weight_hh" + sfx, quantize_weight(get("weight_hh" + sfx), qconfig, name().c_str()),
+      set_buffer(*this, "weight_hh" + sfx, dynamic_weight(get("weight_hh" + sfx), qconfig, name().c_str()),
                  &weight_hh[k]);
       bias_ih[k].copy_(get("bias_ih" + sfx));
       bias_hh[k].copy_(get("bias_hh" + sfx));
@@ -169,12 +202,12 @@ std::tuple<Tensor, Tensor, Tensor> RNNBaseImpl::run(const Tensor& input_in, cons
       const size_t k = static_cast<size_t>(l * dirs + d);
       Tensor h = hx[static_cast<int64_t>(k)], c = lstm_ ? cx[static_cast<int64_t>(k)] : Tensor();
       // The whole sequence's input projection at once (Note [Dynamic recurrent layers]).
-      const Tensor gi_all = F::linear_dynamic(layer_input, weight_ih[k], bias_ih[k], true);
+      const Tensor gi_all = project(layer_input, weight_ih[k], bias_ih[k]);
       std::vector<Tensor> ys(static_cast<size_t>(T));
       for (int64_t s = 0; s < T; ++s) {
         const int64_t t = d == 0 ? s : T - 1 - s;
         const Tensor gi = gi_all[t];
-        const Tensor gh = F::linear_dynamic(h, weight_hh[k], bias_hh[k], true);
+        const Tensor gh = project(h, weight_hh[k], bias_hh[k]);
         if (lstm_) {
           std::tie(h, c) = lstm_step(gh + gi, c);
         } else {
@@ -206,9 +239,9 @@ void RNNBaseImpl::pretty_print(std::ostream& os) const {
   os << ")";
 }
 
-LSTMImpl::LSTMImpl(const ember::nn::LSTMOptions& o)
+LSTMImpl::LSTMImpl(const ember::nn::LSTMOptions& o, DType weight_dtype)
     : RNNBaseImpl("DynamicQuantizedLSTM", true, o.input_size, o.hidden_size, o.num_layers, o.batch_first,
-                  o.bidirectional),
+                  o.bidirectional, weight_dtype),
       options(o) {
   EMBER_CHECK(o.proj_size == 0, name(), ": proj_size is not supported, got ", o.proj_size);
   EMBER_CHECK(o.bias, name(), ": bias=false is not supported (torch's dynamic RNNs need biases)");
@@ -224,7 +257,7 @@ std::shared_ptr<LSTMImpl> LSTMImpl::from_float(const ember::nn::LSTMImpl& m,
   EMBER_CHECK(m.options.bias, "DynamicQuantizedLSTM.from_float: the float module must have biases");
   EMBER_CHECK(m.options.proj_size == 0, "DynamicQuantizedLSTM.from_float: proj_size is not supported, got ",
               m.options.proj_size);
-  auto q = std::make_shared<LSTMImpl>(m.options);
+  auto q = std::make_shared<LSTMImpl>(m.options, dynamic_weight_dtype(qconfig));
   q->quantize_from(m, m.options.bias, m.options.proj_size, qconfig);
   return q;
 }
@@ -233,9 +266,9 @@ std::shared_ptr<LSTMImpl> LSTMImpl::from_float(const ember::nn::LSTMImpl& m) {
   return from_float(m, ao::quantization::default_dynamic_qconfig());
 }
 
-GRUImpl::GRUImpl(const ember::nn::GRUOptions& o)
+GRUImpl::GRUImpl(const ember::nn::GRUOptions& o, DType weight_dtype)
     : RNNBaseImpl("DynamicQuantizedGRU", false, o.input_size, o.hidden_size, o.num_layers, o.batch_first,
-                  o.bidirectional),
+                  o.bidirectional, weight_dtype),
       options(o) {
   EMBER_CHECK(o.bias, name(), ": bias=false is not supported (torch's dynamic RNNs need biases)");
 }
@@ -247,7 +280,7 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& h
 
 std::shared_ptr<GRUImpl> GRUImpl::from_float(const ember::nn::GRUImpl& m, const ao::quantization::QConfig& qconfig) {
   EMBER_CHECK(m.options.bias, "DynamicQuantizedGRU.from_float: the float module must have biases");
-  auto q = std::make_shared<GRUImpl>(m.options);
+  auto q = std::make_shared<GRUImpl>(m.options, dynamic_weight_dtype(qconfig));
   q->quantize_from(m, m.options.bias, 0, qconfig);
   return q;
 }
@@ -258,12 +291,13 @@ std::shared_ptr<GRUImpl> GRUImpl::from_float(const ember::nn::GRUImpl& m) {
 
 // ---- cells ----
 
-RNNCellBaseImpl::RNNCellBaseImpl(std::string name, int64_t gates, int64_t in, int64_t hidden)
+RNNCellBaseImpl::RNNCellBaseImpl(std::string name, int64_t gates, int64_t in, int64_t hidden, DType weight_dtype)
     : Module(std::move(name)), input_size(in), hidden_size(hidden) {
+  check_weight_dtype(weight_dtype, this->name());
   EMBER_CHECK(in > 0 && hidden > 0, this->name(), ": input_size and hidden_size must be positive, got ", in, " and ",
               hidden);
-  register_buffer("weight_ih", zero_weight(gates * hidden, in), &weight_ih);
-  register_buffer("weight_hh", zero_weight(gates * hidden, hidden), &weight_hh);
+  register_buffer("weight_ih", zero_weight(gates * hidden, in, weight_dtype), &weight_ih);
+  register_buffer("weight_hh", zero_weight(gates * hidden, hidden, weight_dtype), &weight_hh);
   register_buffer("bias_ih", zeros({gates * hidden}), &bias_ih);
   register_buffer("bias_hh", zeros({gates * hidden}), &bias_hh);
 }
@@ -271,8 +305,8 @@ RNNCellBaseImpl::RNNCellBaseImpl(std::string name, int64_t gates, int64_t in, in
 void RNNCellBaseImpl::quantize_from(const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh,
                                     const ao::quantization::QConfig& qconfig) {
   EMBER_CHECK(b_ih.defined() && b_hh.defined(), name(), ".from_float: the float cell must have biases");
-  set_buffer(*this, "weight_ih", quantize_weight(w_ih, qconfig, name().c_str()), &weight_ih);
-  set_buffer(*this, "weight_hh", quantize_weight(w_hh, qconfig, name().c_str()), &weight_hh);
+  set_buffer(*this, "weight_ih", dynamic_weight(w_ih, qconfig, name().c_str()), &weight_ih);
+  set_buffer(*this, "weight_hh", dynamic_weight(w_hh, qconfig, name().c_str()), &weight_hh);
   bias_ih.copy_(b_ih.detach());
   bias_hh.copy_(b_hh.detach());
 }
@@ -299,8 +333,8 @@ void RNNCellBaseImpl::pretty_print(std::ostream& os) const {
   os << name() << "(" << input_size << ", " << hidden_size << ")";
 }
 
-LSTMCellImpl::LSTMCellImpl(const ember::nn::LSTMCellOptions& o)
-    : RNNCellBaseImpl("DynamicQuantizedLSTMCell", 4, o.input_size, o.hidden_size) {
+LSTMCellImpl::LSTMCellImpl(const ember::nn::LSTMCellOptions& o, DType weight_dtype)
+    : RNNCellBaseImpl("DynamicQuantizedLSTMCell", 4, o.input_size, o.hidden_size, weight_dtype) {
   EMBER_CHECK(o.bias, name(), ": bias=false is not supported");
 }
 
@@ -309,7 +343,7 @@ std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
   auto [x, unbatched] = batched(input);
   const Tensor h = state_or_zeros(hx ? std::get<0>(*hx) : Tensor(), x.size(0), unbatched, "hx");
   const Tensor c = state_or_zeros(hx ? std::get<1>(*hx) : Tensor(), x.size(0), unbatched, "cx");
-  const Tensor gates = F::linear_dynamic(h, weight_hh, bias_hh, true) + F::linear_dynamic(x, weight_ih, bias_ih, true);
+  const Tensor gates = project(h, weight_hh, bias_hh) + project(x, weight_ih, bias_ih);
   auto [h1, c1] = lstm_step(gates, c);
   if (unbatched) return {h1.squeeze(0), c1.squeeze(0)};
   return {h1, c1};
@@ -317,29 +351,57 @@ std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
 
 std::shared_ptr<LSTMCellImpl> LSTMCellImpl::from_float(const ember::nn::LSTMCellImpl& m,
                                                        const ao::quantization::QConfig& qconfig) {
-  auto q = std::make_shared<LSTMCellImpl>(m.options);
+  auto q = std::make_shared<LSTMCellImpl>(m.options, dynamic_weight_dtype(qconfig));
   q->quantize_from(m.weight_ih, m.weight_hh, m.bias_ih, m.bias_hh, qconfig);
   return q;
 }
 
-GRUCellImpl::GRUCellImpl(const ember::nn::GRUCellOptions& o)
-    : RNNCellBaseImpl("DynamicQuantizedGRUCell", 3, o.input_size, o.hidden_size) {
+GRUCellImpl::GRUCellImpl(const ember::nn::GRUCellOptions& o, DType weight_dtype)
+    : RNNCellBaseImpl("DynamicQuantizedGRUCell", 3, o.input_size, o.hidden_size, weight_dtype) {
   EMBER_CHECK(o.bias, name(), ": bias=false is not supported");
 }
 
 Tensor GRUCellImpl::forward(const Tensor& input, const Tensor& hx) {
   auto [x, unbatched] = batched(input);
   const Tensor h = state_or_zeros(hx, x.size(0), unbatched, "hx");
-  const Tensor h1 = gru_step(F::linear_dynamic(x, weight_ih, bias_ih, true),
-                             F::linear_dynamic(h, weight_hh, bias_hh, true), h);
+  const Tensor h1 = gru_step(project(x, weight_ih, bias_ih), project(h, weight_hh, bias_hh), h);
   return unbatched ? h1.squeeze(0) : h1;
 }
 
 std::shared_ptr<GRUCellImpl> GRUCellImpl::from_float(const ember::nn::GRUCellImpl& m,
                                                      const ao::quantization::QConfig& qconfig) {
-  auto q = std::make_shared<GRUCellImpl>(m.options);
+  auto q = std::make_shared<GRUCellImpl>(m.options, dynamic_weight_dtype(qconfig));
   q->quantize_from(m.weight_ih, m.weight_hh, m.bias_ih, m.bias_hh, qconfig);
   return q;
+}
+
+RNNCellImpl::RNNCellImpl(const ember::nn::RNNCellOptions& o, DType weight_dtype)
+    : RNNCellBaseImpl("DynamicQuantizedRNNCell", 1, o.input_size, o.hidden_size, weight_dtype), options(o) {
+  EMBER_CHECK(o.bias, name(), ": bias=false is not supported");
+  EMBER_CHECK(o.nonlinearity == "tanh" || o.nonlinearity == "relu", name(),
+              ": nonlinearity must be \"tanh\" or \"relu\", got \"", o.nonlinearity, "\"");
+}
+
+Tensor RNNCellImpl::forward(const Tensor& input, const Tensor& hx) {
+  auto [x, unbatched] = batched(input);
+  const Tensor h = state_or_zeros(hx, x.size(0), unbatched, "hx");
+  // torch's SimpleCell: linear_hh(h) + linear_ih(x), then the nonlinearity.
+  const Tensor pre = project(h, weight_hh, bias_hh) + project(x, weight_ih, bias_ih);
+  const Tensor h1 = options.nonlinearity == "relu" ? pre.relu() : pre.tanh();
+  return unbatched ? h1.squeeze(0) : h1;
+}
+
+std::shared_ptr<RNNCellImpl> RNNCellImpl::from_float(const ember::nn::RNNCellImpl& m,
+                                                     const ao::quantization::QConfig& qconfig) {
+  auto q = std::make_shared<RNNCellImpl>(m.options, dynamic_weight_dtype(qconfig));
+  q->quantize_from(m.weight_ih, m.weight_hh, m.bias_ih, m.bias_hh, qconfig);
+  return q;
+}
+
+void RNNCellImpl::pretty_print(std::ostream& os) const {
+  os << name() << "(" << input_size << ", " << hidden_size;
+  if (options.nonlinearity != "tanh") os << ", nonlinearity=" << options.nonlinearity;
+  os << ")";
 }
 
 }  // namespace dynamic
@@ -347,7 +409,7 @@ std::shared_ptr<GRUCellImpl> GRUCellImpl::from_float(const ember::nn::GRUCellImp
 namespace dynamic {
 std::shared_ptr<LinearImpl> LinearImpl::from_float(const ember::nn::LinearImpl& m,
                                                    const ao::quantization::QConfig& qconfig) {
-  return std::make_shared<LinearImpl>(quantize_weight(m.weight, qconfig, "DynamicQuantizedLinear"),
+  return std::make_shared<LinearImpl>(dynamic_weight(m.weight, qconfig, "DynamicQuantizedLinear"),
                                       m.bias.defined() ? m.bias.detach().clone() : Tensor(), true);
 }
 std::shared_ptr<LinearImpl> LinearImpl::from_float(const ember::nn::LinearImpl& m) {
@@ -356,3 +418,16 @@ std::shared_ptr<LinearImpl> LinearImpl::from_float(const ember::nn::LinearImpl& 
 }  // namespace dynamic
 
 }  // namespace ember::ao::nn::quantized
+
+namespace ember::ao::nn::intrinsic::quantized::dynamic {
+std::shared_ptr<LinearReLUImpl> LinearReLUImpl::from_float(const ember::nn::Module& fused,
+                                                           const ao::quantization::QConfig& qconfig) {
+  const char* who = "DynamicQuantizedLinearReLU";
+  const auto* f = dynamic_cast<const ao::quantization::LinearReLUImpl*>(&fused);
+  EMBER_CHECK(f != nullptr, who, ".from_float: expected a fused LinearReLU, got ", fused.name());
+  const auto lin = std::dynamic_pointer_cast<ember::nn::LinearImpl>(f->children().at(0));
+  EMBER_CHECK(lin != nullptr, who, ".from_float: the fused module's first part is not a Linear");
+  return std::make_shared<LinearReLUImpl>(ember::ao::nn::quantized::dynamic_weight(lin->weight, qconfig, who),
+                                          lin->bias.defined() ? lin->bias.detach().clone() : Tensor(), true);
+}
+}  // namespace ember::ao::nn::intrinsic::quantized::dynamic

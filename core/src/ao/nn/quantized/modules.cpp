@@ -70,15 +70,31 @@ Tensor QuantizeImpl::forward(const Tensor& input) { return quantize_per_tensor(i
 
 namespace dynamic {
 LinearImpl::LinearImpl(Tensor w, Tensor b, bool reduce_range)
-    : Module("DynamicQuantizedLinear"), weight(std::move(w)), bias(std::move(b)), reduce_range(reduce_range) {
-  check_weight(weight, 2, "DynamicQuantizedLinear");
+    : LinearImpl(std::move(w), std::move(b), reduce_range, "DynamicQuantizedLinear") {}
+
+LinearImpl::LinearImpl(Tensor w, Tensor b, bool reduce_range, std::string type)
+    : Module(std::move(type)), weight(std::move(w)), bias(std::move(b)), reduce_range(reduce_range) {
+  // qint8, or float16 (float16_dynamic_qconfig's weights).
+  if (weight.defined() && weight.dtype() == kFloat16) {
+    EMBER_CHECK(weight.dim() == 2, name(), ": weight must be 2-d, got sizes ", weight.sizes());
+  } else {
+    check_weight(weight, 2, name().c_str());
+  }
   register_buffer("weight", weight, &weight);
   if (bias.defined()) register_buffer("bias", bias, &bias);
 }
 
+Tensor LinearImpl::forward(const Tensor& input) {
+  if (weight.dtype() == kFloat16) return functional::linear_dynamic_fp16(input, weight, bias, relu_);
+  return functional::linear_dynamic(input, weight, bias, reduce_range, relu_);
+}
+
 void LinearImpl::pretty_print(std::ostream& os) const {
-  os << name() << "(in_features=" << weight.size(1) << ", out_features=" << weight.size(0)
-     << ", dtype=qint8, qscheme=" << weight.qscheme() << ")";
+  os << name() << "(in_features=" << weight.size(1) << ", out_features=" << weight.size(0);
+  if (weight.dtype() == kFloat16)
+    os << ", dtype=float16)";
+  else
+    os << ", dtype=qint8, qscheme=" << weight.qscheme() << ")";
 }
 }  // namespace dynamic
 
@@ -94,6 +110,12 @@ ConvReLU2dImpl::ConvReLU2dImpl(Tensor weight, Tensor bias, const ember::ao::nn::
     : Conv2dImpl(std::move(weight), std::move(bias), options, scale, zero_point, "QuantizedConvReLU2d") {
   relu_ = true;
 }
+namespace dynamic {
+LinearReLUImpl::LinearReLUImpl(Tensor weight, Tensor bias, bool reduce_range)
+    : LinearImpl(std::move(weight), std::move(bias), reduce_range, "DynamicQuantizedLinearReLU") {
+  relu_ = true;
+}
+}  // namespace dynamic
 }  // namespace ember::ao::nn::intrinsic::quantized
 
 namespace ember::ao::nn::quantized {

@@ -23,6 +23,14 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, dou
 // over its min/max), int8 product, float32 output (torch.ops.quantized.linear_dynamic).
 Tensor linear_dynamic(const Tensor& input, const Tensor& weight, const Tensor& bias, bool reduce_range = false,
                       bool relu = false);
+// torch's fp16 weight packing (quantized::linear_prepack_fp16): a float
+// weight clamped to float16's finite range (+-65504, as
+// at::_saturate_weight_to_fp16) and rounded to float16 (nearest even).
+Tensor saturate_weight_to_fp16(const Tensor& weight);
+// float16 dynamic linear (torch.ops.quantized.linear_dynamic_fp16 /
+// linear_relu_dynamic_fp16): weight float16 [out, in] widened to float32,
+// input float32 (not rounded), float32 product and bias; linear_fp16.cpp.
+Tensor linear_dynamic_fp16(const Tensor& input, const Tensor& weight, const Tensor& bias, bool relu = false);
 
 struct QConv2dOptions {
   ember::nn::functional::ExpandingInts stride = 1;

@@ -144,21 +144,28 @@ class QFunctionalImpl : public FunctionalModule {
 EMBER_MODULE(QFunctional);
 
 namespace dynamic {
-// quantized.dynamic.Linear: float in, float out; activations quantized per
-// call (reduce_range as PyTorch's module passes it). weight and bias are
-// registered buffers (state_dict keys "weight", "bias").
+// quantized.dynamic.Linear: float in, float out. A qint8 weight quantizes the
+// activations per call (reduce_range as PyTorch's module passes it); a
+// float16 weight (float16_dynamic_qconfig) multiplies in float32
+// (functional::linear_dynamic_fp16). weight and bias are registered buffers
+// (state_dict keys "weight", "bias").
 class LinearImpl : public ember::nn::Module {
  public:
   LinearImpl(Tensor weight, Tensor bias, bool reduce_range = true);
-  Tensor forward(const Tensor& input) { return functional::linear_dynamic(input, weight, bias, reduce_range); }
+  Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& os) const override;
   // torch's Linear.from_float: the weight quantized by qconfig.weight's
-  // observer (default_dynamic_qconfig when none is given; dynamic.cpp).
+  // observer (default_dynamic_qconfig when none is given; a float16 observer
+  // stores it as float16; dynamic.cpp).
   static std::shared_ptr<LinearImpl> from_float(const ember::nn::LinearImpl& m,
                                                 const ao::quantization::QConfig& qconfig);
   static std::shared_ptr<LinearImpl> from_float(const ember::nn::LinearImpl& m);
   Tensor weight, bias;
   bool reduce_range;
+
+ protected:
+  LinearImpl(Tensor weight, Tensor bias, bool reduce_range, std::string type);
+  bool relu_ = false;  // the dynamic LinearReLU
 };
 EMBER_MODULE(Linear);
 }  // namespace dynamic
@@ -180,4 +187,17 @@ class ConvReLU2dImpl : public ember::ao::nn::quantized::Conv2dImpl {
                  int64_t zero_point);
 };
 EMBER_MODULE(ConvReLU2d);
+
+namespace dynamic {
+// intrinsic.quantized.dynamic.LinearReLU: dynamic Linear then ReLU, fused
+// (quantized::linear_relu_dynamic, or its fp16 form), from a fused
+// ao::quantization::LinearReLU (dynamic.cpp).
+class LinearReLUImpl : public ember::ao::nn::quantized::dynamic::LinearImpl {
+ public:
+  LinearReLUImpl(Tensor weight, Tensor bias, bool reduce_range = true);
+  static std::shared_ptr<LinearReLUImpl> from_float(const ember::nn::Module& fused,
+                                                    const ao::quantization::QConfig& qconfig);
+};
+EMBER_MODULE(LinearReLU);
+}  // namespace dynamic
 }  // namespace ember::ao::nn::intrinsic::quantized
