@@ -79,7 +79,7 @@ void check_weight_dtype(DType dtype, const std::string& who) {
               dtype_name(dtype));
 }
 
-// A placeholder weight (qint8 zeros with scale 1, or float16 zeros) until
+// The initial weight (qint8 zeros with scale 1, or float16 zeros) until
 // from_float or load_state_dict.
 Tensor zero_weight(int64_t rows, int64_t cols, DType dtype) {
   if (dtype == kFloat16) return zeros({rows, cols}).to(kFloat16);
