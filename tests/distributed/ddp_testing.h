@@ -32,6 +32,10 @@ class DdpNetImpl : public nn::Module {
     if (with_extra) extra = register_module("extra", nn::Linear(hidden_width, 3));
     scale = register_buffer("scale", ones({1}));
     to(kFloat64);
+    // Buffers forward does not read, of other dtypes and layouts: DDP packs
+    // every buffer into one broadcast (Note [Coalesced broadcasts]).
+    steps = register_buffer("steps", tensor(std::vector<int64_t>{3, 4}, TensorOptions(kInt64)));
+    table = register_buffer("table", arange(0, 6, 1, TensorOptions(kFloat64)).reshape({2, 3}).t());
   }
   Tensor forward(const Tensor& x, bool use_extra = false) {
     Tensor h = tanh(hidden(x));
@@ -40,7 +44,7 @@ class DdpNetImpl : public nn::Module {
     return y * scale;
   }
   nn::Linear out{nullptr}, hidden{nullptr}, extra{nullptr};
-  Tensor scale;
+  Tensor scale, steps, table;
 };
 EMBER_MODULE(DdpNet);
 

@@ -47,7 +47,10 @@ EMBER_DIST_WORKER(ddp_train_worker) {
     NoGradGuard no_grad;
     for (Tensor& p : model->parameters()) p.add_(0.5 * rank);
     model->scale.fill_(1.0 + rank);
+    model->steps.add_(rank);
+    model->table.add_(rank);
   }
+  EMBER_CHECK(!model->table.is_contiguous(), "the test wants a non-contiguous buffer");
   // A bucket per parameter (the first bucket too), so that launch order is
   // visible; with gradient_as_bucket_view one bucket, so that every .grad
   // must be a view of one buffer.
@@ -57,8 +60,13 @@ EMBER_DIST_WORKER(ddp_train_worker) {
                                       .static_graph = env_int("DDP_STATIC_GRAPH") != 0});
   EMBER_CHECK(ember::testing::max_parameter_diff(*model, *reference) == 0, "rank ", rank,
               ": construction did not broadcast rank 0's parameters");
-  EMBER_CHECK(model->scale.item<double>() == 1.0, "rank ", rank, ": the buffer is ", model->scale.item<double>(),
-              ", expected rank 0's 1");
+  auto expect_rank0_buffers = [&](const char* when) {
+    EMBER_CHECK(model->scale.item<double>() == 1.0, "rank ", rank, " ", when, ": the buffer is ",
+                model->scale.item<double>(), ", expected rank 0's 1");
+    EMBER_CHECK(model->steps.equal(reference->steps) && model->table.equal(reference->table), "rank ", rank, " ",
+                when, ": the int64 or the non-contiguous buffer differs from rank 0's");
+  };
+  expect_rank0_buffers("after construction");
   // Before any iteration: reverse registration order.
   const size_t num_params = ddp.parameter_names().size();
   std::vector<size_t> reverse_registration;
@@ -82,6 +90,11 @@ EMBER_DIST_WORKER(ddp_train_worker) {
     for (int64_t micro = 0; micro < micro_steps; ++micro) {
       const ember::testing::Batch batch = ember::testing::global_batch(step * micro_steps + micro, kGlobalBatch);
       const ember::testing::Batch mine = ember::testing::shard(batch, rank, world_size);
+      if (rank != 0) {  // every synchronized forward pass broadcasts rank 0's buffers again
+        NoGradGuard no_grad;
+        model->scale.fill_(2.0);
+        model->table.fill_(-1.0);
+      }
       auto run = [&] {
         Tensor loss = ddp.forward([&] { return nn::functional::mse_loss(model(mine.x, extra == kRank0 && rank == 0), mine.y); });
         loss.backward();
@@ -102,6 +115,7 @@ EMBER_DIST_WORKER(ddp_train_worker) {
         nn::functional::mse_loss(reference(batch.x), batch.y).backward();
       }
     }
+    expect_rank0_buffers("after a forward pass");
     if (extra == kUnused)
       for (const Tensor& p : {model->extra->weight, model->extra->bias})
         EMBER_CHECK(!p.grad().defined(), "rank ", rank, ": a parameter no rank used got a gradient");

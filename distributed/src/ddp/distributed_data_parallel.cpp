@@ -8,6 +8,8 @@
 #include <ember/distributed/init.h>
 #include <ember/ops/factories.h>
 
+#include "coalesced_broadcast.h"
+
 namespace ember::distributed {
 
 namespace {
@@ -98,13 +100,9 @@ void DistributedDataParallel::verify_parameters_across_ranks(const std::vector<T
 }
 
 void DistributedDataParallel::broadcast_tensors(const std::vector<Tensor>& tensors, int64_t root) {
-  NoGradGuard no_grad;
-  std::vector<std::shared_ptr<Work>> works;
-  for (const Tensor& t : tensors) {
-    Tensor data = t.detach();
-    works.push_back(process_group_->broadcast(data, {.root_rank = root}));
-  }
-  for (auto& work : works) work->wait();
+  // PyTorch's broadcast bucket for module states (Note [Coalesced broadcasts]).
+  constexpr size_t kBroadcastBucketBytes = size_t{250} << 20;
+  detail::broadcast_coalesced(*process_group_, tensors, root, kBroadcastBucketBytes);
 }
 
 int64_t DistributedDataParallel::find_common_rank(bool participates) {
