@@ -433,4 +433,60 @@ TEST(PytorchParity, ZeroDimTransposeAndRollRaise) {
   EXPECT_EQ(s.roll({1}).item<double>(), 1.0);
 }
 
+// lerp picks its form by weight < 0.5 for real weights, as PyTorch 1.13, so a
+// weight of -inf takes self + w * (end - self) (Ember used |w| < 0.5, NaN):
+//   torch.lerp(torch.tensor(-0.35), torch.tensor(-inf), -inf) -> tensor(inf)
+//   (float64 and bfloat16 too); torch.lerp(-0.35, 2., -3.) -> -7.4
+TEST(PytorchParity, LerpWithMinusInfiniteWeight) {
+  for (DType dt : {kFloat32, kFloat64, kBFloat16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor a = full({}, -0.35, TensorOptions(dt)), inf_end = full({}, -kInf, TensorOptions(dt));
+    EXPECT_EQ(lerp(a, inf_end, -kInf).to(kFloat64).item<double>(), kInf);
+    EXPECT_EQ(lerp(a, inf_end, full({}, -kInf, TensorOptions(dt))).to(kFloat64).item<double>(), kInf);
+    EXPECT_NEAR(lerp(a, full({}, 2.0, TensorOptions(dt)), -3.0).to(kFloat64).item<double>(), -7.4, 0.01);
+  }
+}
+
+// div's gradient for the divisor is -g * (a / b) / b, as PyTorch: b * b
+// underflows for a tiny bfloat16 b, where a = 0 gave 0 / 0:
+//   a = torch.tensor([0, 2, 0], dtype=torch.int16)
+//   b = torch.tensor([9.98e-31, 1e-30, 0.], dtype=torch.bfloat16, requires_grad=True)
+//   torch.div(a, b).sum().backward(); b.grad -> [-0., -inf, nan]
+TEST(PytorchParity, DivGradientForTinyDivisor) {
+  const Tensor a = tensor(std::vector<int16_t>{0, 2, 0}, kInt16);
+  const Tensor g = grad_of([&](const Tensor& b) { return div(a, b); },
+                           tensor(std::vector<double>{9.98402083e-31, 1e-30, 0.0}, kFloat64).to(kBFloat16));
+  const Tensor g64 = g.to(kFloat64);
+  EXPECT_EQ(g64[0].item<double>(), 0.0);
+  EXPECT_EQ(g64[1].item<double>(), -kInf);
+  EXPECT_TRUE(std::isnan(g64[2].item<double>()));
+}
+
+// A group of one element normalizes to exactly its bias. Ember computes
+// (x - mean) * rstd * w + b; PyTorch 1.13's x * a + (b - mean * a), with
+// a = 1 / sqrt(eps) = 316, rounds (-1.04101562 at x = -104 for bias
+// -1.04095328; Ember was 8e-4 off with that form):
+//   x = torch.tensor([[-1.4e-45, -0.544, 0.629], [-0.606, -104., 1.25]])
+//   F.group_norm(x, 3, None, torch.tensor([1.44952583, -1.04095328, 1.]))
+TEST(PytorchParity, GroupNormOfSingleElementGroupsIsTheBias) {
+  const Tensor x = tensor(std::vector<float>{-1.4e-45f, -0.543996096f, 0.628990233f, -0.606119275f, -104.f, 1.25030386f},
+                          kFloat32).reshape({2, 3});
+  const Tensor bias = tensor(std::vector<float>{1.44952583f, -1.04095328f, 1.f}, kFloat32);
+  const Tensor y = F::group_norm(x, 3, {.bias = bias});
+  expect_tensor_near(y, bias.expand({2, 3}), 2e-6, 2e-6);
+}
+
+// Without a positive pad the input covers the output: PyTorch never converts
+// the value then, so a value out of the dtype's range is fine:
+//   F.pad(torch.tensor(0, dtype=torch.uint8), [], value=-2.625) -> tensor(0)
+//   F.pad(torch.tensor([1], dtype=torch.uint8), [1, 1], value=-2.625) -> RuntimeError
+//   value cannot be converted to type uint8_t without overflow
+TEST(PytorchParity, ConstantPadConvertsItsValueOnlyWhenItFills) {
+  const Tensor s = tensor(std::vector<uint8_t>{7}, kUInt8).reshape({});
+  EXPECT_EQ(ember::pad(s, {}, "constant", -2.625).item<int64_t>(), 7);
+  const Tensor v = tensor(std::vector<uint8_t>{1, 2, 3}, kUInt8);
+  EXPECT_TRUE(ember::pad(v, {-1, 0}, "constant", -2.625).equal(tensor(std::vector<uint8_t>{2, 3}, kUInt8)));
+  expect_error([&] { ember::pad(v, {1, 1}, "constant", -2.625); }, "without overflow");
+}
+
 }  // namespace pytorch_parity_test

@@ -53,7 +53,8 @@ autograd::BackwardFn binary_backward(BinaryOp op, autograd::OpRecorder& rec, con
       return [sa, sb](BackwardContext& c) -> variable_list {
         const Tensor& g = c.grads[0];
         const Tensor bb = c.unpack(sb).conj();
-        return {c.needs(0) ? g / bb : Tensor(), c.needs(1) ? g * c.unpack(sa).conj() / (bb * bb) * -1.0 : Tensor()};
+        // (a / b) / b as PyTorch: b * b underflows for tiny b (bfloat16 1e-30) where a / b / b is 0.
+        return {c.needs(0) ? g / bb : Tensor(), c.needs(1) ? g * (c.unpack(sa).conj() / bb / bb) * -1.0 : Tensor()};
       };
     }
     case BinaryOp::DivTrunc: case BinaryOp::DivFloor:

@@ -159,7 +159,10 @@ Tensor constant_pad_impl(const Tensor& self, IntArrayRef pad, const Scalar& valu
   }
   Tensor result = empty_for("constant_pad_nd", shape, self.options().memory_format(self.suggest_memory_format()));
   if (result.numel() == 0) return result;
-  result.fill_(value);
+  // Without a positive pad the input covers the whole output: PyTorch then
+  // never converts the value (a uint8 input padded by [] with -2.625 is fine).
+  const bool fills = std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p > 0; });
+  if (fills) result.fill_(value);
   // Negative pads crop the input; positive pads leave a border in the output.
   Tensor src = self, dst = result;
   for (size_t i = 0; i < pad.size() / 2; ++i) {

@@ -40,7 +40,12 @@ void ternary_kernel_body(TensorIterator& iter, TernaryOp op, const Scalar& value
         cpu_kernel(iter, [](T a, T b, T w) -> T {
           const C x = static_cast<C>(a), y = static_cast<C>(b), t = static_cast<C>(w);
           // Two forms keep lerp exact at both ends (weight 0 and 1), as PyTorch.
-          if (std::abs(t) < 0.5) return static_cast<T>(x + t * (y - x));
+          // PyTorch 1.13 picks the form by weight < 0.5 for real weights (so a
+          // weight of -inf takes the first) and by |weight| for complex ones.
+          bool small_weight;
+          if constexpr (is_complex_v<C>) small_weight = std::abs(t) < 0.5;
+          else small_weight = t < C(0.5);
+          if (small_weight) return static_cast<T>(x + t * (y - x));
           return static_cast<T>(y - (y - x) * (C(1) - t));
         });
       });
