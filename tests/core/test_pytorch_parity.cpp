@@ -489,4 +489,21 @@ TEST(PytorchParity, ConstantPadConvertsItsValueOnlyWhenItFills) {
   expect_error([&] { ember::pad(v, {1, 1}, "constant", -2.625); }, "without overflow");
 }
 
+// einsum leaves contractions over size-1 dims to a product (no bmm, so bool
+// works) and sums a dim one operand lacks as sum does (int8 to int64):
+//   torch.einsum('ab,b', torch.tensor([[True], [False]]), torch.tensor([True])) -> [True, False]
+//   torch.einsum('ab,b', torch.ones(5, 2, dtype=torch.int8) * 100, torch.ones(1, dtype=torch.int8))
+//   -> [200, ...] (int64); a size-2 bool contraction raises ("bmm" not implemented for 'Bool')
+TEST(PytorchParity, EinsumOverSizeOneDims) {
+  const Tensor flags = tensor(std::vector<bool>{true, false}, kBool).reshape({2, 1});
+  const Tensor y = einsum("ab,b", {flags, tensor(std::vector<bool>{true}, kBool)});
+  EXPECT_EQ(y.dtype(), kBool);
+  EXPECT_TRUE(y.equal(tensor(std::vector<bool>{true, false}, kBool)));
+  const Tensor z = einsum("ab,b", {full({5, 2}, 100, TensorOptions(kInt8)), ones({1}, TensorOptions(kInt8))});
+  EXPECT_EQ(z.dtype(), kInt64);
+  EXPECT_EQ(z[0].item<int64_t>(), 200);
+  expect_error([&] { einsum("ab,b", {ones({5, 2}, TensorOptions(kBool)), ones({2}, TensorOptions(kBool))}); },
+               "bool");
+}
+
 }  // namespace pytorch_parity_test

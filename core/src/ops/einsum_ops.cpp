@@ -85,8 +85,10 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum_d
         sum_size *= left.size(d);
         continue;
       }
-      if (sl) left = left.sum(IntArrayRef(d), true, left.dtype());
-      else if (sr) right = right.sum(IntArrayRef(d), true, right.dtype());
+      // A dim only one side has is summed there (integers and bool to int64,
+      // as PyTorch's sum).
+      if (sl) left = left.sum(IntArrayRef(d), true);
+      else if (sr) right = right.sum(IntArrayRef(d), true);
       rest.push_back(d);
     } else if (sl && sr) {
       lro.push_back(d);
@@ -101,6 +103,9 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum_d
       rest.push_back(d);
     }
   }
+  // Every contracted dim had size 1 on one side: a product, no bmm (so bool
+  // operands work, as in PyTorch, whose einsum leaves such dims to mul).
+  if (sum_list.empty()) return mul(left, right);
   auto concat = [](std::initializer_list<const std::vector<int64_t>*> parts) {
     std::vector<int64_t> v;
     for (const auto* p : parts) v.insert(v.end(), p->begin(), p->end());
