@@ -251,3 +251,39 @@ TEST(QuantizedKernels, BadInput) {
   expect_error([&] { qf::relu(pc); }, "per tensor");
   expect_error([&] { qf::cat({a, other}, 0, 0.1, 0); }, "every input");
 }
+
+// Note [Quantized byte kernels]: the byte loops that relu / add / add_relu
+// take for inputs of one shape and one dense layout give the general path's
+// integers (reached here through a transposed layout, which the loops leave
+// to it), for both 8-bit dtypes, with saturation, and keep channels-last.
+TEST(QuantizedKernels, ByteKernelsMatchTheGeneralPath) {
+  manual_seed(7);
+  const Tensor xa = randn({2, 5, 6, 7}) * 4, xb = randn({2, 5, 6, 7}) * 4;
+  auto general_layout = [](const Tensor& q) { return q.transpose(2, 3).contiguous().transpose(2, 3); };
+  for (DType dt : {kQUInt8, kQInt8}) {
+    const bool u8 = dt == kQUInt8;
+    for (bool channels_last : {false, true}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + (channels_last ? " channels-last" : " row-major"));
+      Tensor a = quantize_per_tensor(xa, 0.05, u8 ? 128 : 3, dt), b = quantize_per_tensor(xb, 0.03, u8 ? 100 : -7, dt);
+      if (channels_last) {
+        a = a.contiguous(MemoryFormat::ChannelsLast);
+        b = b.contiguous(MemoryFormat::ChannelsLast);
+      }
+      const Tensor gb = general_layout(b);
+      ASSERT_FALSE(gb.is_contiguous() || gb.is_contiguous(MemoryFormat::ChannelsLast));
+      for (double scale : {0.07, 0.02}) {  // 0.02 saturates many sums
+        const int64_t zp = u8 ? 90 : 5;
+        const Tensor sum = qf::add(a, b, scale, zp), sum_relu = qf::add_relu(a, b, scale, zp);
+        EXPECT_TRUE(sum.int_repr().equal(qf::add(a, gb, scale, zp).int_repr()));
+        EXPECT_TRUE(sum_relu.int_repr().equal(qf::add_relu(a, gb, scale, zp).int_repr()));
+        EXPECT_EQ(sum.is_contiguous(MemoryFormat::ChannelsLast), channels_last);
+        EXPECT_EQ(sum.q_scale(), scale);
+        EXPECT_EQ(sum.q_zero_point(), zp);
+      }
+      const Tensor r = qf::relu(a);
+      EXPECT_TRUE(r.int_repr().equal(qf::relu(general_layout(a)).int_repr()));
+      EXPECT_EQ(r.q_zero_point(), a.q_zero_point());
+      EXPECT_EQ(r.is_contiguous(MemoryFormat::ChannelsLast), channels_last);
+    }
+  }
+}

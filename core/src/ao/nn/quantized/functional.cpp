@@ -11,6 +11,7 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/quantize.h"
 #include "ember/ops/shape.h"
+#include "ao/nn/quantized/byte_kernels.h"
 #include "ao/nn/quantized/packed_calls.h"
 #include "kernels/slots/quantized_kernels.h"
 
@@ -270,13 +271,15 @@ Tensor detail::conv2d(const Tensor& input, const Tensor& weight, const Tensor& b
 
 Tensor relu(const Tensor& input) {
   const Quantizer& q = per_tensor(input, "quantized::relu");
+  if (Tensor fast = detail::relu_bytes(input); fast.defined()) return fast;
   const int64_t zp = q.zero_point();
   return map_ints(input, q.scale(), zp, [zp](int64_t v) { return std::max(v, zp); });
 }
 
 Tensor max_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, const F::MaxPoolFuncOptions& options) {
   const Quantizer& q = per_tensor(input, "quantized::max_pool2d");
-  Tensor v = F::max_pool2d(input.int_repr().to(kFloat64), kernel_size, options);
+  // float32 holds every 8-bit value exactly (half the traffic of float64).
+  Tensor v = F::max_pool2d(input.int_repr().to(kFloat32), kernel_size, options);
   return make_quantized(v, q.dtype(), q.scale(), q.zero_point());
 }
 
@@ -431,6 +434,7 @@ std::pair<Tensor, Tensor> broadcast_ints(const Tensor& a, const Tensor& b, const
 }
 
 Tensor add_impl(const Tensor& a, const Tensor& b, double scale, int64_t zero_point, bool relu, const char* op) {
+  if (Tensor fast = detail::add_bytes(a, b, scale, zero_point, relu, op); fast.defined()) return fast;
   auto [ia, ib] = broadcast_ints(a, b, op);
   const DType dtype = a.dtype();
   Quantizer::per_tensor_affine(dtype, scale, zero_point, op);
