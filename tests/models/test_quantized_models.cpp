@@ -20,6 +20,7 @@
 
 #include <ember/ao/nn/quantized/modules.h>
 #include <ember/ember.h>
+#include <ember/models/quantization/mobilenet_v2.h>
 #include <ember/models/quantization/resnet.h>
 #include <ember/serialize/torch_load.h>
 
@@ -46,14 +47,19 @@ std::vector<Tensor> calibration(const std::string& model) { return {npy(model, "
 
 double max_abs_diff(const Tensor& a, const Tensor& b) { return (a - b).abs().max().item<double>(); }
 
-mq::QuantizableResNet make(const std::string& model) {
-  if (model == "resnet18") return mq::resnet18({.num_classes = 10});
-  if (model == "resnet50") return mq::resnet50({.num_classes = 10});
+std::shared_ptr<mq::QuantizableModuleImpl> make(const std::string& model) {
+  if (model == "resnet18") return mq::resnet18({.num_classes = 10}).ptr();
+  if (model == "resnet50") return mq::resnet50({.num_classes = 10}).ptr();
+  if (model == "mobilenet_v2") return mq::mobilenet_v2({.num_classes = 10}).ptr();
   throw Error("no builder for " + model);
 }
 
 // The output scale of torch's fc (the last quantized layer): one quantum of the output.
-double fc_scale(const IDict& sd) { return sd.find("fc.scale")->to_double(); }
+double fc_scale(const IDict& sd) {
+  const IValue* v = sd.find("fc.scale");
+  if (v == nullptr) v = sd.find("classifier.1.scale");  // MobileNet
+  return v->to_double();
+}
 
 void expect_output_within_one_quantum(mq::QuantizableModuleImpl& net, const std::string& model, double quantum,
                                       bool expect_exact) {
@@ -143,6 +149,9 @@ TEST(QuantizedModels, ResNet18LoadsTorchQuantizedStateDict) { loads_torch_state_
 TEST(QuantizedModels, ResNet18OwnWorkflowMatchesTorch) { own_workflow_matches_torch("resnet18", 4); }
 TEST(QuantizedModels, ResNet50LoadsTorchQuantizedStateDict) { loads_torch_state_dict("resnet50"); }
 TEST(QuantizedModels, ResNet50OwnWorkflowMatchesTorch) { own_workflow_matches_torch("resnet50", 4); }
+
+TEST(QuantizedModels, MobileNetV2LoadsTorchQuantizedStateDict) { loads_torch_state_dict("mobilenet_v2"); }
+TEST(QuantizedModels, MobileNetV2OwnWorkflowMatchesTorch) { own_workflow_matches_torch("mobilenet_v2", 4); }
 
 // Structure checks that need no fixtures.
 TEST(QuantizedModels, ResNetHasTorchvisionNames) {

@@ -64,6 +64,10 @@ class QuantizableModuleImpl : public nn::Module, public ao::quantization::Swappa
 void fuse_groups(nn::Module& module, const std::vector<std::vector<std::string>>& groups,
                  std::optional<bool> is_qat);
 
+// Global average pooling to 1x1 of a float or a quantized tensor (torchvision's
+// models call nn.functional.adaptive_avg_pool2d, which dispatches on the tensor).
+Tensor global_avg_pool(const Tensor& x);
+
 // The qconfig torchvision's quantize_model sets for a backend: "fbgemm",
 // "x86" and "onednn": default_observer activations and
 // default_per_channel_weight_observer weights (the serialized fbgemm models');
