@@ -21,6 +21,7 @@
 #include <ember/ao/nn/quantized/modules.h>
 #include <ember/ember.h>
 #include <ember/models/quantization/mobilenet_v2.h>
+#include <ember/models/quantization/mobilenet_v3.h>
 #include <ember/models/quantization/resnet.h>
 #include <ember/serialize/torch_load.h>
 
@@ -51,13 +52,15 @@ std::shared_ptr<mq::QuantizableModuleImpl> make(const std::string& model) {
   if (model == "resnet18") return mq::resnet18({.num_classes = 10}).ptr();
   if (model == "resnet50") return mq::resnet50({.num_classes = 10}).ptr();
   if (model == "mobilenet_v2") return mq::mobilenet_v2({.num_classes = 10}).ptr();
+  if (model == "mobilenet_v3_large") return mq::mobilenet_v3_large({.num_classes = 10}).ptr();
   throw Error("no builder for " + model);
 }
 
 // The output scale of torch's fc (the last quantized layer): one quantum of the output.
 double fc_scale(const IDict& sd) {
   const IValue* v = sd.find("fc.scale");
-  if (v == nullptr) v = sd.find("classifier.1.scale");  // MobileNet
+  if (v == nullptr) v = sd.find("classifier.1.scale");  // MobileNetV2
+  if (v == nullptr) v = sd.find("classifier.3.scale");  // MobileNetV3
   return v->to_double();
 }
 
@@ -73,9 +76,11 @@ void expect_output_within_one_quantum(mq::QuantizableModuleImpl& net, const std:
   if (expect_exact) EXPECT_EQ(diff, 0.0);
 }
 
-void loads_torch_state_dict(const std::string& model) {
+void loads_torch_state_dict(const std::string& model, bool calibrate_float_weights = false) {
   REQUIRE_FIXTURES();
   auto net = make(model);
+  if (calibrate_float_weights)
+    net->load_state_dict(serialize::load_torch_state_dict(path(model, "float.pt")), true);
   mq::quantize_model(*net, "onednn", calibration(model));
   const auto keys = mq::load_quantized_state_dict(*net, path(model, "quant.pt"));
   EXPECT_GT(keys.size(), 50u);
@@ -152,6 +157,11 @@ TEST(QuantizedModels, ResNet50OwnWorkflowMatchesTorch) { own_workflow_matches_to
 
 TEST(QuantizedModels, MobileNetV2LoadsTorchQuantizedStateDict) { loads_torch_state_dict("mobilenet_v2"); }
 TEST(QuantizedModels, MobileNetV2OwnWorkflowMatchesTorch) { own_workflow_matches_torch("mobilenet_v2", 4); }
+
+// torch's state_dict has no output qparams for a quantized Hardswish (plain
+// attributes in torch 1.13), so the model is calibrated as torch's was first.
+TEST(QuantizedModels, MobileNetV3LargeLoadsTorchQuantizedStateDict) { loads_torch_state_dict("mobilenet_v3_large", true); }
+TEST(QuantizedModels, MobileNetV3LargeOwnWorkflowMatchesTorch) { own_workflow_matches_torch("mobilenet_v3_large", 4); }
 
 // Structure checks that need no fixtures.
 TEST(QuantizedModels, ResNetHasTorchvisionNames) {

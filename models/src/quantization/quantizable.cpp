@@ -175,8 +175,12 @@ void load_module(nn::Module& m, const std::string& prefix, Entries& e) {
     f->scale = e.scale(prefix);
     f->zero_point = e.zero_point(prefix);
   } else if (auto* hs = dynamic_cast<nnq::HardswishImpl*>(&m)) {
-    hs->scale = e.scale(prefix);
-    hs->zero_point = e.zero_point(prefix);
+    // torch 1.13 keeps a quantized Hardswish's output qparams as plain
+    // attributes, not in its state_dict: only a checkpoint that has them sets them.
+    if (e.find(prefix + "scale") != nullptr) {
+      hs->scale = e.scale(prefix);
+      hs->zero_point = e.zero_point(prefix);
+    }
   } else if (auto* bn = dynamic_cast<nnq::BatchNorm2dImpl*>(&m)) {
     copy_float(bn->weight, e.tensor(prefix + "weight"), prefix + "weight");
     copy_float(bn->bias, e.tensor(prefix + "bias"), prefix + "bias");
