@@ -163,6 +163,30 @@ TEST(QuantizedModels, MobileNetV2OwnWorkflowMatchesTorch) { own_workflow_matches
 TEST(QuantizedModels, MobileNetV3LargeLoadsTorchQuantizedStateDict) { loads_torch_state_dict("mobilenet_v3_large", true); }
 TEST(QuantizedModels, MobileNetV3LargeOwnWorkflowMatchesTorch) { own_workflow_matches_torch("mobilenet_v3_large", 4); }
 
+TEST(QuantizedModels, CheckpointEntriesAndErrors) {
+  REQUIRE_FIXTURES();
+  // The restricted unpickler reads torch.qint8 (a dtype global) as a str.
+  const IValue root = serialize::load_torch(path("resnet18", "quant.pt"));
+  const IValue* dtype = root.to_dict().find("fc._packed_params.dtype");
+  ASSERT_NE(dtype, nullptr);
+  EXPECT_EQ(dtype->to_string(), "torch.qint8");
+  const IValue* packed = root.to_dict().find("fc._packed_params._packed_params");
+  ASSERT_TRUE(packed != nullptr && packed->is_tuple());
+  EXPECT_EQ(packed->to_list()[0].to_tensor().dtype(), kQInt8);
+  // Another architecture: the first mismatching entry is named.
+  auto net50 = mq::resnet50({.num_classes = 10});
+  mq::quantize_model(*net50, "onednn", {randn({1, 3, 32, 32})});
+  try {
+    mq::load_quantized_state_dict(*net50, path("resnet18", "quant.pt"));
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("load_quantized_state_dict"), std::string::npos) << e.what();
+  }
+  // A float model (not converted): torch's quantized entries fit nothing.
+  auto float_net = mq::resnet18({.num_classes = 10});
+  EXPECT_THROW(mq::load_quantized_state_dict(*float_net, path("resnet18", "quant.pt")), Error);
+}
+
 // Structure checks that need no fixtures.
 TEST(QuantizedModels, ResNetHasTorchvisionNames) {
   auto net = mq::resnet50({.num_classes = 10});
@@ -191,6 +215,23 @@ TEST(QuantizedModels, FuseModelFoldsBatchNormAndKeepsOutputs) {
   EXPECT_EQ(ao::quantization::module_at(*net, "layer2.0.downsample.1")->name(), "Identity");
   const Tensor after = net->forward(x);
   EXPECT_LT(max_abs_diff(before, after), 1e-4 * std::max(1.0, before.abs().max().item<double>()));
+}
+
+TEST(QuantizedModels, FuseModelForQatKeepsBatchNorm) {
+  auto net = mq::mobilenet_v3_large({.num_classes = 10});
+  net->train();
+  net->fuse_model();  // is_qat unset: training mode fuses for QAT
+  EXPECT_EQ(ao::quantization::module_at(*net, "features.0.0")->name(), "ConvBn2d");
+  EXPECT_EQ(ao::quantization::module_at(*net, "features.1.block.0.0")->name(), "ConvBnReLU2d");
+  EXPECT_EQ(ao::quantization::module_at(*net, "features.4.block.2.fc1")->name(), "ConvReLU2d");
+  ao::quantization::prepare_qat(*net, {{"", ao::quantization::get_default_qat_qconfig("qnnpack")}});
+  const Tensor y = net->forward(randn({2, 3, 32, 32}));
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{2, 10}));
+  net->eval();
+  ao::quantization::convert(*net);
+  NoGradGuard no_grad;
+  EXPECT_FALSE(net->forward(randn({1, 3, 32, 32})).is_quantized());
+  EXPECT_NE(std::dynamic_pointer_cast<nnq::Conv2dImpl>(ao::quantization::module_at(*net, "features.0.0")), nullptr);
 }
 
 TEST(QuantizedModels, QuantizeModelConvertsEveryLayer) {
