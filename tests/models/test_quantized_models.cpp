@@ -23,6 +23,7 @@
 #include <ember/models/quantization/mobilenet_v2.h>
 #include <ember/models/quantization/mobilenet_v3.h>
 #include <ember/models/quantization/resnet.h>
+#include <ember/models/quantization/shufflenet_v2.h>
 #include <ember/serialize/torch_load.h>
 
 #include "npy.h"
@@ -52,6 +53,7 @@ std::shared_ptr<mq::QuantizableModuleImpl> make(const std::string& model) {
   if (model == "resnet18") return mq::resnet18({.num_classes = 10}).ptr();
   if (model == "resnet50") return mq::resnet50({.num_classes = 10}).ptr();
   if (model == "mobilenet_v2") return mq::mobilenet_v2({.num_classes = 10}).ptr();
+  if (model == "shufflenet_v2_x1_0") return mq::shufflenet_v2_x1_0({.num_classes = 10}).ptr();
   if (model == "mobilenet_v3_large") return mq::mobilenet_v3_large({.num_classes = 10}).ptr();
   throw Error("no builder for " + model);
 }
@@ -186,6 +188,9 @@ TEST(QuantizedModels, CheckpointEntriesAndErrors) {
   auto float_net = mq::resnet18({.num_classes = 10});
   EXPECT_THROW(mq::load_quantized_state_dict(*float_net, path("resnet18", "quant.pt")), Error);
 }
+
+TEST(QuantizedModels, ShuffleNetV2LoadsTorchQuantizedStateDict) { loads_torch_state_dict("shufflenet_v2_x1_0"); }
+TEST(QuantizedModels, ShuffleNetV2OwnWorkflowMatchesTorch) { own_workflow_matches_torch("shufflenet_v2_x1_0", 4); }
 
 // Structure checks that need no fixtures.
 TEST(QuantizedModels, ResNetHasTorchvisionNames) {
