@@ -20,6 +20,7 @@
 
 #include <ember/ao/nn/quantized/modules.h>
 #include <ember/ember.h>
+#include <ember/models/quantization/googlenet.h>
 #include <ember/models/quantization/mobilenet_v2.h>
 #include <ember/models/quantization/mobilenet_v3.h>
 #include <ember/models/quantization/resnet.h>
@@ -54,6 +55,7 @@ std::shared_ptr<mq::QuantizableModuleImpl> make(const std::string& model) {
   if (model == "resnet50") return mq::resnet50({.num_classes = 10}).ptr();
   if (model == "mobilenet_v2") return mq::mobilenet_v2({.num_classes = 10}).ptr();
   if (model == "shufflenet_v2_x1_0") return mq::shufflenet_v2_x1_0({.num_classes = 10}).ptr();
+  if (model == "googlenet") return mq::googlenet({.num_classes = 10}).ptr();
   if (model == "mobilenet_v3_large") return mq::mobilenet_v3_large({.num_classes = 10}).ptr();
   throw Error("no builder for " + model);
 }
@@ -191,6 +193,9 @@ TEST(QuantizedModels, CheckpointEntriesAndErrors) {
 
 TEST(QuantizedModels, ShuffleNetV2LoadsTorchQuantizedStateDict) { loads_torch_state_dict("shufflenet_v2_x1_0"); }
 TEST(QuantizedModels, ShuffleNetV2OwnWorkflowMatchesTorch) { own_workflow_matches_torch("shufflenet_v2_x1_0", 4); }
+
+TEST(QuantizedModels, GoogLeNetLoadsTorchQuantizedStateDict) { loads_torch_state_dict("googlenet"); }
+TEST(QuantizedModels, GoogLeNetOwnWorkflowMatchesTorch) { own_workflow_matches_torch("googlenet", 4); }
 
 // Structure checks that need no fixtures.
 TEST(QuantizedModels, ResNetHasTorchvisionNames) {
