@@ -21,6 +21,7 @@
 #include <ember/ao/nn/quantized/modules.h>
 #include <ember/ember.h>
 #include <ember/models/quantization/googlenet.h>
+#include <ember/models/quantization/inception.h>
 #include <ember/models/quantization/mobilenet_v2.h>
 #include <ember/models/quantization/mobilenet_v3.h>
 #include <ember/models/quantization/resnet.h>
@@ -56,6 +57,7 @@ std::shared_ptr<mq::QuantizableModuleImpl> make(const std::string& model) {
   if (model == "mobilenet_v2") return mq::mobilenet_v2({.num_classes = 10}).ptr();
   if (model == "shufflenet_v2_x1_0") return mq::shufflenet_v2_x1_0({.num_classes = 10}).ptr();
   if (model == "googlenet") return mq::googlenet({.num_classes = 10}).ptr();
+  if (model == "inception_v3") return mq::inception_v3({.num_classes = 10}).ptr();
   if (model == "mobilenet_v3_large") return mq::mobilenet_v3_large({.num_classes = 10}).ptr();
   throw Error("no builder for " + model);
 }
@@ -196,6 +198,9 @@ TEST(QuantizedModels, ShuffleNetV2OwnWorkflowMatchesTorch) { own_workflow_matche
 
 TEST(QuantizedModels, GoogLeNetLoadsTorchQuantizedStateDict) { loads_torch_state_dict("googlenet"); }
 TEST(QuantizedModels, GoogLeNetOwnWorkflowMatchesTorch) { own_workflow_matches_torch("googlenet", 4); }
+
+TEST(QuantizedModels, InceptionV3LoadsTorchQuantizedStateDict) { loads_torch_state_dict("inception_v3"); }
+TEST(QuantizedModels, InceptionV3OwnWorkflowMatchesTorch) { own_workflow_matches_torch("inception_v3", 4); }
 
 // Structure checks that need no fixtures.
 TEST(QuantizedModels, ResNetHasTorchvisionNames) {

@@ -33,12 +33,14 @@ nn::AnyModule basic(int64_t in, int64_t out, int64_t kernel, int64_t stride = 1,
 
 // ---- QuantizableBasicConv2d ----
 
-QuantizableBasicConv2dImpl::QuantizableBasicConv2dImpl(int64_t in, int64_t out, int64_t kernel, int64_t stride,
-                                                       int64_t padding)
+QuantizableBasicConv2dImpl::QuantizableBasicConv2dImpl(int64_t in, int64_t out, nn::functional::ExpandingInts kernel,
+                                                       nn::functional::ExpandingInts stride,
+                                                       nn::functional::ExpandingInts padding)
     : QuantizableModuleImpl("QuantizableBasicConv2d") {
   add("conv", nn::AnyModule(nn::Conv2d(nn::Conv2dOptions{.in_channels = in, .out_channels = out,
-                                                         .kernel_size = kernel, .stride = stride,
-                                                         .padding = padding, .bias = false})));
+                                                         .kernel_size = std::move(kernel),
+                                                         .stride = std::move(stride),
+                                                         .padding = std::move(padding.values), .bias = false})));
   add("bn", nn::AnyModule(nn::BatchNorm2d(nn::BatchNorm2dOptions{.num_features = out, .eps = 0.001})));
   add("relu", nn::AnyModule(nn::ReLU()));
 }

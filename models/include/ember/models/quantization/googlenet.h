@@ -15,8 +15,8 @@ namespace ember::models::quantization {
 // conv (no bias), bn (eps 0.001), relu. fuse_model: [conv, bn, relu].
 class QuantizableBasicConv2dImpl : public QuantizableModuleImpl {
  public:
-  QuantizableBasicConv2dImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1,
-                             int64_t padding = 0);
+  QuantizableBasicConv2dImpl(int64_t in_channels, int64_t out_channels, nn::functional::ExpandingInts kernel_size,
+                             nn::functional::ExpandingInts stride = 1, nn::functional::ExpandingInts padding = 0);
   Tensor forward(const Tensor& x) override;
   void fuse_model(std::optional<bool> is_qat = std::nullopt) override;
 };
