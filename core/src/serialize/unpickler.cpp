@@ -305,6 +305,22 @@ void Unpickler::push_global(const std::string& module, const std::string& name) 
       }
     }
   }
+  if (module == "torch") {
+    // torch dtypes as values (a quantized Linear's state_dict entry
+    // `_packed_params.dtype` is torch.qint8; torch.dtype pickles by its
+    // name): loaded as the str "torch.<name>", nothing executed.
+    static constexpr const char* kDTypes[] = {"qint8",   "quint8",  "qint32",   "quint4x2", "float16",   "float32",
+                                              "float64", "bfloat16", "int8",    "uint8",    "int16",     "int32",
+                                              "int64",   "bool",    "complex64", "complex128"};
+    for (const char* d : kDTypes) {
+      if (name == d) {
+        const std::string text = "torch." + name;
+        charge(shared_string_bytes(text.size()), "a dtype name");
+        push_string(text);
+        return;
+      }
+    }
+  }
   for (const auto& g : kGlobals) {
     if (module == g.module && name == g.name) {
       const uint32_t r = add_node(NodeKind::Global);

@@ -6,7 +6,10 @@
 // The pickle is run by a restricted unpickler that executes nothing: it builds
 // only containers, primitives and tensors, and the only globals it accepts are
 // collections.OrderedDict, torch._utils._rebuild_tensor(_v2),
-// torch._utils._rebuild_parameter(_with_state) and the torch.*Storage types.
+// torch._utils._rebuild_parameter(_with_state) and the torch.*Storage types
+// (and, for quantized tensors, _rebuild_qtensor and the qschemes; torch's
+// dtypes as values, e.g. a quantized Linear's `_packed_params.dtype`, load as
+// the str "torch.qint8").
 // Any other global (os.system, torch.storage._load_from_bytes, a user class)
 // is an ember::Error naming it. Tensors load on the CPU whatever device they
 // were saved from; views that shared a storage in Python share memory here.
