@@ -212,6 +212,12 @@ TEST(QuantizedModels, ResNetHasTorchvisionNames) {
   const auto children = net->named_modules();
   for (const char* name : {"quant", "dequant", "layer1.0.relu1", "layer1.0.relu2", "layer1.0.skip_add_relu"})
     EXPECT_TRUE(children.contains(name)) << name;
+  // ResNeXt-101 32x8d: the grouped 3x3 convolution's width, as torchvision.
+  auto resnext = mq::resnext101_32x8d({.num_classes = 10});
+  const auto rsd = resnext->state_dict();
+  EXPECT_EQ(rsd.at("layer1.0.conv2.weight").sizes(), (std::vector<int64_t>{256, 8, 3, 3}));
+  EXPECT_EQ(rsd.at("layer4.2.conv3.weight").sizes(), (std::vector<int64_t>{2048, 2048, 1, 1}));
+  EXPECT_TRUE(rsd.contains("layer3.22.bn3.running_var"));
   auto basic = mq::resnet18();
   EXPECT_TRUE(basic->named_modules().contains("layer2.0.add_relu"));
   EXPECT_EQ(basic->state_dict().size(), models::resnet18()->state_dict().size());

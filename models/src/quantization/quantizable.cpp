@@ -148,7 +148,7 @@ void copy_float(Tensor& dst, const Tensor& src, const std::string& key) {
   dst.copy_(src);
 }
 
-// One module's entries; false when the module has no state of its own.
+// Reads one module's entries (those its type keeps in torch's state_dict).
 void load_module(nn::Module& m, const std::string& prefix, Entries& e) {
   if (auto* conv = dynamic_cast<nnq::Conv2dImpl*>(&m)) {
     conv->weight = check_weight(e.tensor(prefix + "weight"), conv->weight, prefix + "weight");

@@ -34,7 +34,7 @@ class QuantizableModuleImpl : public nn::Module, public ao::quantization::Swappa
   virtual Tensor forward(const Tensor& x) = 0;
   Tensor operator()(const Tensor& x) { return forward(x); }
   // torchvision's fuse_model(is_qat): fuses this module's conv-bn(-relu)
-  // groups and those of its quantizable descendants. is_qat unset: QAT fusion
+  // groups (a whole model: its blocks' too, as torchvision's). is_qat unset: QAT fusion
   // in training mode (torchvision's _fuse_modules passes is_qat=None, and
   // fuse_modules picks fuse_modules_qat when the module is training).
   virtual void fuse_model(std::optional<bool> is_qat = std::nullopt) = 0;
@@ -89,9 +89,11 @@ void quantize_model(QuantizableModuleImpl& model, const std::string& backend, co
 // `<p>.bias`, `<p>.scale`, `<p>.zero_point`; Linear `<p>._packed_params._packed_params`
 // (the (weight, bias) tuple) with `<p>.scale`, `<p>.zero_point` (and
 // `_packed_params.dtype`, which must be qint8); Quantize and QFunctional
-// `<p>.scale` / `<p>.zero_point`; quantized BatchNorm2d its statistics. With
-// strict, a checkpoint key no module reads, or a module whose entries are
-// missing, is an error naming it. Returns the keys read.
+// `<p>.scale` / `<p>.zero_point` (a quantized Hardswish's when present: torch
+// 1.13 does not save them); quantized BatchNorm2d its statistics; modules
+// left float their own parameters and buffers. A missing or mistyped entry
+// is an error naming it; with strict, so is a checkpoint key no module
+// reads. Returns the keys read.
 std::vector<std::string> load_quantized_state_dict(nn::Module& model, const std::string& path, bool strict = true);
 
 }  // namespace ember::models::quantization
