@@ -31,11 +31,6 @@ constexpr int64_t kRate = 16000;
 constexpr int64_t kSpeechSamples = 60 * kRate;
 constexpr int64_t kClips = 32, kClipSamples = 4 * kRate;
 
-std::string python() {
-  const char* p = std::getenv("EMBER_BENCH_PYTHON");
-  return p && *p ? p : "/usr/bin/python3";
-}
-
 // An input on both sides: the tensor Ember runs on and the file the peers read.
 struct Input {
   ember::Tensor tensor;  // float32, contiguous
@@ -86,7 +81,7 @@ Input chirp_60s(int64_t rate) {
 }
 
 ember_bench::ExternalPeer peer(const std::string& who, const std::string& workload, const Input& in) {
-  return {who, {python(), ember_bench::source_dir() + "/peers/audio.py", workload, "--peer", who, "--input", in.path,
+  return {who, {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/audio.py", workload, "--peer", who, "--input", in.path,
                 "--shape", in.shape}};
 }
 

@@ -160,6 +160,10 @@ const std::string& scratch_dir();
 // benchmarks/ in the source tree, where the peer scripts live (peers/).
 std::string source_dir();
 
+// The Python that runs the peer scripts: EMBER_BENCH_PYTHON, else Debian's
+// /usr/bin/python3 (the one with python3-torch and python3-torchvision).
+std::string peer_python();
+
 inline constexpr int64_t kMi = int64_t(1) << 20;
 
 }  // namespace ember_bench

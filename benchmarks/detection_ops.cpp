@@ -32,11 +32,6 @@ constexpr double kNmsThreshold = 0.5;
 constexpr double kRoiScale = 1.0 / 8;
 constexpr int64_t kRoiSampling = 2;
 
-std::string python() {
-  const char* p = std::getenv("EMBER_BENCH_PYTHON");
-  return p && *p ? p : "/usr/bin/python3";
-}
-
 // Raw C-order files and <workload>.inputs.json for peers/detection_ops.py.
 void write_peer_inputs(const std::string& workload, const std::vector<std::pair<std::string, Tensor>>& inputs) {
   const std::string base = ember_bench::scratch_dir() + "/" + workload;
@@ -58,7 +53,7 @@ void write_peer_inputs(const std::string& workload, const std::vector<std::pair<
 ember_bench::ExternalPeer torchvision_peer(const std::string& workload) {
   return {
       "torchvision",
-      {python(), ember_bench::source_dir() + "/peers/detection_ops.py", workload, "--dir", ember_bench::scratch_dir()}};
+      {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/detection_ops.py", workload, "--dir", ember_bench::scratch_dir()}};
 }
 
 ember_bench::Workload nms_10k() {

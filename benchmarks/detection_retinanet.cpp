@@ -31,11 +31,6 @@ using ember::Tensor;
 using ember_bench::Case;
 namespace det = ember::models::detection;
 
-std::string python() {
-  const char* p = std::getenv("EMBER_BENCH_PYTHON");
-  return p && *p ? p : "/usr/bin/python3";
-}
-
 void write_raw(const std::string& path, const Tensor& value) {
   const Tensor t = value.contiguous();
   std::ofstream f(path, std::ios::binary);
@@ -91,7 +86,7 @@ void write_inputs(const std::vector<std::pair<std::string, Tensor>>& inputs) {
 
 ember_bench::ExternalPeer torchvision_peer(const std::string& workload) {
   return {"torchvision",
-          {python(), ember_bench::source_dir() + "/peers/retinanet.py", workload, "--dir", ember_bench::scratch_dir()}};
+          {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/retinanet.py", workload, "--dir", ember_bench::scratch_dir()}};
 }
 
 ember_bench::Workload infer_800() {

@@ -103,11 +103,6 @@ Case with_peers(Case c, std::string peer_name, ember_bench::ExternalPeer externa
 
 // --- video and audio --------------------------------------------------------
 
-std::string python() {
-  const char* p = std::getenv("EMBER_BENCH_PYTHON");
-  return p && *p ? p : "/usr/bin/python3";
-}
-
 // A 10 s 1280x720 30 fps H.264 clip (ffmpeg's testsrc2 pattern, libx264 preset
 // fast, yuv420p, one encoder thread so the bytes do not depend on the machine),
 // made once per run in the scratch folder with the ffmpeg CLI.
@@ -247,7 +242,7 @@ Case external_only(std::function<ember::Tensor()> ember_run, std::vector<ember_b
        const int64_t threads = ember::get_num_threads();
        auto peer = [&](const std::string& name) {
          return ember_bench::ExternalPeer{
-             name, {python(), ember_bench::source_dir() + "/peers/io_video.py", name, "--input", path}};
+             name, {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/io_video.py", name, "--input", path}};
        };
        return external_only([=] { return read_all_frames(path, threads); },
                             {peer("torchvision"), peer("pyav")});
@@ -255,14 +250,14 @@ Case external_only(std::function<ember::Tensor()> ember_run, std::vector<ember_b
     {"io", "audio_load_flac_60s", [] {
        const std::string path = flac_path();
        return external_only([=] { return ember::audio::load(path).waveform; },
-                            {{"torchaudio", {python(), ember_bench::source_dir() + "/peers/io_torchaudio.py",
+                            {{"torchaudio", {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/io_torchaudio.py",
                                              "--input", path}}});
      }},
     {"io", "audio_load_flac_60s_ffmpeg", [] {
        if (!has_audio_backend("ffmpeg")) throw ember_bench::SkipWorkload("Ember was built without FFmpeg");
        const std::string path = flac_path();
        return external_only([=] { return ember::audio::ffmpeg::load(path).waveform; },
-                            {{"torchaudio", {python(), ember_bench::source_dir() + "/peers/io_torchaudio.py",
+                            {{"torchaudio", {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/io_torchaudio.py",
                                              "--input", path}}});
      }},
 });

@@ -33,4 +33,9 @@ const std::string& scratch_dir() {
 
 std::string source_dir() { return EMBER_BENCH_SOURCE_DIR; }
 
+std::string peer_python() {
+  const char* p = std::getenv("EMBER_BENCH_PYTHON");
+  return p && *p ? p : "/usr/bin/python3";
+}
+
 }  // namespace ember_bench
