@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/nn/module_printer.h"
 
 namespace ember::nn {
 
@@ -309,10 +310,26 @@ std::string Module::str() const {
   return ss.str();
 }
 
+namespace {
+std::atomic<ModulePrinter> installed_printer{nullptr};
+}  // namespace
+
+void set_module_printer(ModulePrinter printer) { installed_printer.store(printer); }
+ModulePrinter module_printer() { return installed_printer.load(); }
+
 std::ostream& operator<<(std::ostream& os, const Module& module) {
+  if (ModulePrinter printer = installed_printer.load()) {
+    printer(os, module);
+    return os;
+  }
+  print_module_pytorch_style(os, module);
+  return os;
+}
+
+void print_module_pytorch_style(std::ostream& os, const Module& module) {
   if (module.named_children().empty()) {
     module.pretty_print(os);
-    return os;
+    return;
   }
   // Modules with children print "Name(", the configuration of pretty_print's
   // "Name(config)" on its own line (PyTorch's extra_repr), the children, ")".
@@ -331,7 +348,7 @@ std::ostream& operator<<(std::ostream& os, const Module& module) {
   }
   for (const auto& [name, child] : children) {
     std::ostringstream c;
-    c << *child;
+    print_module_pytorch_style(c, *child);
     std::string text = c.str();
     // Indent nested lines by two spaces.
     std::string indented;
@@ -342,7 +359,7 @@ std::ostream& operator<<(std::ostream& os, const Module& module) {
     body << "  (" << name << "): " << indented << "\n";
   }
   body << ")";
-  return os << body.str();
+  os << body.str();
 }
 
 }  // namespace ember::nn

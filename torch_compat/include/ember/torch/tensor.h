@@ -35,6 +35,13 @@
 #include "ember/ops/factories.h"
 #include "ember/ops/random.h"
 
+namespace c10 {
+// libtorch programs spell optionals c10::optional / c10::nullopt (std's here).
+template <class T>
+using optional = std::optional<T>;
+using std::nullopt;
+}  // namespace c10
+
 namespace torch {
 
 // ---- types ----

@@ -10,7 +10,7 @@
 // examples wait in the buffer. An exception thrown by read_chunk is rethrown
 // by get_batch. With one preloader the order is fixed by the samplers; with
 // more, chunks arrive in the order they finish loading (as in libtorch).
-// Checkpointing the chunk sampler (save/load) is not covered.
+// save/load checkpoint the chunk sampler (Note [ChunkDataset checkpoints]).
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -110,12 +110,16 @@ class ChunkDataset final
   }
   BatchType get_batch() { return get_batch(options_.batch_size()); }
 
-  // A new epoch: the reader and the chunk sampler are reset, the buffer
-  // emptied and the preloaders started.
+  // A new epoch: the reader and the chunk sampler are reset (not after a
+  // load: the loaded sampler's epoch goes on), the buffer emptied and the
+  // preloaders started.
   void reset() override {
     stop();
-    chunk_reader_.reset();
-    chunk_sampler_.reset(chunk_reader_.chunk_count());
+    if (!load_checkpoint_) {
+      chunk_reader_.reset();
+      chunk_sampler_.reset(chunk_reader_.chunk_count());
+    }
+    load_checkpoint_ = false;
     batches_.clear();
     queued_ = 0;
     error_ = nullptr;
@@ -123,6 +127,29 @@ class ChunkDataset final
     running_ = options_.preloader_count();
     for (size_t i = 0; i < options_.preloader_count(); ++i) threads_.emplace_back([this] { preload(); });
     started_ = true;
+  }
+
+  // Note [ChunkDataset checkpoints]: as libtorch's, save writes the chunk
+  // sampler's state (its own archive keys: SequentialSampler's `index`,
+  // RandomSampler's `index` and `indices`, ...) and load reads it; the next
+  // reset() then keeps the loaded sampler, so the epoch resumes at the first
+  // chunk no preloader had taken when it was saved (chunks already taken but
+  // not yet handed out are not in the checkpoint, as in libtorch). A
+  // SequentialSampler saves only its index, so the loading dataset's chunk
+  // sampler must be built with the chunk count (SequentialSampler(n)), as
+  // with libtorch; a RandomSampler saves its permutation too. Unlike
+  // libtorch 1.13, whose reset() never clears its load_checkpoint_ flag (so
+  // every later epoch there continues the exhausted sampler and is empty),
+  // only the first reset after a load resumes; the ones after start new epochs.
+  void save(serialize::OutputArchive& archive) const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    chunk_sampler_.save(archive);
+  }
+  void load(serialize::InputArchive& archive) override {
+    stop();  // no preloader may take chunks from the sampler being replaced
+    std::lock_guard<std::mutex> lock(mutex_);
+    chunk_sampler_.load(archive);
+    load_checkpoint_ = true;
   }
 
   // libtorch's ChunkDataset has no size.
@@ -201,11 +228,11 @@ class ChunkDataset final
   ChunkDatasetOptions options_;
   std::function<void(UnwrappedBatchType&)> preprocessing_policy_;
 
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable ready_, space_;
   std::deque<UnwrappedBatchType> batches_;
   size_t queued_ = 0, running_ = 0;
-  bool quit_ = false, started_ = false;
+  bool quit_ = false, started_ = false, load_checkpoint_ = false;
   std::exception_ptr error_;
   std::vector<std::thread> threads_;
 };

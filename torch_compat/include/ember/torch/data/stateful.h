@@ -13,7 +13,13 @@
 #include <utility>
 #include <vector>
 
+#include "ember/core/error.h"
 #include "ember/torch/data/datasets.h"
+
+namespace torch::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace torch::serialize
 
 namespace torch::data::datasets {
 
@@ -23,7 +29,29 @@ class StatefulDataset : public BatchDataset<Self, std::optional<Batch>, BatchReq
   static constexpr bool is_stateful = true;
   // Starts a new epoch.
   virtual void reset() = 0;
+  // Checkpointing (ChunkDataset saves its chunk sampler). Pure in libtorch;
+  // here a dataset of one's own needs them only when saved.
+  virtual void save(serialize::OutputArchive& /*archive*/) const { not_serializable("save"); }
+  virtual void load(serialize::InputArchive& /*archive*/) { not_serializable("load"); }
+
+ private:
+  [[noreturn]] static void not_serializable(const char* what) {
+    EMBER_FAIL("StatefulDataset::", what, ": this dataset does not override ", what, " (ChunkDataset does)");
+  }
 };
+
+// libtorch's `archive << dataset` / `archive >> dataset` (torch/data/datasets/stateful.h).
+template <class Self, class Batch, class BatchRequest>
+serialize::OutputArchive& operator<<(serialize::OutputArchive& archive,
+                                     const StatefulDataset<Self, Batch, BatchRequest>& dataset) {
+  dataset.save(archive);
+  return archive;
+}
+template <class Self, class Batch, class BatchRequest>
+serialize::InputArchive& operator>>(serialize::InputArchive& archive, StatefulDataset<Self, Batch, BatchRequest>& dataset) {
+  dataset.load(archive);
+  return archive;
+}
 
 template <class UnderlyingDataset>
 class SharedBatchDataset
