@@ -11,6 +11,10 @@
 // - roi_align_fpn256_1k_fwd_bwd: the same forward with the features requiring
 //   grad, then backward of sum(out * gout). Check: the features' gradient
 //   summed per channel.
+// - sigmoid_focal_loss_19k_fwd_bwd: RetinaNet's classification loss at 320 x
+//   320 (19,206 anchors x 91 classes, float32 logits around -3, one positive
+//   class on 1 % of the anchors), reduction "sum", then backward. Check: the
+//   loss and the gradient's sum.
 //
 // Both sides read the same inputs (raw files in the scratch folder).
 #include <cstdlib>
@@ -128,6 +132,34 @@ ember_bench::Workload roi_align_fwd_bwd() {
           }};
 }
 
-[[maybe_unused]] const bool kRegistered = ember_bench::add_workloads({nms_10k(), roi_align_fwd(), roi_align_fwd_bwd()});
+ember_bench::Workload focal_loss_fwd_bwd() {
+  return {"models", "sigmoid_focal_loss_19k_fwd_bwd", [] {
+            ember::Generator gen(31);
+            const int64_t anchors = 19206, classes = 91;
+            const Tensor logits = ember::randn({anchors, classes}, ember::kFloat32, &gen) * 2 - 3;
+            Tensor targets = ember::zeros({anchors, classes}, ember::kFloat32);
+            const Tensor positive = ember::rand({anchors}, ember::kFloat32, &gen).lt(0.01).nonzero().select(1, 0);
+            const Tensor label = ember::randint(0, classes, {positive.numel()}, ember::kInt64, &gen);
+            targets.index_put_({positive, label}, 1.0);
+            write_peer_inputs("focal_loss", {{"logits", logits}, {"targets", targets}});
+            const Tensor x = logits.clone().requires_grad_();
+            Case c{.ember =
+                       [=] {
+                         Tensor f = x;
+                         f.mutable_grad() = Tensor();
+                         const Tensor loss = ops::sigmoid_focal_loss(f, targets, 0.25, 2.0, "sum");
+                         loss.backward();
+                         return ember::stack({loss.detach(), f.grad().sum()});
+                       },
+                   .rtol = 1e-4,
+                   .atol = 1e-2};
+            c.peer_name = "";
+            c.external_peers = {torchvision_peer("focal_loss_fwd_bwd")};
+            return c;
+          }};
+}
+
+[[maybe_unused]] const bool kRegistered =
+    ember_bench::add_workloads({nms_10k(), roi_align_fwd(), roi_align_fwd_bwd(), focal_loss_fwd_bwd()});
 
 }  // namespace

@@ -16,6 +16,11 @@
 //   (3 x 600 x 800 and 3 x 800 x 600, resized to min_size 800) with three
 //   boxes each: forward, the two losses, backward of their sum (no optimizer
 //   step; gradients set to none before each run). Check: the two losses.
+// - retinanet_r50_fpn_infer_320 / retinanet_r50_fpn_train_step_320: the same
+//   at a small size, the model's transform at min_size = max_size = 320: eval
+//   on one 3 x 320 x 320 image, and a training step on one 3 x 320 x 320 image
+//   with three boxes (its classification loss is the fused
+//   sigmoid_focal_loss over ~19 K anchors x 91 classes).
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
@@ -46,7 +51,7 @@ std::string shape_json(const Tensor& t) {
 
 // The benchmark's model; its state_dict goes to <scratch>/retinanet.w<i>.bin
 // with retinanet.weights.json (key -> shape, in order) for the peer.
-det::RetinaNet make_model() {
+det::RetinaNet make_model(int64_t min_size = 800, int64_t max_size = 1333) {
   ember::manual_seed(26);
   ember::models::ResNetOptions resnet_options;
   resnet_options.norm_layer = det::frozen_batch_norm_2d;
@@ -55,7 +60,10 @@ det::RetinaNet make_model() {
                                 {.trainable_layers = 3,
                                  .returned_layers = {2, 3, 4},
                                  .extra_blocks = ember::vision::ops::LastLevelP6P7(256, 256).ptr()});
-  det::RetinaNet model(backbone, det::RetinaNetOptions{.num_classes = 91});
+  det::RetinaNetOptions options{.num_classes = 91};
+  options.min_size = {min_size};
+  options.max_size = max_size;
+  det::RetinaNet model(backbone, options);
   {
     ember::NoGradGuard no_grad;
     model->head->classification_head->cls_logits->bias.fill_(-2.0);
@@ -147,6 +155,58 @@ ember_bench::Workload train_step_2img() {
           }};
 }
 
-[[maybe_unused]] const bool kRegistered = ember_bench::add_workloads({infer_800(), train_step_2img()});
+ember_bench::Workload infer_320() {
+  return {"models", "retinanet_r50_fpn_infer_320", [] {
+            det::RetinaNet model = make_model(320, 320);
+            model->eval();
+            ember::Generator gen(29);
+            const Tensor image = ember::rand({3, 320, 320}, ember::kFloat32, &gen);
+            write_inputs({{"image0", image}});
+            Case c;
+            c.ember = [=] {
+              ember::NoGradGuard no_grad;
+              const auto out = model->forward({image});
+              const Tensor& scores = out.detections[0].at("scores");
+              return ember::stack(
+                  {ember::scalar_tensor(static_cast<double>(scores.numel()), ember::kFloat32), scores.sum()});
+            };
+            c.rtol = 1e-3;
+            c.atol = 1e-2;
+            c.peer_name = "";
+            c.external_peers = {torchvision_peer("infer_320")};
+            return c;
+          }};
+}
+
+ember_bench::Workload train_step_320() {
+  return {"models", "retinanet_r50_fpn_train_step_320", [] {
+            det::RetinaNet model = make_model(320, 320);
+            model->train();
+            ember::Generator gen(30);
+            const Tensor image0 = ember::rand({3, 320, 320}, ember::kFloat32, &gen);
+            const Tensor boxes0 = ember::tensor({20.0f, 30.0f, 150.0f, 200.0f, 160.0f, 40.0f, 310.0f, 220.0f,
+                                                 10.0f, 250.0f, 60.0f, 300.0f})
+                                      .view({3, 4});
+            const Tensor labels0 = ember::tensor({1.0f, 17.0f, 3.0f});
+            write_inputs({{"image0", image0}, {"boxes0", boxes0}, {"labels0", labels0}});
+            const std::vector<det::Target> targets = {{{"boxes", boxes0}, {"labels", labels0.to(ember::kInt64)}}};
+            Case c;
+            c.ember = [=] {
+              model->zero_grad();
+              const auto out = model->forward({image0}, targets);
+              const Tensor cls = out.losses.at("classification"), reg = out.losses.at("bbox_regression");
+              (cls + reg).backward();
+              return ember::stack({cls.detach(), reg.detach()});
+            };
+            c.rtol = 1e-3;
+            c.atol = 1e-4;
+            c.peer_name = "";
+            c.external_peers = {torchvision_peer("train_step_320")};
+            return c;
+          }};
+}
+
+[[maybe_unused]] const bool kRegistered =
+    ember_bench::add_workloads({infer_800(), train_step_2img(), infer_320(), train_step_320()});
 
 }  // namespace

@@ -2,7 +2,7 @@
 """torchvision 0.14's detection ops: the peers of the models suite's nms and
 roi_align workloads (benchmarks/detection_ops.cpp).
   detection_ops.py WORKLOAD --dir SCRATCH --target-s 0.4 --threads 2 --result FILE
-WORKLOAD is nms_10k, roi_align_fwd or roi_align_fwd_bwd. The harness writes,
+WORKLOAD is nms_10k, roi_align_fwd, roi_align_fwd_bwd or focal_loss_fwd_bwd. The harness writes,
 under --dir, the inputs (`<workload>.<name>.bin`, raw C-order data whose dtype
 and shape are in `<workload>.inputs.json`). This script times the workload with
 the harness's policy (peer_timing.py), writes its check result to --result
@@ -65,7 +65,21 @@ def roi_align_fwd_bwd(np, torch, ops, directory, target_s):
     return times, grad.sum(dim=(0, 2, 3)).numpy().astype(np.float32)
 
 
-WORKLOADS = {f.__name__: f for f in (nms_10k, roi_align_fwd, roi_align_fwd_bwd)}
+def focal_loss_fwd_bwd(np, torch, ops, directory, target_s):
+    x = load_inputs(np, torch, directory, "focal_loss")
+    logits = x["logits"].clone().requires_grad_()
+
+    def step():
+        logits.grad = None
+        loss = ops.sigmoid_focal_loss(logits, x["targets"], 0.25, 2.0, "sum")
+        loss.backward()
+        return loss
+
+    times, loss = time_runs(step, target_s)
+    return times, np.array([loss.item(), logits.grad.sum().item()], dtype=np.float32)
+
+
+WORKLOADS = {f.__name__: f for f in (nms_10k, roi_align_fwd, roi_align_fwd_bwd, focal_loss_fwd_bwd)}
 
 
 def main():

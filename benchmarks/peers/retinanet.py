@@ -2,7 +2,8 @@
 """torchvision 0.14's RetinaNet-ResNet50-FPN: the peer of the models suite's
 RetinaNet workloads (benchmarks/detection_retinanet.cpp).
   retinanet.py WORKLOAD --dir SCRATCH --target-s 0.4 --threads 2 --result FILE
-WORKLOAD is infer_800 or train_step_2img. The harness writes, under --dir, the
+WORKLOAD is infer_800, train_step_2img, infer_320 or train_step_320 (the
+model's transform at min_size = max_size = 320). The harness writes, under --dir, the
 model's state_dict (retinanet.w<i>.bin, raw float32, keys and shapes in
 retinanet.weights.json) and the inputs (retinanet.<name>.bin, shapes in
 retinanet.inputs.json). The model is built as retinanet_resnet50_fpn builds it
@@ -20,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peer_timing import time_runs  # noqa: E402  (the harness's timing policy)
 
 
-def build_model(np, torch, directory):
+def build_model(np, torch, directory, min_size=800, max_size=1333):
     from collections import OrderedDict
 
     from torchvision.models import resnet50
@@ -31,7 +32,7 @@ def build_model(np, torch, directory):
 
     backbone = _resnet_fpn_extractor(resnet50(norm_layer=FrozenBatchNorm2d), 3, returned_layers=[2, 3, 4],
                                      extra_blocks=LastLevelP6P7(256, 256))
-    model = RetinaNet(backbone, 91)
+    model = RetinaNet(backbone, 91, min_size=min_size, max_size=max_size)
     with open(os.path.join(directory, "retinanet.weights.json")) as f:
         spec = json.load(f)
     sd = OrderedDict()
@@ -75,7 +76,31 @@ def train_step_2img(np, torch, directory, target_s):
     return times, np.array([losses["classification"].item(), losses["bbox_regression"].item()], dtype=np.float32)
 
 
-WORKLOADS = {f.__name__: f for f in (infer_800, train_step_2img)}
+def infer_320(np, torch, directory, target_s):
+    model = build_model(np, torch, directory, 320, 320).eval()
+    x = load_inputs(np, torch, directory)
+    with torch.no_grad():
+        times, out = time_runs(lambda: model([x["image0"]]), target_s)
+    scores = out[0]["scores"]
+    return times, np.array([scores.numel(), scores.sum().item()], dtype=np.float32)
+
+
+def train_step_320(np, torch, directory, target_s):
+    model = build_model(np, torch, directory, 320, 320).train()
+    x = load_inputs(np, torch, directory)
+    targets = [{"boxes": x["boxes0"], "labels": x["labels0"].long()}]
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        losses = model([x["image0"]], targets)
+        (losses["classification"] + losses["bbox_regression"]).backward()
+        return losses
+
+    times, losses = time_runs(step, target_s)
+    return times, np.array([losses["classification"].item(), losses["bbox_regression"].item()], dtype=np.float32)
+
+
+WORKLOADS = {f.__name__: f for f in (infer_800, train_step_2img, infer_320, train_step_320)}
 
 
 def main():

@@ -251,7 +251,8 @@ TEST_P(VisionOnDevice, VisionSlotsAreFilled) {
       // The detection ops (vision::ops).
       "vision.nms", "vision.roi_align_forward", "vision.roi_align_backward", "vision.roi_pool_forward",
       "vision.roi_pool_backward", "vision.ps_roi_align_forward", "vision.ps_roi_align_backward",
-      "vision.ps_roi_pool_forward", "vision.ps_roi_pool_backward", "vision.deform_im2col", "vision.deform_col2im"};
+      "vision.ps_roi_pool_forward", "vision.ps_roi_pool_backward", "vision.deform_im2col", "vision.deform_col2im",
+      "vision.sigmoid_focal_loss_forward", "vision.sigmoid_focal_loss_backward"};
   std::set<std::string> listed;
   for (const SlotEntry& e : slot_registry()) {
     const std::string name = e.name;
@@ -291,7 +292,7 @@ TEST(VisionTestDevice, SlotsFilledWhenTheDeviceRegistered) {
       ++vision_slots;
       EXPECT_NE(e.table[t], nullptr) << e.name;
     }
-  EXPECT_EQ(vision_slots, 30);
+  EXPECT_EQ(vision_slots, 32);
   const TestDeviceStats stats = test_device_stats();
   EXPECT_GE(stats.slots_filled_at_registration + stats.slots_filled_late, vision_slots);
 #if defined(EMBER_TEST_SHARED_LIBS)

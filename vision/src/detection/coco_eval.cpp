@@ -46,6 +46,23 @@ namespace ember::vision::detection {
 //   threshold (searchsorted, left) and 0 past the last. A category without
 //   non-ignored ground truth in the range stays -1 (its detections count nowhere).
 // - summarize(): the mean of the entries > -1 of the slice; -1 when none.
+//
+// Note [COCOeval's keypoints]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// iouType "keypoints" is the same evaluate/accumulate with three changes:
+// - The similarity is computeOks's object keypoint similarity, not IoU: for a
+//   ground truth with k1 > 0 labeled keypoints (v > 0), the mean over those
+//   of exp(-e), e = (dx^2 + dy^2) / (2 sigma)^2 / (area + eps) / 2, with the
+//   ground truth's "area" field; with none labeled, the mean over all K of
+//   exp(-e) where dx, dy are the detection keypoint's distance outside the
+//   ground-truth box grown by its size on each side ([x - w, x + 2w]).
+//   Crowds are not special in OKS (they still match any number of times).
+// - A ground truth with num_keypoints == 0 is ignored (as a crowd).
+// - A results record without a "bbox" gets the area of its keypoints' tight
+//   box (loadRes); with one, width * height.
+// setKpParams: maxDets [20], area ranges all/medium/large; _summarizeKps's
+// ten stats are AP and AR at 0.5:0.95, 0.5, 0.75 and medium/large, all at
+// maxDets 20.
 
 namespace {
 
@@ -69,6 +86,11 @@ CocoEvalParams filled(const CocoEvalParams& in, const CocoGroundTruth& gt) {
   };
   sort_unique(p.image_ids);
   sort_unique(p.category_ids);
+  if (p.iou_type == "keypoints") {
+    if (p.kpt_oks_sigmas.empty()) p.kpt_oks_sigmas = coco_keypoint_oks_sigmas();
+    for (double s : p.kpt_oks_sigmas)
+      EMBER_CHECK(s > 0 && std::isfinite(s), "coco_evaluate: kpt_oks_sigmas must be positive, got ", s);
+  }
   // np.linspace(.5, 0.95, int(np.round((0.95 - .5) / .05)) + 1) and (0, 1, 101).
   if (p.iou_thresholds.empty()) p.iou_thresholds = linspace(0.5, 0.95, 10);
   if (p.recall_thresholds.empty()) p.recall_thresholds = linspace(0.0, 1.0, 101);
@@ -86,7 +108,50 @@ struct Det {
   double area;
   double score;
   const mask::Rle* rle;  // segm: the detection's mask
+  const std::vector<double>* keypoints;  // keypoints: x, y, v triples
 };
+
+// computeOks for one detection and one ground truth (Note [COCOeval's
+// keypoints]); vars[j] = (2 sigma_j)^2.
+double keypoint_oks(const std::vector<double>& d, const CocoGroundTruthBox& g, const std::vector<double>& vars) {
+  const size_t K = vars.size();
+  const std::vector<double>& kg = g.keypoints;
+  size_t labeled = 0;
+  for (size_t j = 0; j < K; ++j) labeled += kg[3 * j + 2] > 0;
+  const auto& bb = g.bbox;
+  const double x0 = bb[0] - bb[2], x1 = bb[0] + bb[2] * 2;
+  const double y0 = bb[1] - bb[3], y1 = bb[1] + bb[3] * 2;
+  const double eps = std::nextafter(1.0, 2.0) - 1.0;  // np.spacing(1)
+  double sum = 0;
+  size_t n = 0;
+  for (size_t j = 0; j < K; ++j) {
+    const double xd = d[3 * j], yd = d[3 * j + 1];
+    double dx, dy;
+    if (labeled > 0) {
+      if (!(kg[3 * j + 2] > 0)) continue;
+      dx = xd - kg[3 * j], dy = yd - kg[3 * j + 1];
+    } else {
+      dx = std::fmax(0.0, x0 - xd) + std::fmax(0.0, xd - x1);
+      dy = std::fmax(0.0, y0 - yd) + std::fmax(0.0, yd - y1);
+    }
+    const double e = (dx * dx + dy * dy) / vars[j] / (g.area + eps) / 2;
+    sum += std::exp(-e);
+    ++n;
+  }
+  return sum / static_cast<double>(n);
+}
+
+// loadRes's box of a keypoints result: min/max of its x and y ((0, 0, 0, 0)
+// without keypoints).
+std::array<double, 4> keypoint_box(const std::vector<double>& kp) {
+  if (kp.size() < 3) return {0, 0, 0, 0};
+  double x0 = kp[0], x1 = kp[0], y0 = kp[1], y1 = kp[1];
+  for (size_t j = 3; j + 1 < kp.size(); j += 3) {
+    x0 = std::fmin(x0, kp[j]), x1 = std::fmax(x1, kp[j]);
+    y0 = std::fmin(y0, kp[j + 1]), y1 = std::fmax(y1, kp[j + 1]);
+  }
+  return {x0, y0, x1 - x0, y1 - y0};
+}
 
 // maskUtils.iou for boxes.
 double box_iou(const std::array<double, 4>& d, const std::array<double, 4>& g, bool crowd) {
@@ -126,15 +191,39 @@ std::vector<size_t> by_score(const std::vector<const Det*>& dets) {
 
 }  // namespace
 
+const std::vector<double>& coco_keypoint_oks_sigmas() {
+  // pycocotools: np.array([.26, .25, .25, .35, .35, .79, .79, .72, .72, .62,
+  // .62, 1.07, 1.07, .87, .87, .89, .89]) / 10.0, divided as numpy does.
+  static const std::vector<double> sigmas = [] {
+    std::vector<double> v{.26, .25, .25, .35, .35, .79, .79, .72, .72, .62, .62, 1.07, 1.07, .87, .87, .89, .89};
+    for (double& x : v) x /= 10.0;
+    return v;
+  }();
+  return sigmas;
+}
+
+CocoEvalParams::CocoEvalParams(const std::string& type) : iou_type(type) {
+  if (type == "keypoints") {
+    // setKpParams.
+    max_dets = {20};
+    area_ranges = {{0.0, 1e10}, {32.0 * 32.0, 96.0 * 96.0}, {96.0 * 96.0, 1e10}};
+    area_labels = {"all", "medium", "large"};
+    kpt_oks_sigmas = coco_keypoint_oks_sigmas();
+  }
+}
+
 CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDetectionResult>& detections,
                              const CocoEvalParams& params) {
   CocoEvalResult result;
   const CocoEvalParams p = filled(params, gt);
   result.params = p;
   const std::set<int64_t> gt_images(gt.image_ids.begin(), gt.image_ids.end());
-  EMBER_CHECK(p.iou_type == "bbox" || p.iou_type == "segm", "coco_evaluate: iou_type must be \"bbox\" or "
-              "\"segm\", got \"", p.iou_type, "\" (keypoints are not supported)");
+  EMBER_CHECK(p.iou_type == "bbox" || p.iou_type == "segm" || p.iou_type == "keypoints",
+              "coco_evaluate: iou_type must be \"bbox\", \"segm\" or \"keypoints\", got \"", p.iou_type, "\"");
   const bool segm = p.iou_type == "segm";
+  const bool kps = p.iou_type == "keypoints";
+  std::vector<double> kp_vars;
+  for (double s : p.kpt_oks_sigmas) kp_vars.push_back((s * 2) * (s * 2));
   for (const auto& d : detections)
     EMBER_CHECK(gt_images.count(d.image_id), "coco_evaluate: a detection has image_id ", d.image_id,
                 ", which is not an image of the ground truth (pycocotools: \"Results do not correspond to "
@@ -174,6 +263,19 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
       EMBER_CHECK(bucket_of(a.image_id, a.category_id) < 0 || a.has_segmentation, "coco_evaluate: iou_type "
                   "\"segm\" needs the segmentation of every annotation, and annotation ", a.id, " (image ",
                   a.image_id, ") has none (or has polygons but its image record no height and width)");
+  if (kps) {
+    const size_t want = 3 * kp_vars.size();
+    for (const auto& a : gt.annotations)
+      EMBER_CHECK(bucket_of(a.image_id, a.category_id) < 0 || a.keypoints.size() == want, "coco_evaluate: iou_type "
+                  "\"keypoints\" needs ", want / 3, " keypoints (", want, " numbers, as kpt_oks_sigmas) in every "
+                  "annotation, and annotation ", a.id, " (image ", a.image_id, ") has ", a.keypoints.size(), " numbers");
+    for (size_t i = 0; i < detections.size(); ++i)
+      EMBER_CHECK(bucket_of(detections[i].image_id, detections[i].category_id) < 0 ||
+                      detections[i].keypoints.size() == want,
+                  "coco_evaluate: iou_type \"keypoints\" needs ", want / 3, " keypoints (", want,
+                  " numbers) in every detection, and detection ", i, " (image ", detections[i].image_id, ") has ",
+                  detections[i].keypoints.size(), " numbers");
+  }
   std::vector<Det> det_records;
   det_records.reserve(detections.size());
   // segm: a detection without a mask is its box as a polygon (loadRes).
@@ -194,7 +296,7 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
                                         size[0], size[1]);
       rle = &box_masks[i];
     }
-    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, area, d.score, rle});
+    det_records.push_back({static_cast<int64_t>(i) + 1, d.bbox, area, d.score, rle, &d.keypoints});
   }
   for (size_t i = 0; i < detections.size(); ++i)
     if (const int64_t b = bucket_of(detections[i].image_id, detections[i].category_id); b >= 0)
@@ -217,13 +319,16 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
       ious_all.resize(D * G);
       for (size_t d = 0; d < D; ++d)
         for (size_t g = 0; g < G; ++g)
-          ious_all[d * G + g] = segm ? mask::iou(*d_all[d_order[d]]->rle, g_all[g]->segmentation, g_all[g]->iscrowd)
-                                     : box_iou(d_all[d_order[d]]->bbox, g_all[g]->bbox, g_all[g]->iscrowd);
+          ious_all[d * G + g] =
+              kps    ? keypoint_oks(*d_all[d_order[d]]->keypoints, *g_all[g], kp_vars)
+              : segm ? mask::iou(*d_all[d_order[d]]->rle, g_all[g]->segmentation, g_all[g]->iscrowd)
+                     : box_iou(d_all[d_order[d]]->bbox, g_all[g]->bbox, g_all[g]->iscrowd);
       for (int64_t a = 0; a < A; ++a) {
         const auto& rng = p.area_ranges[a];
         std::vector<uint8_t> g_ignore(G);
         for (size_t g = 0; g < G; ++g)
-          g_ignore[g] = g_all[g]->iscrowd || g_all[g]->area < rng[0] || g_all[g]->area > rng[1];
+          g_ignore[g] = g_all[g]->iscrowd || (kps && g_all[g]->num_keypoints == 0) || g_all[g]->area < rng[0] ||
+                        g_all[g]->area > rng[1];
         std::vector<size_t> g_order(G);
         std::iota(g_order.begin(), g_order.end(), size_t{0});
         std::stable_sort(g_order.begin(), g_order.end(),
@@ -368,6 +473,15 @@ CocoEvalResult coco_evaluate(const CocoGroundTruth& gt, const std::vector<CocoDe
     }
     return count ? sum / static_cast<double>(count) : -1.0;
   };
+  if (kps) {
+    // _summarizeKps: every stat at maxDets 20.
+    result.stats = {summarize(true, -1, "all", 20),     summarize(true, 0.5, "all", 20),
+                    summarize(true, 0.75, "all", 20),   summarize(true, -1, "medium", 20),
+                    summarize(true, -1, "large", 20),   summarize(false, -1, "all", 20),
+                    summarize(false, 0.5, "all", 20),   summarize(false, 0.75, "all", 20),
+                    summarize(false, -1, "medium", 20), summarize(false, -1, "large", 20)};
+    return result;
+  }
   const int64_t md0 = p.max_dets[0];
   const int64_t md1 = p.max_dets.size() > 1 ? p.max_dets[1] : -1;
   const int64_t md2 = p.max_dets.size() > 2 ? p.max_dets[2] : -1;
@@ -391,14 +505,22 @@ std::string CocoEvalResult::summary() const {
     const char* area;
     int64_t max_dets;
   };
-  const Line lines[12] = {{true, iou_all, "all", md(2)},    {true, "0.50", "all", md(2)},
+  const Line kp_lines[10] = {{true, iou_all, "all", 20},      {true, "0.50", "all", 20},
+                             {true, "0.75", "all", 20},       {true, iou_all, "medium", 20},
+                             {true, iou_all, "large", 20},    {false, iou_all, "all", 20},
+                             {false, "0.50", "all", 20},      {false, "0.75", "all", 20},
+                             {false, iou_all, "medium", 20},  {false, iou_all, "large", 20}};
+  const Line box_lines[12] = {{true, iou_all, "all", md(2)},    {true, "0.50", "all", md(2)},
                           {true, "0.75", "all", md(2)},     {true, iou_all, "small", md(2)},
                           {true, iou_all, "medium", md(2)}, {true, iou_all, "large", md(2)},
                           {false, iou_all, "all", md(0)},   {false, iou_all, "all", md(1)},
                           {false, iou_all, "all", md(2)},   {false, iou_all, "small", md(2)},
                           {false, iou_all, "medium", md(2)}, {false, iou_all, "large", md(2)}};
+  const bool kps = p.iou_type == "keypoints";
+  const Line* lines = kps ? kp_lines : box_lines;
+  const size_t n = std::min<size_t>(kps ? 10 : 12, stats.size());
   std::string out;
-  for (int i = 0; i < 12; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const Line& l = lines[i];
     // ' {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}'
     char buf[160];
@@ -455,6 +577,32 @@ void CocoEvaluator::update_masks(int64_t image_id, const Tensor& masks, const Te
   }
 }
 
+void CocoEvaluator::update_keypoints(int64_t image_id, const Tensor& keypoints, const Tensor& scores,
+                                     const Tensor& labels) {
+  EMBER_CHECK(keypoints.defined() && keypoints.dim() == 3 && (keypoints.size(2) == 3 || keypoints.size(2) == 2),
+              "CocoEvaluator.update_keypoints: keypoints must be [N, K, 3] or [N, K, 2], got ",
+              keypoints.defined() ? keypoints.sizes() : IntArrayRef{});
+  const int64_t n = keypoints.size(0), k = keypoints.size(1), c = keypoints.size(2);
+  EMBER_CHECK(scores.dim() == 1 && scores.size(0) == n && labels.dim() == 1 && labels.size(0) == n,
+              "CocoEvaluator.update_keypoints: expected scores and labels of shape [", n, "] for ", n,
+              " instances, got ", scores.sizes(), " and ", labels.sizes());
+  Tensor kp = keypoints.cpu().to(kFloat64).contiguous();
+  Tensor s = scores.cpu().to(kFloat64).contiguous();
+  Tensor l = labels.cpu().to(kInt64).contiguous();
+  const double* kpp = kp.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i) {
+    CocoDetectionResult d{image_id, l.data_ptr<int64_t>()[i], {}, s.data_ptr<double>()[i]};
+    d.keypoints.resize(static_cast<size_t>(3 * k));
+    for (int64_t j = 0; j < k; ++j) {
+      const double* q = kpp + (i * k + j) * c;
+      d.keypoints[3 * j] = q[0], d.keypoints[3 * j + 1] = q[1], d.keypoints[3 * j + 2] = c == 3 ? q[2] : 1.0;
+    }
+    d.bbox = keypoint_box(d.keypoints);
+    d.area = d.bbox[2] * d.bbox[3];
+    detections_.push_back(std::move(d));
+  }
+}
+
 CocoEvalResult CocoEvaluator::evaluate() const { return coco_evaluate(ground_truth_, detections_, params_); }
 
 namespace {
@@ -477,6 +625,16 @@ std::array<double, 4> read_bbox(serialize::json::Cursor& in, const char* what, s
   EMBER_CHECK(n == 4, what, ": the record at byte ", at, " has a bbox of ", n,
               " numbers (expected 4: x, y, width, height)");
   return box;
+}
+
+// A "keypoints" value: x, y, v triples.
+std::vector<double> read_keypoints(serialize::json::Cursor& in, const char* what, size_t at) {
+  std::vector<double> kp;
+  in.begin_array();
+  while (in.next_element()) kp.push_back(in.read_number());
+  EMBER_CHECK(kp.size() % 3 == 0, what, ": the record at byte ", at, " has ", kp.size(),
+              " keypoint numbers (expected x, y, v triples)");
+  return kp;
 }
 
 // A "segmentation" value: polygons [[x0, y0, ...], ...] or an RLE
@@ -584,7 +742,7 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
       while (in.next_element()) {
         const size_t at = in.offset();
         CocoGroundTruthBox a;
-        bool has[4] = {false, false, false, false}, has_area = false;
+        bool has[4] = {false, false, false, false}, has_area = false, has_num_keypoints = false;
         in.begin_object();
         while (in.next_member(member)) {
           if (member == "id") {
@@ -600,6 +758,10 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
           } else if (member == "iscrowd") {
             const char c = in.peek();
             a.iscrowd = (c == 't' || c == 'f') ? in.read_bool() : in.read_integer() != 0;
+          } else if (member == "keypoints") {
+            a.keypoints = read_keypoints(in, kWhat, at);
+          } else if (member == "num_keypoints") {
+            a.num_keypoints = in.read_integer(), has_num_keypoints = true;
           } else if (member == "segmentation") {
             Segmentation seg = read_segmentation(in, kWhat, at);
             if (seg.is_rle) {
@@ -615,6 +777,8 @@ CocoGroundTruth CocoGroundTruth::from_json_text(const std::string& text) {
         for (int f = 0; f < 4; ++f)
           EMBER_CHECK(has[f], kWhat, ": the annotation at byte ", at, " has no \"", kNames[f], "\"");
         if (!has_area) a.area = a.bbox[2] * a.bbox[3];
+        if (!has_num_keypoints)
+          for (size_t j = 2; j < a.keypoints.size(); j += 3) a.num_keypoints += a.keypoints[j] > 0;
         gt.annotations.push_back(a);
       }
     } else {
@@ -670,6 +834,8 @@ std::vector<CocoDetectionResult> coco_results_from_json_text(const std::string& 
         EMBER_CHECK(seg.is_rle, kWhat, ": the result at byte ", at,
                     " has a polygon segmentation; results carry RLEs (pycocotools' loadRes)");
         d.segmentation = std::move(seg.rle), d.has_segmentation = true;
+      } else if (member == "keypoints") {
+        d.keypoints = read_keypoints(in, kWhat, at);
       } else {
         in.skip_value();
       }
@@ -678,10 +844,14 @@ std::vector<CocoDetectionResult> coco_results_from_json_text(const std::string& 
     if (!has[2] && d.has_segmentation) {
       d.bbox = mask::to_bbox(d.segmentation), d.area = mask::area(d.segmentation), has[2] = true;
     }
+    // A keypoints result without a box: its keypoints' tight box and area (loadRes).
+    if (!has[2] && !d.keypoints.empty()) {
+      d.bbox = keypoint_box(d.keypoints), d.area = d.bbox[2] * d.bbox[3], has[2] = true;
+    }
     static const char* kNames[4] = {"image_id", "category_id", "bbox", "score"};
     for (int f = 0; f < 4; ++f)
       EMBER_CHECK(has[f], kWhat, ": the result at byte ", at, " has no \"", kNames[f],
-                  "\" (results: image_id, category_id, bbox and/or segmentation, score)");
+                  "\" (results: image_id, category_id, bbox and/or segmentation or keypoints, score)");
     out.push_back(d);
   }
   in.finish();

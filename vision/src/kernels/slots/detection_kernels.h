@@ -66,4 +66,16 @@ using DeformCol2imFn = void(Tensor& grad_input, Tensor& grad_offset, Tensor& gra
 extern KernelSlot<DeformIm2colFn> deform_im2col_slot;
 extern KernelSlot<DeformCol2imFn> deform_col2im_slot;
 
+// sigmoid_focal_loss (Note [Fused focal loss] in kernels/cpu/focal_loss_kernels.cpp):
+// out [same shape] = the per-element loss of inputs and targets (one pass);
+// alpha < 0: no class weighting.
+using FocalLossForwardFn = void(Tensor& out, const Tensor& inputs, const Tensor& targets, double alpha, double gamma);
+// grad_input = grad * d loss / d inputs, recomputed from inputs and targets;
+// grad has the inputs' shape, or one element (a reduced loss's gradient),
+// multiplied by scale (1 / numel for "mean").
+using FocalLossBackwardFn = void(Tensor& grad_input, const Tensor& grad, const Tensor& inputs, const Tensor& targets,
+                                 double alpha, double gamma, double scale);
+extern KernelSlot<FocalLossForwardFn> focal_loss_forward_slot;
+extern KernelSlot<FocalLossBackwardFn> focal_loss_backward_slot;
+
 }  // namespace ember::vision

@@ -1,5 +1,6 @@
 #pragma once
-// COCO evaluation: pycocotools' COCOeval (iouType "bbox" and "segm") in C++,
+// COCO evaluation: pycocotools' COCOeval (iouType "bbox", "segm" and
+// "keypoints") in C++,
 // with its exact rules (Note [COCOeval's rules] in
 // vision/src/detection/coco_eval.cpp; masks: <ember/vision/detection/coco_mask.h>).
 //
@@ -19,6 +20,12 @@
 // Masks (iouType "segm"): params.iou_type = "segm", and detections with a
 // segmentation (ev.update_masks(image_id, masks, scores, labels), or a results
 // file whose records carry "segmentation" RLEs).
+//
+// Keypoints (iouType "keypoints", OKS with COCO's 17 sigmas):
+// CocoEvalParams("keypoints") (pycocotools' setKpParams: maxDets 20, area
+// ranges all/medium/large, ten stats), ground truth with "keypoints" and
+// "num_keypoints", detections with keypoints (ev.update_keypoints(image_id,
+// keypoints [N, K, 3], scores, labels), or results records with "keypoints").
 #include <array>
 #include <cstdint>
 #include <string>
@@ -41,6 +48,12 @@ struct CocoGroundTruthBox {
   // several merged; RLEs as given); has_segmentation false without one.
   mask::Rle segmentation{};
   bool has_segmentation = false;
+  // "keypoints": x, y, v per keypoint (v 0: not labeled, 1: labeled but not
+  // visible, 2: visible); empty without. num_keypoints: the record's
+  // "num_keypoints" (0 makes the annotation ignored in keypoints evaluation),
+  // or, without the field, the count of keypoints with v > 0.
+  std::vector<double> keypoints{};
+  int64_t num_keypoints = 0;
 };
 
 // The ground truth of an evaluation: every image and category of the file
@@ -72,18 +85,29 @@ struct CocoDetectionResult {
   bool has_segmentation = false;
   // The area that decides its area range: width * height when negative (a
   // record with a "bbox"); a record with only a segmentation gets the mask's
-  // area and its tight box, as loadRes.
+  // area and its tight box, as loadRes; a keypoints record without a "bbox"
+  // the area of its keypoints' tight box (loadRes).
   double area = -1;
+  // A keypoint detection's x, y, v triples (keypoints evaluation; v unused).
+  std::vector<double> keypoints{};
 };
 
 // A results JSON: a list of {"image_id", "category_id", "bbox", "score"}
-// and/or "segmentation" (an RLE {"size": [h, w], "counts": string or list}).
+// and/or "segmentation" (an RLE {"size": [h, w], "counts": string or list})
+// and/or "keypoints" ([x0, y0, v0, x1, ...]).
 std::vector<CocoDetectionResult> load_coco_results(const std::string& path);
 std::vector<CocoDetectionResult> coco_results_from_json_text(const std::string& text);
 
 // COCOeval.params, with its defaults.
 struct CocoEvalParams {
-  // "bbox" (box IoU) or "segm" (mask IoU on RLEs); pycocotools' iouType.
+  CocoEvalParams() = default;
+  // pycocotools' Params(iouType): "bbox" and "segm" as the default
+  // constructor; "keypoints" as setKpParams (max_dets {20}, area ranges all,
+  // medium, large). Setting iou_type alone keeps the other fields as they are
+  // (then keypoints' summary, at maxDets 20, reads -1 as pycocotools would).
+  explicit CocoEvalParams(const std::string& type);
+  // "bbox" (box IoU), "segm" (mask IoU on RLEs) or "keypoints" (object
+  // keypoint similarity); pycocotools' iouType.
   std::string iou_type = "bbox";
   // Empty: all of the ground truth's, sorted (COCOeval's defaults).
   std::vector<int64_t> image_ids{};
@@ -98,7 +122,13 @@ struct CocoEvalParams {
   std::vector<std::string> area_labels{"all", "small", "medium", "large"};
   // false: every category pooled as one (COCOeval's useCats = 0).
   bool use_cats = true;
+  // keypoints: the per-keypoint OKS sigmas; empty: COCO's 17 (person) sigmas.
+  std::vector<double> kpt_oks_sigmas{};
 };
+
+// COCO's person keypoint sigmas (pycocotools' kpt_oks_sigmas: nose, eyes,
+// ears, shoulders, elbows, wrists, hips, knees, ankles).
+const std::vector<double>& coco_keypoint_oks_sigmas();
 
 // COCOeval.eval after accumulate(), and summarize()'s stats.
 struct CocoEvalResult {
@@ -110,10 +140,12 @@ struct CocoEvalResult {
   Tensor recall;
   // float64 [T, R, K, A, M]: the score at which each recall threshold is reached.
   Tensor scores;
-  // summarize()'s twelve numbers: AP, AP50, AP75, AP small/medium/large,
-  // AR@1, AR@10, AR@100, AR small/medium/large (-1 when nothing counts).
-  std::array<double, 12> stats{};
-  // summarize()'s text, twelve lines as pycocotools prints them.
+  // summarize()'s numbers (-1 when nothing counts). bbox and segm, twelve:
+  // AP, AP50, AP75, AP small/medium/large, AR@1, AR@10, AR@100, AR
+  // small/medium/large. keypoints, ten (at maxDets 20): AP, AP50, AP75, AP
+  // medium/large, AR, AR50, AR75, AR medium/large.
+  std::vector<double> stats{};
+  // summarize()'s text, one line per stat as pycocotools prints them.
   std::string summary() const;
 };
 
@@ -135,6 +167,10 @@ class CocoEvaluator {
   // encoded as RLEs, with their tight boxes; for iou_type "segm".
   void update_masks(int64_t image_id, const Tensor& masks, const Tensor& scores, const Tensor& labels,
                     double threshold = 0.5);
+  // keypoints: [N, K, 3] (x, y, score or visibility, as Keypoint R-CNN's
+  // output) or [N, K, 2]; written as results without a box (torchvision's
+  // references), so each detection's area is its keypoints' tight box.
+  void update_keypoints(int64_t image_id, const Tensor& keypoints, const Tensor& scores, const Tensor& labels);
   void add(const CocoDetectionResult& detection) { detections_.push_back(detection); }
   const std::vector<CocoDetectionResult>& detections() const { return detections_; }
   CocoEvalResult evaluate() const;
