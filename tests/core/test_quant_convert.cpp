@@ -213,18 +213,18 @@ TEST(QuantConvert, UnpreparedModelIsAnError) {
 
 TEST(QuantConvert, StrictRefusesAnObservedModuleWithoutEntry) {
   auto build = [] {
-    QuantWrapper m(nn::AnyModule(nn::Sequential(nn::Linear(4, 4), nn::ELU())));
+    QuantWrapper m(nn::AnyModule(nn::Sequential(nn::Linear(4, 4), nn::PReLU())));
     m->eval();
     prepare(*m, {{"", get_default_qconfig("onednn")}});
     m(randn({3, 4}));
     return m;
   };
   QuantWrapper strict = build();
-  // ELU is observed (PyTorch's nnq.ELU has no Ember counterpart yet).
-  expect_error([&] { convert(*strict, {.strict = true}); }, "'module.1' (ELU) was observed but the conversion table has no entry");
+  // PReLU is observed (PyTorch's nnq.PReLU has no Ember counterpart yet).
+  expect_error([&] { convert(*strict, {.strict = true}); }, "'module.1' (PReLU) was observed but the conversion table has no entry");
   QuantWrapper lenient = build();
   EXPECT_EQ(convert(*lenient), (std::vector<std::string>{"quant", "dequant", "module.0"}));
-  EXPECT_EQ(module_at(*lenient, "module.1")->name(), "ELU");
+  EXPECT_EQ(module_at(*lenient, "module.1")->name(), "PReLU");
 }
 
 TEST(QuantConvert, MissingActivationObserverNamesTheModule) {

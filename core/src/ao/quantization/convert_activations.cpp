@@ -1,5 +1,5 @@
 // convert()'s entries for the layers without weights (PyTorch 1.13's
-// Quantize / DeQuantize / BatchNorm2d / BNReLU2d / ReLU6 / Hardswish /
+// Quantize / DeQuantize / BatchNorm2d / BNReLU2d / ReLU6 / Hardswish / LeakyReLU / ELU /
 // Dropout / QFunctional from_float), and Ember's own entries for the layers
 // PyTorch never swaps.
 //
@@ -90,6 +90,15 @@ void add_activation_conversions(ConversionTable& t) {
   t.add<ember::nn::HardswishImpl>([](Module&, ObserverOrFakeQuantize* act, const QConfig&) {
     const auto [scale, zp] = output_qparams(act, "QuantizedHardswish");
     return AnyModule(nnq::Hardswish(scale, zp));
+  });
+  // LeakyReLU and ELU (torch 1.13's static mappings): the output's parameters from their observer.
+  t.add<ember::nn::LeakyReLUImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig&) {
+    const auto [scale, zp] = output_qparams(act, "QuantizedLeakyReLU");
+    return AnyModule(nnq::LeakyReLU(scale, zp, dynamic_cast<ember::nn::LeakyReLUImpl&>(m).options.negative_slope));
+  });
+  t.add<ember::nn::ELUImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig&) {
+    const auto [scale, zp] = output_qparams(act, "QuantizedELU");
+    return AnyModule(nnq::ELU(scale, zp, dynamic_cast<ember::nn::ELUImpl&>(m).options.alpha));
   });
   t.add<nnq::FloatFunctionalImpl>([](Module&, ObserverOrFakeQuantize* act, const QConfig&) {
     const auto [scale, zp] = output_qparams(act, "QFunctional");

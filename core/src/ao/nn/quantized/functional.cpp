@@ -371,6 +371,35 @@ Tensor hardswish(const Tensor& input, double scale, int64_t zero_point) {
   });
 }
 
+// torch's leaky_qrelu_out_kernel: dequantize (fma), x >= 0 ? x : x * slope
+// in float32, requantize with the output's parameters.
+Tensor leaky_relu(const Tensor& input, double negative_slope, double scale, int64_t zero_point) {
+  const Quantizer& q = per_tensor(input, "quantized::leaky_relu");
+  Quantizer::per_tensor_affine(q.dtype(), scale, zero_point, "quantized::leaky_relu");
+  const Dequantizer dq(q);
+  const Requantizer rq(scale, zero_point);
+  const float slope = static_cast<float>(negative_slope);
+  return map_ints(input, scale, zero_point, [&](int64_t v) {
+    const float x = dq(v);
+    return rq(x > 0.0f ? x : x * slope);
+  });
+}
+
+// torch's qelu_kernel (quantized::elu: scale and input_scale 1): x >= 0 ? x
+// : (exp(x) - 1) * alpha in float32. torch's vectorized exp (Sleef, 1 ulp) and
+// std::exp can round apart, so an output may differ by one quantum.
+Tensor elu(const Tensor& input, double scale, int64_t zero_point, double alpha) {
+  const Quantizer& q = per_tensor(input, "quantized::elu");
+  Quantizer::per_tensor_affine(q.dtype(), scale, zero_point, "quantized::elu");
+  const Dequantizer dq(q);
+  const Requantizer rq(scale, zero_point);
+  const float a = static_cast<float>(alpha);
+  return map_ints(input, scale, zero_point, [&](int64_t v) {
+    const float x = dq(v);
+    return rq(x >= 0.0f ? x : (std::exp(x) - 1.0f) * a);
+  });
+}
+
 Tensor hardsigmoid(const Tensor& input) {
   const Quantizer& q = per_tensor(input, "quantized::hardsigmoid");
   // PyTorch's fixed output parameters: [0, 1] over the whole integer range.

@@ -54,6 +54,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const ember::nn::functional::Exp
 // Output parameters given (hardsigmoid: PyTorch's fixed ones, scale 1/256 and
 // zero point 0 for quint8, unless given).
 Tensor hardswish(const Tensor& input, double scale, int64_t zero_point);
+// quantized::leaky_relu and quantized::elu with the output's scale and zero
+// point (float32 formulas over the dequantized input, as torch's kernels).
+Tensor leaky_relu(const Tensor& input, double negative_slope, double scale, int64_t zero_point);
+Tensor elu(const Tensor& input, double scale, int64_t zero_point, double alpha = 1.0);
 Tensor hardsigmoid(const Tensor& input);
 Tensor batch_norm2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                     const Tensor& running_var, double eps, double scale, int64_t zero_point);

@@ -85,6 +85,31 @@ class HardswishImpl : public ember::nn::Module {
 };
 EMBER_MODULE(Hardswish);
 
+// quantized.LeakyReLU(scale, zero_point, negative_slope) and
+// quantized.ELU(scale, zero_point, alpha): the output's parameters from the
+// float module's observer (convert).
+class LeakyReLUImpl : public ember::nn::Module {
+ public:
+  LeakyReLUImpl(double scale, int64_t zero_point, double negative_slope = 0.01)
+      : Module("QuantizedLeakyReLU"), scale(scale), zero_point(zero_point), negative_slope(negative_slope) {}
+  Tensor forward(const Tensor& input) { return functional::leaky_relu(input, negative_slope, scale, zero_point); }
+  double scale;
+  int64_t zero_point;
+  double negative_slope;
+};
+EMBER_MODULE(LeakyReLU);
+
+class ELUImpl : public ember::nn::Module {
+ public:
+  ELUImpl(double scale, int64_t zero_point, double alpha = 1.0)
+      : Module("QuantizedELU"), scale(scale), zero_point(zero_point), alpha(alpha) {}
+  Tensor forward(const Tensor& input) { return functional::elu(input, scale, zero_point, alpha); }
+  double scale;
+  int64_t zero_point;
+  double alpha;
+};
+EMBER_MODULE(ELU);
+
 class HardsigmoidImpl : public ember::nn::Module {
  public:
   HardsigmoidImpl() : Module("QuantizedHardsigmoid") {}
