@@ -41,6 +41,7 @@
 #include "ember/ops/spectral.h"
 #include "ember/ops/windows.h"
 #include "ember/ops/quantize.h"
+#include "ember/nn/module_printer.h"
 #include "ember/nn/nn.h"
 #include "ember/nn/torchscript.h"
 #include "ember/optim/optim.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Ember::models: every model family.
+// Ember::models: every model family (and their quantizable forms).
 #include "ember/models/classifier.h"
 #include "ember/models/conv_tasnet.h"
 #include "ember/models/densenet.h"
@@ -9,6 +9,13 @@
 #include "ember/models/inception.h"
 #include "ember/models/mobilenet_v2.h"
 #include "ember/models/mobilenet_v3.h"
+#include "ember/models/quantization/googlenet.h"
+#include "ember/models/quantization/inception.h"
+#include "ember/models/quantization/mobilenet_v2.h"
+#include "ember/models/quantization/mobilenet_v3.h"
+#include "ember/models/quantization/quantizable.h"
+#include "ember/models/quantization/resnet.h"
+#include "ember/models/quantization/shufflenet_v2.h"
 #include "ember/models/resnet.h"
 #include "ember/models/shufflenet_v2.h"
 #include "ember/models/vgg.h"
