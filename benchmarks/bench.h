@@ -160,6 +160,11 @@ const std::string& scratch_dir();
 // benchmarks/ in the source tree, where the peer scripts live (peers/).
 std::string source_dir();
 
+// The bytes of `t` (C order) as the file `path`, for an external peer to read
+// (numpy.fromfile), and its shape as a JSON list ("[3, 224, 224]").
+void write_raw_tensor(const std::string& path, const ember::Tensor& t);
+std::string shape_json(const ember::Tensor& t);
+
 // The Python that runs the peer scripts: EMBER_BENCH_PYTHON, else Debian's
 // /usr/bin/python3 (the one with python3-torch and python3-torchvision).
 std::string peer_python();

@@ -36,19 +36,6 @@ using ember::Tensor;
 using ember_bench::Case;
 namespace det = ember::models::detection;
 
-void write_raw(const std::string& path, const Tensor& value) {
-  const Tensor t = value.contiguous();
-  std::ofstream f(path, std::ios::binary);
-  f.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
-  if (!f) throw std::runtime_error("cannot write " + path);
-}
-
-std::string shape_json(const Tensor& t) {
-  std::string shape = "[";
-  for (int64_t d = 0; d < t.dim(); ++d) shape += (d ? ", " : "") + std::to_string(t.size(d));
-  return shape + "]";
-}
-
 // The benchmark's model; its state_dict goes to <scratch>/retinanet.w<i>.bin
 // with retinanet.weights.json (key -> shape, in order) for the peer.
 det::RetinaNet make_model(int64_t min_size = 800, int64_t max_size = 1333) {
@@ -73,8 +60,8 @@ det::RetinaNet make_model(int64_t min_size = 800, int64_t max_size = 1333) {
   int64_t i = 0;
   for (const auto& [key, t] : model->state_dict()) {
     if (t.dtype() != ember::kFloat32) throw std::runtime_error("retinanet bench: non-float32 entry " + key);
-    write_raw(base + ".w" + std::to_string(i) + ".bin", t);
-    spec += (i ? ", [\"" : "[\"") + key + "\", " + shape_json(t) + "]";
+    ember_bench::write_raw_tensor(base + ".w" + std::to_string(i) + ".bin", t);
+    spec += (i ? ", [\"" : "[\"") + key + "\", " + ember_bench::shape_json(t) + "]";
     ++i;
   }
   std::ofstream(base + ".weights.json") << spec << "]\n";
@@ -86,8 +73,8 @@ void write_inputs(const std::vector<std::pair<std::string, Tensor>>& inputs) {
   const std::string base = ember_bench::scratch_dir() + "/retinanet";
   std::string spec = "{";
   for (const auto& [name, t] : inputs) {
-    write_raw(base + "." + name + ".bin", t.to(ember::kFloat32));
-    spec += (spec.size() > 1 ? ", \"" : "\"") + name + "\": " + shape_json(t);
+    ember_bench::write_raw_tensor(base + "." + name + ".bin", t.to(ember::kFloat32));
+    spec += (spec.size() > 1 ? ", \"" : "\"") + name + "\": " + ember_bench::shape_json(t);
   }
   std::ofstream(base + ".inputs.json") << spec << "}\n";
 }

@@ -28,19 +28,6 @@ using ember::Tensor;
 using ember_bench::Case;
 namespace mq = ember::models::quantization;
 
-void write_raw(const std::string& path, const Tensor& value) {
-  const Tensor t = value.contiguous();
-  std::ofstream f(path, std::ios::binary);
-  f.write(static_cast<const char*>(t.data_ptr()), static_cast<std::streamsize>(t.nbytes()));
-  if (!f) throw std::runtime_error("cannot write " + path);
-}
-
-std::string shape_json(const Tensor& t) {
-  std::string shape = "[";
-  for (int64_t d = 0; d < t.dim(); ++d) shape += (d ? ", " : "") + std::to_string(t.size(d));
-  return shape + "]";
-}
-
 // The float state_dict for the peer: <scratch>/qmodels.<name>.w<i>.bin with
 // [key, shape, dtype] entries in qmodels.<name>.weights.json.
 void write_state(const std::string& name, const ember::OrderedDict<Tensor>& state) {
@@ -50,8 +37,8 @@ void write_state(const std::string& name, const ember::OrderedDict<Tensor>& stat
   for (const auto& [key, t] : state) {
     const char* dtype = t.dtype() == ember::kFloat32 ? "float32" : t.dtype() == ember::kInt64 ? "int64" : nullptr;
     if (!dtype) throw std::runtime_error("quantized models bench: unexpected dtype of " + key);
-    write_raw(base + ".w" + std::to_string(i) + ".bin", t);
-    spec += std::string(i ? ", " : "") + "[\"" + key + "\", " + shape_json(t) + ", \"" + dtype + "\"]";
+    ember_bench::write_raw_tensor(base + ".w" + std::to_string(i) + ".bin", t);
+    spec += std::string(i ? ", " : "") + "[\"" + key + "\", " + ember_bench::shape_json(t) + ", \"" + dtype + "\"]";
     ++i;
   }
   std::ofstream(base + ".weights.json") << spec << "]\n";
@@ -62,13 +49,13 @@ void write_state(const std::string& name, const ember::OrderedDict<Tensor>& stat
 Tensor calibration_batch() {
   ember::Generator gen(2701);
   const Tensor x = ember::rand({4, 3, 224, 224}, ember::kFloat32, &gen);
-  write_raw(ember_bench::scratch_dir() + "/qmodels.calibration.bin", x);
+  ember_bench::write_raw_tensor(ember_bench::scratch_dir() + "/qmodels.calibration.bin", x);
   return x;
 }
 Tensor input_batch(int64_t batch) {
   ember::Generator gen(2702 + batch);
   const Tensor x = ember::rand({batch, 3, 224, 224}, ember::kFloat32, &gen);
-  write_raw(ember_bench::scratch_dir() + "/qmodels.input_b" + std::to_string(batch) + ".bin", x);
+  ember_bench::write_raw_tensor(ember_bench::scratch_dir() + "/qmodels.input_b" + std::to_string(batch) + ".bin", x);
   return x;
 }
 

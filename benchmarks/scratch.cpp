@@ -1,6 +1,7 @@
 // Where workloads put files for external peers, and where the peer scripts are.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "bench.h"
@@ -32,6 +33,19 @@ const std::string& scratch_dir() {
 }
 
 std::string source_dir() { return EMBER_BENCH_SOURCE_DIR; }
+
+void write_raw_tensor(const std::string& path, const ember::Tensor& t) {
+  const ember::Tensor c = t.contiguous();
+  std::ofstream f(path, std::ios::binary);
+  f.write(static_cast<const char*>(c.data_ptr()), static_cast<std::streamsize>(c.nbytes()));
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+std::string shape_json(const ember::Tensor& t) {
+  std::string shape = "[";
+  for (int64_t d = 0; d < t.dim(); ++d) shape += (d ? ", " : "") + std::to_string(t.size(d));
+  return shape + "]";
+}
 
 std::string peer_python() {
   const char* p = std::getenv("EMBER_BENCH_PYTHON");

@@ -493,7 +493,7 @@ TEST(PytorchParity, ConstantPadConvertsItsValueOnlyWhenItFills) {
 // works) and sums a dim one operand lacks as sum does (int8 to int64):
 //   torch.einsum('ab,b', torch.tensor([[True], [False]]), torch.tensor([True])) -> [True, False]
 //   torch.einsum('ab,b', torch.ones(5, 2, dtype=torch.int8) * 100, torch.ones(1, dtype=torch.int8))
-//   -> [200, ...] (int64); a size-2 bool contraction raises ("bmm" not implemented for 'Bool')
+//   -> [200, ...] (int64); a size-2 bool contraction raises (bmm takes no Bool in libtorch 1.13)
 TEST(PytorchParity, EinsumOverSizeOneDims) {
   const Tensor flags = tensor(std::vector<bool>{true, false}, kBool).reshape({2, 1});
   const Tensor y = einsum("ab,b", {flags, tensor(std::vector<bool>{true}, kBool)});
