@@ -345,6 +345,9 @@ TrainResult train(const TrainConfig& c) {
   result.checkpoint = last_path;
   if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c, run);
   // Quantization needs the finished float model (a run stopped early is resumed first).
+  if (!c.quantize.empty() && info.epochs_done < c.epochs)
+    say(run, "quantize: not yet: the float run stopped after epoch %lld of %lld (--resume it with --quantize)\n",
+        static_cast<long long>(info.epochs_done), static_cast<long long>(c.epochs));
   if (!c.quantize.empty() && info.epochs_done == c.epochs) {
     result.quantization =
         std::make_shared<const QuantizeReport>(quantize_trained_model(c, *model, data, *eval_t, info));
