@@ -173,7 +173,9 @@ QuantizeReport quantize_trained_model(const TrainConfig& c, models::ImageClassif
                                       const TrainingData& data, const vision::transforms::TransformImpl& eval_transform,
                                       const CheckpointInfo& info) {
   const auto t_start = Clock::now();
-  QuantizeReport r{.mode = c.quantize, .engine = c.qengine};
+  QuantizeReport r;
+  r.mode = c.quantize;
+  r.engine = c.qengine;
   const QuantizationInfo qinfo{.engine = c.qengine, .mode = c.quantize};
   r.qconfig = qconfig_name(qinfo);
   const std::vector<Batch> val = validation_batches(c, data);

@@ -35,7 +35,10 @@ const std::string kTrain = EMBER_TRAIN_BIN;
 const std::string kClassify = EMBER_CLASSIFY_BIN;
 
 CheckpointInfo info_for(const std::string& model, int64_t classes) {
-  CheckpointInfo info{.model = model, .num_classes = classes, .image_size = 32};
+  CheckpointInfo info;
+  info.model = model;
+  info.num_classes = classes;
+  info.image_size = 32;
   for (int64_t i = 0; i < classes; ++i) info.classes.push_back("class" + std::to_string(i));
   return info;
 }
@@ -124,7 +127,9 @@ Tensor expect_round_trip_is_exact(const std::string& name, const std::string& en
   const Tensor x = randn({5, 3, 32, 32});
   const Tensor expected = q->forward(x), got = loaded->forward(x);
   EXPECT_EQ(got.sizes(), expected.sizes());
-  if (got.sizes() == expected.sizes()) EXPECT_EQ(got.sub(expected).abs().max().item<double>(), 0.0);
+  if (got.sizes() == expected.sizes()) {
+    EXPECT_EQ(got.sub(expected).abs().max().item<double>(), 0.0);
+  }
   return expected;
 }
 
