@@ -1,10 +1,12 @@
 // ember-classify: loads an ember-train checkpoint (the model and its saved
-// preprocessing) and prints the top-k classes of each image.
+// preprocessing; float or the int8 one of --quantize) and prints the top-k
+// classes of each image.
 //
 //   ember-classify --checkpoint out/best.safetensors photo.jpg more/*.png
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 
 #include "common/checkpoint.h"
 #include "common/flags.h"
+#include "common/quantized_checkpoint.h"
 
 namespace {
 
@@ -25,8 +28,9 @@ using namespace ember;
 
 constexpr int64_t kBatch = 32;
 
-void classify(const apps::Checkpoint& ckpt, models::ImageClassifierImpl& model, const std::vector<std::string>& paths,
-              int64_t topk) {
+// model: float or int8 (both take float images and return float logits).
+void classify(const apps::Checkpoint& ckpt, const std::function<Tensor(const Tensor&)>& model,
+              const std::vector<std::string>& paths, int64_t topk) {
   for (size_t start = 0; start < paths.size(); start += kBatch) {
     const size_t end = std::min(paths.size(), start + static_cast<size_t>(kBatch));
     std::vector<Tensor> inputs;
@@ -39,7 +43,7 @@ void classify(const apps::Checkpoint& ckpt, models::ImageClassifierImpl& model, 
       }
       inputs.push_back((*ckpt.eval_transform)(image));
     }
-    const Tensor probs = nn::functional::softmax(model.forward(stack(inputs)), 1);
+    const Tensor probs = nn::functional::softmax(model(stack(inputs)), 1);
     const auto [values, indices] = probs.topk(topk, 1);
     for (size_t i = start; i < end; ++i) {
       std::printf("%s:", paths[i].c_str());
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
                     "Prints the top-k classes of each image (JPEG or PNG) with the model and preprocessing\n"
                     "saved in an ember-train checkpoint.",
                     "IMAGE...");
-  flags.add("--checkpoint", &checkpoint, "FILE", "an ember-train checkpoint (checkpoint.safetensors, best.safetensors)");
+  flags.add("--checkpoint", &checkpoint, "FILE", "an ember-train checkpoint (checkpoint.safetensors, best.safetensors, quantized.safetensors)");
   flags.add("--topk", &topk, "K", "classes to print per image");
   flags.add("--threads", &threads, "N", "intra-op threads (0: all cores)");
   const std::vector<std::string> images = flags.parse(argc, argv);
@@ -73,11 +77,17 @@ int main(int argc, char** argv) {
     const apps::Checkpoint ckpt = apps::load_checkpoint(checkpoint);
     EMBER_CHECK(topk >= 1 && topk <= ckpt.info.num_classes, "--topk must be in [1, ", ckpt.info.num_classes,
                 "], got ", topk);
-    models::ImageClassifier model = models::create(ckpt.info.model, {.num_classes = ckpt.info.num_classes});
-    model->load_state_dict(ckpt.model_state, /*strict=*/true);
-    model->eval();
     NoGradGuard no_grad;
-    classify(ckpt, *model, images, topk);
+    if (apps::is_quantized(ckpt)) {
+      // ember-train --quantize's int8 checkpoint: the converted quantizable model.
+      const auto model = apps::load_quantized_model(ckpt, checkpoint);
+      classify(ckpt, [&](const Tensor& x) { return model->forward(x); }, images, topk);
+    } else {
+      models::ImageClassifier model = models::create(ckpt.info.model, {.num_classes = ckpt.info.num_classes});
+      model->load_state_dict(ckpt.model_state, /*strict=*/true);
+      model->eval();
+      classify(ckpt, [&](const Tensor& x) { return model->forward(x); }, images, topk);
+    }
   } catch (const std::exception& e) {
     apps::fail("ember-classify", e.what());
   }

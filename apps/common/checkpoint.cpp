@@ -41,10 +41,7 @@ Tensor unhex(const std::string& s, const std::string& path) {
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
-                     const optim::LRScheduler* scheduler, const vision::transforms::TransformImpl& eval_transform,
-                     const CheckpointInfo& info) {
-  StateDict tensors = model.state_dict();
+Metadata checkpoint_metadata(const CheckpointInfo& info, const vision::transforms::TransformImpl& eval_transform) {
   Metadata meta = kCheckpoint.new_metadata();
   meta["model"] = info.model;
   meta["num_classes"] = std::to_string(info.num_classes);
@@ -55,6 +52,18 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
   meta["best_accuracy"] = std::to_string(info.best_accuracy);
   meta["generator"] = hex(default_generator().get_state());
   vision::transforms::write_transform(eval_transform, meta);
+  return meta;
+}
+
+void write_checkpoint(const std::string& path, const StateDict& tensors, const Metadata& meta) {
+  kCheckpoint.save(path, tensors, meta);
+}
+
+void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
+                     const optim::LRScheduler* scheduler, const vision::transforms::TransformImpl& eval_transform,
+                     const CheckpointInfo& info) {
+  StateDict tensors = model.state_dict();
+  Metadata meta = checkpoint_metadata(info, eval_transform);
   if (optimizer != nullptr) optim::write_optimizer_state(optimizer->state_dict(), tensors, meta, kOptimizerPrefix);
   if (scheduler != nullptr) optim::write_scheduler_state(scheduler->state_dict(), meta);
   kCheckpoint.save(path, tensors, meta);

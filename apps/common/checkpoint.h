@@ -40,6 +40,13 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
                      const optim::LRScheduler* scheduler, const vision::transforms::TransformImpl& eval_transform,
                      const CheckpointInfo& info);
 
+// The metadata every ember-train checkpoint carries (format tag, model name,
+// classes, input size, progress, generator state, evaluation transform);
+// save_checkpoint adds the optimizer's and scheduler's state to it.
+Metadata checkpoint_metadata(const CheckpointInfo& info, const vision::transforms::TransformImpl& eval_transform);
+// The atomic save of an ember-train checkpoint's tensors and metadata.
+void write_checkpoint(const std::string& path, const StateDict& tensors, const Metadata& meta);
+
 // Reads a checkpoint written by save_checkpoint; a file that is not one is an
 // ember::Error naming the path and what is missing.
 Checkpoint load_checkpoint(const std::string& path);

@@ -41,6 +41,13 @@ int main(int argc, char** argv) {
   flags.add("--resume", &c.resume, "FILE", "continue a run from its checkpoint");
   flags.add("--stop-after", &c.stop_after, "N", "stop after N epochs of this run (0: run all; --resume later)");
   flags.add("--min-accuracy", &c.min_accuracy, "X", "exit with 1 if the final validation accuracy is lower");
+  flags.add("--quantize", &c.quantize, "MODE",
+            "after training: ptq (calibrate and convert) or qat (fine-tune with fake quantization); saves "
+            "quantized.safetensors");
+  flags.add("--qengine", &c.qengine, "NAME", "quantization qconfig backend: onednn, x86 or qnnpack (fbgemm as x86)");
+  flags.add("--calibration-batches", &c.calibration_batches, "N", "ptq: training batches for calibration");
+  flags.add("--qat-epochs", &c.qat_epochs, "N", "qat: fine-tuning epochs");
+  flags.add("--qat-lr", &c.qat_lr, "X", "qat: initial learning rate (SGD, cosine schedule)");
   bool no_progress = false;
   flags.add_switch("--no-progress", &no_progress, "one line per 10 s instead of a live progress bar");
   if (!flags.parse(argc, argv).empty()) ember::apps::fail("ember-train", "unexpected positional argument (see --help)", 2);

@@ -24,7 +24,9 @@
 
 #include "common/checkpoint.h"
 #include "common/distributed_run.h"
+#include "common/quantized_checkpoint.h"
 #include "common/shapes_data.h"
+#include "quantize_stage.h"
 #include "training_data.h"
 
 namespace ember::apps {
@@ -120,8 +122,8 @@ struct EpochRecord {
 };
 
 void write_metrics(const std::string& path, const TrainConfig& c, const std::vector<std::string>& classes,
-                   const std::vector<EpochRecord>& epochs, double best, const std::string& checkpoint,
-                   double total_s) {
+                   const std::vector<EpochRecord>& epochs, double final_accuracy, double best,
+                   const std::string& checkpoint, double total_s, const QuantizeReport* quantization = nullptr) {
   namespace json = serialize::json;
   std::string s = "{\n  \"model\": " + json::quote(c.model) + ",\n  \"classes\": [";
   for (size_t i = 0; i < classes.size(); ++i) s += (i ? ", " : "") + json::quote(classes[i]);
@@ -138,11 +140,13 @@ void write_metrics(const std::string& path, const TrainConfig& c, const std::vec
   }
   char tail[256];
   std::snprintf(tail, sizeof(tail), "  ],\n  \"final_val_accuracy\": %.6f,\n  \"best_val_accuracy\": %.6f,\n",
-                epochs.empty() ? 0.0 : epochs.back().val_accuracy, best);
+                final_accuracy, best);
   s += tail;
   std::snprintf(tail, sizeof(tail), "  \"total_seconds\": %.2f,\n", total_s);
   s += tail;
-  s += "  \"checkpoint\": " + json::quote(checkpoint) + "\n}\n";
+  s += "  \"checkpoint\": " + json::quote(checkpoint);
+  if (quantization != nullptr) s += ",\n  \"quantization\": " + quantize_report_json(*quantization, "  ");
+  s += "\n}\n";
   std::ofstream f(path);
   f << s;
   EMBER_CHECK(f.good(), "cannot write '", path, "'");
@@ -159,6 +163,8 @@ TrainResult train(const TrainConfig& c) {
   EMBER_CHECK(c.batch_size % world == 0, "--batch-size ", c.batch_size, " (the global batch) must divide by the ",
               world, " ranks");
   const int64_t rank_batch = c.batch_size / world;
+  check_quantize_config(c);
+  EMBER_CHECK(c.quantize.empty() || !run.launched(), "--quantize runs in one process, not under ember-run");
   if (c.threads > 0) set_num_threads(static_cast<int>(c.threads));
   // Restored when the run ends (a program may train more than once).
   struct DeterministicScope {
@@ -234,6 +240,8 @@ TrainResult train(const TrainConfig& c) {
   if (resume.empty() && run.restart_count() > 0 && fs::exists(last_path)) resume = last_path;
   if (!resume.empty()) {
     const Checkpoint ckpt = load_checkpoint(resume);
+    EMBER_CHECK(!is_quantized(ckpt), "checkpoint '", resume,
+                "' holds a quantized (int8) model; --resume needs a float checkpoint (checkpoint.safetensors)");
     EMBER_CHECK(ckpt.info.model == c.model && ckpt.info.num_classes == num_classes &&
                     ckpt.info.image_size == image_size,
                 "checkpoint '", resume, "' is for ", ckpt.info.model, " with ", ckpt.info.num_classes, " classes at ",
@@ -326,7 +334,8 @@ TrainResult train(const TrainConfig& c) {
     result.last_epoch_images = static_cast<int64_t>(totals[2]);
     result.val_images = static_cast<int64_t>(data.val->size());
     if (run.is_main())
-      write_metrics(metrics_path, c, data.classes, records, info.best_accuracy, last_path, seconds_since(t_start));
+      write_metrics(metrics_path, c, data.classes, records, rec.val_accuracy, info.best_accuracy, last_path,
+                    seconds_since(t_start));
     // Nobody starts the next epoch before the checkpoint is complete: a rank
     // failing there restarts the group from this epoch's checkpoint.
     run.barrier();
@@ -335,6 +344,16 @@ TrainResult train(const TrainConfig& c) {
   result.epochs_done = info.epochs_done;
   result.checkpoint = last_path;
   if (records.empty()) result.final_accuracy = evaluate(*model, val_loader, c, run);
+  // Quantization needs the finished float model (a run stopped early is resumed first).
+  if (!c.quantize.empty() && info.epochs_done < c.epochs)
+    say(run, "quantize: not yet: the float run stopped after epoch %lld of %lld (--resume it with --quantize)\n",
+        static_cast<long long>(info.epochs_done), static_cast<long long>(c.epochs));
+  if (!c.quantize.empty() && info.epochs_done == c.epochs) {
+    result.quantization =
+        std::make_shared<const QuantizeReport>(quantize_trained_model(c, *model, data, *eval_t, info));
+    write_metrics(metrics_path, c, data.classes, records, result.final_accuracy, info.best_accuracy, last_path,
+                  seconds_since(t_start), result.quantization.get());
+  }
   say(run, "done: %lld/%lld epochs, validation accuracy %.2f%% (best %.2f%%) in %.1f s\n",
               static_cast<long long>(info.epochs_done), static_cast<long long>(c.epochs), 100 * result.final_accuracy,
               100 * result.best_accuracy, seconds_since(t_start));

@@ -2,6 +2,7 @@
 // ember-train's training run: data, model, optimizer and schedule, epochs
 // with a progress bar, validation, checkpoints (resumable), final metrics.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace ember::apps {
@@ -35,7 +36,16 @@ struct TrainConfig {
   int64_t stop_after = 0;              // stop after this many epochs in this run (0: all); resume later
   double min_accuracy = 0;             // fail (exit 1) when the final validation accuracy is lower
   bool progress = true;
+  // After the float training (or --resume of a finished run): "ptq" or "qat"
+  // quantization of the model's quantizable form (apps/train/quantize_stage.h).
+  std::string quantize;
+  std::string qengine = "onednn";      // the qconfig's backend: onednn, x86, qnnpack (fbgemm)
+  int64_t calibration_batches = 32;    // ptq: training batches through the observers
+  int64_t qat_epochs = 1;              // qat: fine-tuning epochs with fake quantization
+  double qat_lr = 1e-3;                // qat: SGD's initial learning rate (cosine to 0)
 };
+
+struct QuantizeReport;
 
 struct TrainResult {
   double final_accuracy = 0;
@@ -44,6 +54,8 @@ struct TrainResult {
   std::string checkpoint;  // the last epoch's
   // What the last epoch of this run saw (0 when it ran none).
   int64_t last_epoch_steps = 0, last_epoch_images = 0, val_images = 0;
+  // With --quantize (after a complete float run): the float vs int8 comparison.
+  std::shared_ptr<const QuantizeReport> quantization;
 };
 
 // Runs the training; ember::Errors (bad data, unknown model, mismatched
