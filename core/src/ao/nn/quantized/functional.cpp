@@ -131,6 +131,8 @@ inline int64_t clamp_q(double v, int64_t lo, int64_t hi) {
 // giving a quantized tensor of x's dtype with (scale, zero_point).
 template <class Fn>
 Tensor map_ints(const Tensor& x, double scale, int64_t zero_point, Fn f) {
+  // Dense 8-bit inputs: the same map through a table of the 256 values.
+  if (Tensor fast = detail::map_bytes(x, scale, zero_point, f); fast.defined()) return fast;
   const Tensor src = x.int_repr().to(kInt64).contiguous();
   Tensor out = empty(src.sizes(), kInt64);
   const int64_t* s = src.data_ptr<int64_t>();
@@ -400,6 +402,17 @@ Tensor detail::conv_transpose(const Tensor& input, const Tensor& weight, const T
                     xq.dtype(), 1, op);
 }
 
+namespace {
+// Pool options the byte kernels take: one or two values (stride may be empty).
+bool two_values(const F::ExpandingInts& v, bool may_be_empty = false) {
+  return v.values.size() == 1 || v.values.size() == 2 || (may_be_empty && v.values.empty());
+}
+std::vector<int64_t> pair_of(const F::ExpandingInts& v) {
+  return v.values.size() == 1 ? std::vector<int64_t>{v.values[0], v.values[0]} : v.values;
+}
+Tensor mul_impl(const Tensor& a, const Tensor& b, double scale, int64_t zero_point, bool relu, const char* op);
+}  // namespace
+
 Tensor relu(const Tensor& input) {
   const Quantizer& q = per_tensor(input, "quantized::relu");
   if (Tensor fast = detail::relu_bytes(input); fast.defined()) return fast;
@@ -409,24 +422,33 @@ Tensor relu(const Tensor& input) {
 
 Tensor max_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, const F::MaxPoolFuncOptions& options) {
   const Quantizer& q = per_tensor(input, "quantized::max_pool2d");
+  if (two_values(kernel_size) && two_values(options.stride, true) && two_values(options.padding) &&
+      two_values(options.dilation)) {
+    const std::vector<int64_t> k = pair_of(kernel_size);
+    const std::vector<int64_t> st = options.stride.values.empty() ? k : pair_of(options.stride);
+    if (Tensor fast = detail::max_pool2d_bytes(input, k, st, pair_of(options.padding), pair_of(options.dilation),
+                                               options.ceil_mode);
+        fast.defined())
+      return fast;
+  }
   // float32 holds every 8-bit value exactly (half the traffic of float64).
   Tensor v = F::max_pool2d(input.int_repr().to(kFloat32), kernel_size, options);
   return make_quantized(v, q.dtype(), q.scale(), q.zero_point());
 }
 
-namespace {
-// PyTorch's average requantization: multiplier = in_scale / out_scale /
-// divisor (float32), q = quantize_val(1 / multiplier, zp, acc).
-int64_t average_q(int64_t acc, float multiplier, int64_t zp) {
-  const float scale = 1.0f / multiplier;
-  const float inv = 1.0f / scale;
-  return zp + static_cast<int64_t>(std::nearbyint(static_cast<float>(acc) * inv));
-}
-}  // namespace
+using detail::average_q;
 
 Tensor avg_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, const F::AvgPoolFuncOptions& options) {
   const char* op = "quantized::avg_pool2d";
   const Quantizer& q = per_tensor(input, op);
+  if (two_values(kernel_size) && two_values(options.stride, true) && two_values(options.padding)) {
+    const std::vector<int64_t> k = pair_of(kernel_size);
+    const std::vector<int64_t> st = options.stride.values.empty() ? k : pair_of(options.stride);
+    if (Tensor fast = detail::avg_pool2d_bytes(input, k, st, pair_of(options.padding), options.ceil_mode,
+                                               options.count_include_pad, options.divisor_override);
+        fast.defined())
+      return fast;
+  }
   F::AvgPoolFuncOptions sum_opts = options;
   sum_opts.divisor_override = 1;
   sum_opts.count_include_pad = true;
@@ -447,6 +469,7 @@ Tensor avg_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, cons
     divisors = counts;
   }
   const int64_t zp = q.zero_point(), lo = quant_min_of(q.dtype()), hi = quant_max_of(q.dtype());
+  const bool cl = input.dim() == 4 && input.is_contiguous(MemoryFormat::ChannelsLast);  // torch's formula choice
   Tensor out = empty(sums.sizes(), kInt64);
   const double* s = sums.data_ptr<double>();
   const double* c = counts.data_ptr<double>();
@@ -455,7 +478,7 @@ Tensor avg_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, cons
   for (int64_t i = 0; i < out.numel(); ++i) {
     const int64_t acc = static_cast<int64_t>(s[i]) - zp * static_cast<int64_t>(c[i]);
     const float multiplier = 1.0f / static_cast<float>(dv[i]);
-    o[i] = std::clamp<int64_t>(average_q(acc, multiplier, zp), lo, hi);
+    o[i] = std::clamp<int64_t>(average_q(acc, multiplier, zp, cl), lo, hi);
   }
   return _make_per_tensor_quantized_tensor(out.to(to_underlying_dtype(q.dtype())), q.scale(), zp);
 }
@@ -467,6 +490,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const F::ExpandingInts& output_s
   const std::vector<int64_t> os = output_size.expand(2, op, "output_size");
   const int64_t H = input.size(-2), W = input.size(-1), OH = os[0], OW = os[1];
   EMBER_CHECK(OH >= 0 && OW >= 0, op, ": output_size must be non-negative, got ", OH, "x", OW);
+  if (Tensor fast = detail::adaptive_avg_pool2d_bytes(input, OH, OW); fast.defined()) return fast;
   const Tensor x = input.int_repr().to(kInt64).contiguous();
   const int64_t planes = x.numel() / std::max<int64_t>(H * W, 1);
   DimVector sizes(input.sizes());
@@ -476,6 +500,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const F::ExpandingInts& output_s
   const int64_t* s = x.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
   const int64_t zp = q.zero_point(), lo = quant_min_of(q.dtype()), hi = quant_max_of(q.dtype());
+  const bool cl = input.dim() == 4 && input.is_contiguous(MemoryFormat::ChannelsLast);  // torch's formula choice
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
@@ -485,7 +510,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const F::ExpandingInts& output_s
         for (int64_t h = h0; h < h1; ++h)
           for (int64_t w = w0; w < w1; ++w) acc += s[(p * H + h) * W + w];
         const float multiplier = 1.0f / static_cast<float>(h1 - h0) / static_cast<float>(w1 - w0);
-        o[(p * OH + oh) * OW + ow] = std::clamp<int64_t>(average_q(acc, multiplier, zp), lo, hi);
+        o[(p * OH + oh) * OW + ow] = std::clamp<int64_t>(average_q(acc, multiplier, zp, cl), lo, hi);
       }
     }
   return _make_per_tensor_quantized_tensor(out.to(to_underlying_dtype(q.dtype())), q.scale(), zp);
@@ -567,6 +592,18 @@ Tensor batch_norm2d(const Tensor& input, const Tensor& weight, const Tensor& bia
     alpha[c] = inv_sigma * wv * (in_scale / out_scale);
     beta[c] = (b.data_ptr<float>()[c] - mean.data_ptr<float>()[c] * inv_sigma * wv) / out_scale;
   }
+  const float in_zp_f = static_cast<float>(q.zero_point());
+  const int64_t lo_q = quant_min_of(q.dtype()), hi_q = quant_max_of(q.dtype());
+  if (Tensor fast = detail::map_bytes_per_channel(input, scale, zero_point,
+                                                  [&](int64_t c, int64_t v) {
+                                                    const float y = std::fma(alpha[c], static_cast<float>(v),
+                                                                             -alpha[c] * in_zp_f) + beta[c];
+                                                    return clamp_q(static_cast<double>(std::nearbyint(y)) +
+                                                                       static_cast<double>(zero_point),
+                                                                   lo_q, hi_q);
+                                                  });
+      fast.defined())
+    return fast;
   const Tensor x = input.int_repr().to(kInt64).contiguous();
   Tensor out = empty(x.sizes(), kInt64);
   const int64_t plane = input.size(2) * input.size(3), lo = quant_min_of(q.dtype()), hi = quant_max_of(q.dtype());
@@ -621,7 +658,15 @@ Tensor add_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_poi
 }
 
 Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
-  const char* op = "quantized::mul";
+  return mul_impl(a, b, scale, zero_point, false, "quantized::mul");
+}
+Tensor mul_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
+  return mul_impl(a, b, scale, zero_point, true, "quantized::mul_relu");
+}
+
+namespace {
+Tensor mul_impl(const Tensor& a, const Tensor& b, double scale, int64_t zero_point, bool relu, const char* op) {
+  if (Tensor fast = detail::mul_bytes(a, b, scale, zero_point, relu, op); fast.defined()) return fast;
   auto [ia, ib] = broadcast_ints(a, b, op);
   const DType dtype = a.dtype();
   Quantizer::per_tensor_affine(dtype, scale, zero_point, op);
@@ -631,7 +676,7 @@ Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
   Tensor out = empty(ia.sizes(), kInt64);
   const int64_t *pa = ia.data_ptr<int64_t>(), *pb = ib.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
-  const int64_t lo = quant_min_of(dtype), hi = quant_max_of(dtype);
+  const int64_t lo = relu ? std::max(zero_point, quant_min_of(dtype)) : quant_min_of(dtype), hi = quant_max_of(dtype);
   for (int64_t i = 0; i < out.numel(); ++i) {
     const int64_t c = (pa[i] - za) * (pb[i] - zb);
     o[i] = clamp_q(static_cast<double>(std::nearbyint(static_cast<float>(c) * multiplier)) +
@@ -640,6 +685,7 @@ Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
   }
   return _make_per_tensor_quantized_tensor(out.to(to_underlying_dtype(dtype)), scale, zero_point);
 }
+}  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_t zero_point) {
   const char* op = "quantized::cat";
@@ -652,6 +698,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_
     EMBER_CHECK(q.dtype() == dtype, op, ": every input must be ", dtype, ", got ", q.dtype());
     same = same && q.scale() == scale && q.zero_point() == zero_point;
   }
+  if (Tensor fast = detail::cat_bytes(tensors, dim, scale, zero_point); fast.defined()) return fast;
   for (const Tensor& t : tensors) parts.push_back(same ? t.int_repr() : t.dequantize());
   Tensor joined = ember::cat(parts, dim);
   if (same) return _make_per_tensor_quantized_tensor(joined, scale, zero_point);

@@ -99,6 +99,8 @@ Tensor batch_norm2d(const Tensor& input, const Tensor& weight, const Tensor& bia
 Tensor add(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
 Tensor add_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
 Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
+// quantized::mul_relu: mul with the result clamped below at zero_point.
+Tensor mul_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_t zero_point);
 
 }  // namespace ember::ao::nn::quantized::functional
