@@ -63,11 +63,12 @@ struct QConvTransposeOptions {
   ember::nn::functional::ExpandingInts dilation = 1;
 };
 // quantized::conv_transpose1d/2d/3d: weight qint8 [C, O / groups, k...]
-// (torch's ConvTranspose layout) quantized per tensor with zero point 0
-// (torch refuses per-channel weights for transposed convolutions; Ember
-// takes per-channel ones along dim 0 through its float64 path). The 1-d form
-// runs as 2-d over [N, C, 1, L], as torch. A non-zero output_padding (which
-// torch's onednn engine refuses; its qnnpack engine takes it) is supported.
+// (torch's ConvTranspose layout) quantized per tensor (per-channel weights
+// are an error, as torch's "Per Channel Quantization is currently disabled
+// for transposed conv"); a non-zero weight zero point takes the float64
+// path. The 1-d form runs as 2-d over [N, C, 1, L], as torch. A non-zero
+// output_padding (which torch's onednn engine refuses; its qnnpack engine
+// takes it) is supported.
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const QConvTransposeOptions& options, double scale, int64_t zero_point);
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
