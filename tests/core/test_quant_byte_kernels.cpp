@@ -66,8 +66,9 @@ void check(const Inputs& in, const std::string& name, const std::function<Tensor
   ASSERT_TRUE(fast.is_quantized());
   EXPECT_TRUE(fast.int_repr().to(kInt64).equal(expected)) << "byte kernel\n" << fast.int_repr() << "\n" << expected;
   EXPECT_TRUE(general.int_repr().to(kInt64).equal(expected_general)) << "general path";
-  if (keeps_layout)
+  if (keeps_layout) {
     EXPECT_TRUE(fast.is_contiguous(in.channels_last ? MemoryFormat::ChannelsLast : MemoryFormat::Contiguous));
+  }
 }
 }  // namespace quant_byte_kernels_test
 using namespace quant_byte_kernels_test;

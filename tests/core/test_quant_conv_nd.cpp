@@ -84,8 +84,12 @@ void check_conv(const std::string& name) {
   EXPECT_EQ(y.q_scale(), c.y_scale);
   EXPECT_EQ(y.q_zero_point(), c.y_zp);
   // torch's layout: channels-last (for 1-d, the squeezed 2-d result's strides).
-  if (D == 3) EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast3d));
-  if (D == 1) EXPECT_EQ(y.stride(1), 1);
+  if (D == 3) {
+    EXPECT_TRUE(y.is_contiguous(MemoryFormat::ChannelsLast3d));
+  }
+  if (D == 1) {
+    EXPECT_EQ(y.stride(1), 1);
+  }
   const qf::QConvOptions o{.stride = c.stride, .padding = c.padding, .dilation = c.dilation, .groups = c.groups};
   const Tensor f = D == 1 ? qf::conv1d(c.x, c.w, c.b, o, c.y_scale, c.y_zp, c.relu)
                           : qf::conv3d(c.x, c.w, c.b, o, c.y_scale, c.y_zp, c.relu);
