@@ -62,28 +62,52 @@ Tensor quantize_weight(const Tensor& weight, ObserverOrFakeQuantize& wpp, const 
   return q;
 }
 
+std::shared_ptr<ObserverOrFakeQuantize> new_weight_observer(const QConfig& qc, const char* who);
+
 Tensor float_bias(const Tensor& b) { return b.defined() ? b.detach().to(kFloat32).clone() : Tensor(); }
 
-nnq::Conv2dOptions conv_options(const ember::nn::Conv2dImpl& conv, const char* who) {
+template <size_t D>
+nnq::ConvOptions conv_options(const ember::nn::ConvImpl<D>& conv, const char* who) {
   EMBER_CHECK(conv.options.padding_mode == "zeros", who, ": only padding_mode 'zeros' has a quantized form, got '",
               conv.options.padding_mode, "'");
   EMBER_CHECK(conv.options.padding.mode != "same", who,
               ": padding='same' has no quantized form (give the padding as numbers)");
   std::vector<int64_t> padding = conv.padding;
-  if (padding.empty()) padding = {0, 0};  // "valid"
+  if (padding.empty()) padding.assign(D, 0);  // "valid"
   return {.stride = conv.stride, .padding = padding, .dilation = conv.dilation, .groups = conv.options.groups};
 }
 
-// A Conv2d (or ConvReLU2d when relu) from the float or QAT convolution `conv`,
-// with weight/bias given (the folded ones for ConvBn).
-ember::nn::AnyModule make_qconv(const ember::nn::Conv2dImpl& conv, const Tensor& weight, const Tensor& bias,
+// A Conv<D>d (or ConvReLU<D>d when relu) from the float or QAT convolution
+// `conv`, with weight/bias given (the folded ones for ConvBn).
+template <size_t D>
+ember::nn::AnyModule make_qconv(const ember::nn::ConvImpl<D>& conv, const Tensor& weight, const Tensor& bias,
                                 ObserverOrFakeQuantize& wpp, ObserverOrFakeQuantize* act, bool relu,
                                 const char* who) {
-  const nnq::Conv2dOptions options = conv_options(conv, who);
+  const nnq::ConvOptions options = conv_options(conv, who);
   const Tensor qw = quantize_weight(weight, wpp, who);
   const auto [scale, zp] = output_qparams(act, who);
-  if (relu) return ember::nn::AnyModule(nniq::ConvReLU2d(qw, float_bias(bias), options, scale, zp));
-  return ember::nn::AnyModule(nnq::Conv2d(qw, float_bias(bias), options, scale, zp));
+  constexpr int d = static_cast<int>(D);
+  if (relu) return ember::nn::AnyModule(std::make_shared<nniq::ConvReLUImpl<d>>(qw, float_bias(bias), options, scale, zp));
+  return ember::nn::AnyModule(std::make_shared<nnq::ConvImpl<d>>(qw, float_bias(bias), options, scale, zp));
+}
+
+// torch's _ConvTransposeNd.from_float: a per-tensor weight observer only.
+template <size_t D>
+ember::nn::AnyModule make_qconv_transpose(const ember::nn::ConvTransposeImpl<D>& conv, const QConfig& qc,
+                                          ObserverOrFakeQuantize* act, const char* who) {
+  EMBER_CHECK(conv.options.padding_mode == "zeros", who, ": only padding_mode 'zeros' has a quantized form, got '",
+              conv.options.padding_mode, "'");
+  auto wpp = new_weight_observer(qc, who);
+  EMBER_CHECK(is_per_tensor(weight_observer(*wpp, who).qscheme()), who,
+              ": Per channel weight observer is not supported yet for ConvTranspose{n}d (give the qconfig a "
+              "per-tensor weight observer, as torch)");
+  const Tensor qw = quantize_weight(conv.weight, *wpp, who);
+  const auto [scale, zp] = output_qparams(act, who);
+  const nnq::ConvTransposeOptions options{.stride = conv.stride, .padding = conv.padding,
+                                          .output_padding = conv.output_padding, .groups = conv.options.groups,
+                                          .dilation = conv.dilation};
+  return ember::nn::AnyModule(
+      std::make_shared<nnq::ConvTransposeImpl<static_cast<int>(D)>>(qw, float_bias(conv.bias), options, scale, zp));
 }
 
 ember::nn::AnyModule make_qlinear(const ember::nn::LinearImpl& linear, ObserverOrFakeQuantize& wpp,
@@ -134,6 +158,38 @@ void add_weighted_conversions(ConversionTable& t) {
     auto conv = element<ember::nn::Conv2dImpl>(m, 0, "QuantizedConvReLU2d");
     auto wpp = new_weight_observer(qc, "QuantizedConvReLU2d");
     return make_qconv(*conv, conv->weight, conv->bias, *wpp, act, true, "QuantizedConvReLU2d");
+  });
+  t.add<ember::nn::Conv1dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    auto& conv = dynamic_cast<ember::nn::Conv1dImpl&>(m);
+    auto wpp = new_weight_observer(qc, "QuantizedConv1d");
+    return make_qconv(conv, conv.weight, conv.bias, *wpp, act, false, "QuantizedConv1d");
+  });
+  t.add<ember::nn::Conv3dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    auto& conv = dynamic_cast<ember::nn::Conv3dImpl&>(m);
+    auto wpp = new_weight_observer(qc, "QuantizedConv3d");
+    return make_qconv(conv, conv.weight, conv.bias, *wpp, act, false, "QuantizedConv3d");
+  });
+  t.add<ConvReLU1dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    auto conv = element<ember::nn::Conv1dImpl>(m, 0, "QuantizedConvReLU1d");
+    auto wpp = new_weight_observer(qc, "QuantizedConvReLU1d");
+    return make_qconv(*conv, conv->weight, conv->bias, *wpp, act, true, "QuantizedConvReLU1d");
+  });
+  t.add<ConvReLU3dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    auto conv = element<ember::nn::Conv3dImpl>(m, 0, "QuantizedConvReLU3d");
+    auto wpp = new_weight_observer(qc, "QuantizedConvReLU3d");
+    return make_qconv(*conv, conv->weight, conv->bias, *wpp, act, true, "QuantizedConvReLU3d");
+  });
+  t.add<ember::nn::ConvTranspose1dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    return make_qconv_transpose(dynamic_cast<ember::nn::ConvTranspose1dImpl&>(m), qc, act,
+                                "QuantizedConvTranspose1d");
+  });
+  t.add<ember::nn::ConvTranspose2dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    return make_qconv_transpose(dynamic_cast<ember::nn::ConvTranspose2dImpl&>(m), qc, act,
+                                "QuantizedConvTranspose2d");
+  });
+  t.add<ember::nn::ConvTranspose3dImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
+    return make_qconv_transpose(dynamic_cast<ember::nn::ConvTranspose3dImpl&>(m), qc, act,
+                                "QuantizedConvTranspose3d");
   });
   t.add<ember::nn::LinearImpl>([](Module& m, ObserverOrFakeQuantize* act, const QConfig& qc) {
     auto wpp = new_weight_observer(qc, "QuantizedLinear");

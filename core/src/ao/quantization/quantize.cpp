@@ -190,6 +190,10 @@ void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>
                        : nn::AnyModule(ConvReLU2d(fuse_conv_bn_eval(*conv, *bn2), nn::ReLU(relu_at(2))));
     } else if (mods.size() == 2 && conv && relu_at(1)) {
       fused = nn::AnyModule(ConvReLU2d(nn::Conv2d(conv), nn::ReLU(relu_at(1))));
+    } else if (mods.size() == 2 && as<nn::Conv1dImpl>(mods[0]) && relu_at(1)) {
+      fused = nn::AnyModule(ConvReLU1d(nn::Conv1d(as<nn::Conv1dImpl>(mods[0])), nn::ReLU(relu_at(1))));
+    } else if (mods.size() == 2 && as<nn::Conv3dImpl>(mods[0]) && relu_at(1)) {
+      fused = nn::AnyModule(ConvReLU3d(nn::Conv3d(as<nn::Conv3dImpl>(mods[0])), nn::ReLU(relu_at(1))));
     } else if (mods.size() == 2 && linear && relu_at(1)) {
       fused = nn::AnyModule(LinearReLU(nn::Linear(linear), nn::ReLU(relu_at(1))));
     } else if (mods.size() == 2 && linear && bn1) {
@@ -199,7 +203,7 @@ void fuse_modules(nn::Module& model, const std::vector<std::vector<std::string>>
       fused = nn::AnyModule(BNReLU2d(nn::BatchNorm2d(as<nn::BatchNorm2dImpl>(mods[0])), nn::ReLU(relu_at(1))));
     }
     EMBER_CHECK(fused.has_value(), "fuse_modules: cannot fuse (", types,
-                "): the patterns are Conv2d-BatchNorm2d, Conv2d-BatchNorm2d-ReLU, Conv2d-ReLU, Linear-ReLU, "
+                "): the patterns are Conv2d-BatchNorm2d, Conv2d-BatchNorm2d-ReLU, Conv1d/2d/3d-ReLU, Linear-ReLU, "
                 "Linear-BatchNorm1d and BatchNorm2d-ReLU");
     fused->ptr()->train(training);
     swap_module(model, group[0], *fused);

@@ -206,69 +206,102 @@ void add_requant_key(CacheKey& k, std::vector<int64_t>& key, const Tensor& x, co
 
 // ---- convolution ----
 
-memory::dims conv_weight_dims(const Tensor& w, int64_t groups) {
+// The weight as oneDNN's (grouped) weights: a convolution's [O, C / g, k...]
+// is [g, O / g, C / g, k...]; a transposed convolution's torch weight
+// [C, O / g, k...] is oneDNN's deconvolution weight [O, C, k...] (or [g, O /
+// g, C / g, k...]) read through permuted strides, so nothing is copied.
+memory::dims conv_weight_dims(const Tensor& w, int64_t groups, bool transposed) {
   memory::dims d = to_dims(w.sizes());
+  if (transposed) {
+    const int64_t c = d[0];
+    d[0] = d[1] * groups;  // O
+    d[1] = c;              // C
+  }
   if (groups == 1) return d;
   d[0] /= groups;
+  d[1] = transposed ? d[1] / groups : d[1];
   d.insert(d.begin(), groups);
   return d;
 }
 
-memory conv_user_weights(const Tensor& w, int64_t groups) {
+memory conv_user_weights(const Tensor& w, int64_t groups, bool transposed) {
   memory::dims strides = to_dims(w.strides());
-  if (groups > 1) strides.insert(strides.begin(), strides[0] * (w.size(0) / groups));
-  return wrap(memory::desc(conv_weight_dims(w, groups), dt::s8, strides), w);
+  if (transposed) {
+    // dims [O, C, k...]: O runs along torch's dim 1, C along dim 0.
+    std::swap(strides[0], strides[1]);
+    // grouped: [g, O / g, C / g, k...], a group steps C / g rows of torch's dim 0.
+    if (groups > 1) strides.insert(strides.begin(), strides[1] * (w.size(0) / groups));
+  } else if (groups > 1) {
+    strides.insert(strides.begin(), strides[0] * (w.size(0) / groups));
+  }
+  return wrap(memory::desc(conv_weight_dims(w, groups, transposed), dt::s8, strides), w);
 }
 
 struct ConvPrimitive {
-  dnnl::convolution_forward::primitive_desc pd;
-  dnnl::convolution_forward prim;
+  memory::desc src, weights, dst;
+  std::shared_ptr<dnnl::primitive> prim;
 };
 
-void qconv2d_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const QConvParams& p,
-                    QKernelStatePtr* state_slot) {
+// Convolution (or, with p.transposed, deconvolution) with 2 or 3 spatial
+// dims: x and y dense channels-last (nhwc / ndhwc).
+void qconv_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const QConvParams& p,
+                  QKernelStatePtr* state_slot) {
   auto s = state_for(w, bias, state_slot);
   const dt xdt = data_type_of(x.dtype());
-  CacheKey k("qconv2d");
+  CacheKey k(p.transposed ? "qconv_transpose" : "qconv");
   k.add(x.sizes()).add(w.sizes()).add(y.sizes()).add(p.stride).add(p.padding_l).add(p.padding_r).add(p.dilation);
   k.add(p.groups).add(static_cast<int64_t>(xdt)).add(int64_t{bias.defined()});
   k.add(int64_t{w.impl()->quantizer()->is_per_channel()});
   std::vector<int64_t> key(x.sizes().begin(), x.sizes().end());
   key.push_back(runtime::prepare_openmp_library_call());
   add_requant_key(k, key, x, y, p.relu);
+  const int64_t out_channels = y.size(1);
   auto plan = plan_for(*s, key, [&] {
     auto made = std::make_shared<Plan>();
     made->key = key;
-    Requant r = make_requant(w, bias, x.q_scale(), y.q_scale(), w.size(0));
+    Requant r = make_requant(w, bias, x.q_scale(), y.q_scale(), out_channels);
     for (float v : r.out_scales) k.add(static_cast<int64_t>(std::bit_cast<uint32_t>(v)));
     auto prim = cached<ConvPrimitive>(k, [&] {
-      const memory::desc src(to_dims(x.sizes()), xdt, tag::nhwc), dst(to_dims(y.sizes()), xdt, tag::nhwc);
-      const memory::desc wd(conv_weight_dims(w, p.groups), dt::s8, tag::any);
+      const tag layout = plain_tag(x.dim(), true);
+      const memory::desc src(to_dims(x.sizes()), xdt, layout), dst(to_dims(y.sizes()), xdt, layout);
+      const memory::desc wd(conv_weight_dims(w, p.groups, p.transposed), dt::s8, tag::any);
+      const memory::desc bd({out_channels}, dt::f32, tag::a);
       memory::dims dil;
       for (int64_t v : p.dilation) dil.push_back(v - 1);
       const auto prop = dnnl::prop_kind::forward_inference;
-      const auto alg = dnnl::algorithm::convolution_direct;
-      const dnnl::primitive_attr attr = make_attr(r, 1 << 1, x.q_zero_point(), true, y.q_zero_point(), p.relu);
+      // The input zero point at run time, as ideep gives the convolution's
+      // (the deconvolution matches torch's integers either way on the fixtures).
+      const dnnl::primitive_attr attr =
+          make_attr(r, 1 << 1, x.q_zero_point(), true, y.q_zero_point(), p.relu);
       const memory::dims st = to_dims(p.stride), pl = to_dims(p.padding_l), pr = to_dims(p.padding_r);
-      dnnl::convolution_forward::primitive_desc pd =
+      if (p.transposed) {
+        using D = dnnl::deconvolution_forward;
+        const auto alg = dnnl::algorithm::deconvolution_direct;
+        D::primitive_desc pd = bias.defined()
+                                   ? D::primitive_desc(D::desc(prop, alg, src, wd, bd, dst, st, dil, pl, pr), attr,
+                                                       engine())
+                                   : D::primitive_desc(D::desc(prop, alg, src, wd, dst, st, dil, pl, pr), attr,
+                                                       engine());
+        return ConvPrimitive{pd.src_desc(), pd.weights_desc(), pd.dst_desc(), std::make_shared<D>(pd)};
+      }
+      using C = dnnl::convolution_forward;
+      const auto alg = dnnl::algorithm::convolution_direct;
+      C::primitive_desc pd =
           bias.defined()
-              ? dnnl::convolution_forward::primitive_desc(
-                    dnnl::convolution_forward::desc(prop, alg, src, wd, memory::desc({w.size(0)}, dt::f32, tag::a),
-                                                    dst, st, dil, pl, pr),
-                    attr, engine())
-              : dnnl::convolution_forward::primitive_desc(
-                    dnnl::convolution_forward::desc(prop, alg, src, wd, dst, st, dil, pl, pr), attr, engine());
-      return ConvPrimitive{pd, dnnl::convolution_forward(pd)};
+              ? C::primitive_desc(C::desc(prop, alg, src, wd, bd, dst, st, dil, pl, pr), attr, engine())
+              : C::primitive_desc(C::desc(prop, alg, src, wd, dst, st, dil, pl, pr), attr, engine());
+      return ConvPrimitive{pd.src_desc(), pd.weights_desc(), pd.dst_desc(), std::make_shared<C>(pd)};
     });
-    made->prim = std::shared_ptr<dnnl::primitive>(prim, &prim->prim);
-    made->src = prim->pd.src_desc();
-    made->weights = prim->pd.weights_desc();
-    made->dst = prim->pd.dst_desc();
+    made->prim = std::shared_ptr<dnnl::primitive>(prim, prim->prim.get());
+    made->src = prim->src;
+    made->weights = prim->weights;
+    made->dst = prim->dst;
     made->bias = r.bias;
     made->x_zp = x.q_zero_point();
     return std::shared_ptr<const Plan>(made);
   });
-  execute(*plan, *s, conv_user_weights(w, p.groups), memory::desc({w.size(0)}, dt::f32, tag::a), x, y);
+  execute(*plan, *s, conv_user_weights(w, p.groups, p.transposed), memory::desc({out_channels}, dt::f32, tag::a), x,
+          y);
 }
 
 // ---- linear (matmul) ----
@@ -318,7 +351,7 @@ void qlinear_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
 
 }  // namespace
 
-EMBER_REGISTER_KERNEL_FOR_DTYPES(qconv2d_slot, CPU, qconv2d_kernel, dtype_bit(kQUInt8) | dtype_bit(kQInt8));
+EMBER_REGISTER_KERNEL_FOR_DTYPES(qconv_slot, CPU, qconv_kernel, dtype_bit(kQUInt8) | dtype_bit(kQInt8));
 EMBER_REGISTER_KERNEL_FOR_DTYPES(qlinear_slot, CPU, qlinear_kernel, dtype_bit(kQUInt8) | dtype_bit(kQInt8));
 
 }  // namespace ember::ao::nn::quantized

@@ -20,23 +20,27 @@ struct QKernelState {
 };
 using QKernelStatePtr = std::shared_ptr<QKernelState>;
 
-// A quantized convolution's geometry (2 spatial dims) and fused ReLU.
+// A quantized convolution's geometry (2 or 3 spatial dims) and fused ReLU.
+// A transposed convolution's padding_r is its padding minus its
+// output_padding (negative where the output_padding is larger).
 struct QConvParams {
   DimVector stride, padding_l, padding_r, dilation;
   int64_t groups = 1;
   bool relu = false;
+  bool transposed = false;
 };
 
 // y = requantize(conv(x - x_zp, w) * x_scale * w_scale + bias) with y's scale
-// and zero point, ReLU fused when p.relu. x quint8 or qint8 [N, C, H, W],
-// dense channels-last; w qint8 [O, C / groups, kH, kW] with zero points 0,
-// per-tensor or per-channel along dim 0 (any strides); bias floating [O] or
-// undefined; y of x's dtype, [N, O, OH, OW] dense channels-last, allocated by
-// the caller with its parameters. state: null, or where the caller keeps the
-// kernel's state for (w, bias) between calls.
-using QConv2dFn = void(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const QConvParams& p,
-                       QKernelStatePtr* state);
-extern KernelSlot<QConv2dFn> qconv2d_slot;
+// and zero point, ReLU fused when p.relu. x quint8 or qint8 [N, C, *spatial]
+// (2 or 3 spatial dims), dense channels-last; w qint8 [O, C / groups, k...]
+// (transposed: [C, O / groups, k...], torch's ConvTranspose weight) with zero
+// points 0, per-tensor or per-channel along dim 0 (any strides); bias floating
+// [O] or undefined; y of x's dtype, [N, O, *out] dense channels-last,
+// allocated by the caller with its parameters. state: null, or where the
+// caller keeps the kernel's state for (w, bias) between calls.
+using QConvFn = void(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const QConvParams& p,
+                     QKernelStatePtr* state);
+extern KernelSlot<QConvFn> qconv_slot;
 
 // y [M, N] = requantize(x [M, K] w^T + bias) as above: x quint8 or qint8,
 // contiguous; w qint8 [N, K]; y contiguous.

@@ -3,7 +3,7 @@
 // Sequentials of their parts (state_dict keys "0.weight", ... as PyTorch's),
 // observed and later converted as one unit.
 //
-//   ConvReLU2d(conv, relu), ConvBn2d(conv, bn), ConvBnReLU2d(conv, bn, relu),
+//   ConvReLU1d / ConvReLU2d / ConvReLU3d(conv, relu), ConvBn2d(conv, bn), ConvBnReLU2d(conv, bn, relu),
 //   LinearReLU(linear, relu), LinearBn1d(linear, bn), BNReLU2d(bn, relu)
 //
 // ConvBn2d / ConvBnReLU2d / LinearBn1d keep the BatchNorm (fuse_modules makes
@@ -40,6 +40,14 @@ class ConvReLU2dImpl : public FusedModule {
  public:
   ConvReLU2dImpl(nn::Conv2d conv, nn::ReLU relu) : FusedModule("ConvReLU2d", conv, relu) {}
 };
+class ConvReLU1dImpl : public FusedModule {
+ public:
+  ConvReLU1dImpl(nn::Conv1d conv, nn::ReLU relu) : FusedModule("ConvReLU1d", conv, relu) {}
+};
+class ConvReLU3dImpl : public FusedModule {
+ public:
+  ConvReLU3dImpl(nn::Conv3d conv, nn::ReLU relu) : FusedModule("ConvReLU3d", conv, relu) {}
+};
 class ConvBn2dImpl : public FusedModule {
  public:
   ConvBn2dImpl(nn::Conv2d conv, nn::BatchNorm2d bn) : FusedModule("ConvBn2d", conv, bn) {}
@@ -61,6 +69,8 @@ class BNReLU2dImpl : public FusedModule {
   BNReLU2dImpl(nn::BatchNorm2d bn, nn::ReLU relu) : FusedModule("BNReLU2d", bn, relu) {}
 };
 EMBER_MODULE(ConvReLU2d);
+EMBER_MODULE(ConvReLU1d);
+EMBER_MODULE(ConvReLU3d);
 EMBER_MODULE(ConvBn2d);
 EMBER_MODULE(ConvBnReLU2d);
 EMBER_MODULE(LinearReLU);

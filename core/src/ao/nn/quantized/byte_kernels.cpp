@@ -21,6 +21,8 @@ namespace {
 
 constexpr int64_t kGrain = int64_t{1} << 16;
 
+}  // namespace
+
 std::optional<MemoryFormat> dense_layout(const Tensor& t) {
   if (t.is_contiguous()) return MemoryFormat::Contiguous;
   if (t.dim() == 4 && t.is_contiguous(MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
@@ -32,6 +34,8 @@ bool per_tensor_bytes(const Tensor& t) {
   const auto& q = t.impl()->quantizer();
   return q && !q->is_per_channel() && (q->dtype() == kQUInt8 || q->dtype() == kQInt8);
 }
+
+namespace {
 
 // The loops copy what they use into locals and take restrict pointers: a
 // byte store may alias anything, so otherwise every captured value is

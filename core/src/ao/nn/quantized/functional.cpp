@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "ember/core/quantizer.h"
 #include "ember/nn/functional/conv.h"
@@ -16,7 +17,7 @@
 #include "kernels/slots/quantized_kernels.h"
 
 namespace ember::ao::nn::quantized {
-EMBER_DEFINE_SLOT(qconv2d_slot, QConv2dFn, "quantized_conv2d");
+EMBER_DEFINE_SLOT(qconv_slot, QConvFn, "quantized_conv");
 EMBER_DEFINE_SLOT(qlinear_slot, QLinearFn, "quantized_linear");
 }  // namespace ember::ao::nn::quantized
 
@@ -25,7 +26,7 @@ namespace ember::ao::nn::quantized::functional {
 namespace F = ember::nn::functional;
 
 // Note [Quantized kernels]
-// Convolution and linear run on oneDNN's int8 primitives (qconv2d_slot,
+// Convolution and linear run on oneDNN's int8 primitives (qconv_slot,
 // qlinear_slot; kernels/cpu/dnnl_quantized.cpp, Note [oneDNN int8
 // requantization]): u8 (or s8) activations times s8 weights with int32
 // sums, requantized in float32 inside the primitive exactly as PyTorch's
@@ -130,6 +131,8 @@ inline int64_t clamp_q(double v, int64_t lo, int64_t hi) {
 // giving a quantized tensor of x's dtype with (scale, zero_point).
 template <class Fn>
 Tensor map_ints(const Tensor& x, double scale, int64_t zero_point, Fn f) {
+  // Dense 8-bit inputs: the same map through a table of the 256 values.
+  if (Tensor fast = detail::map_bytes(x, scale, zero_point, f); fast.defined()) return fast;
   const Tensor src = x.int_repr().to(kInt64).contiguous();
   Tensor out = empty(src.sizes(), kInt64);
   const int64_t* s = src.data_ptr<int64_t>();
@@ -206,24 +209,25 @@ Tensor linear_dynamic(const Tensor& input, const Tensor& weight, const Tensor& b
 }
 
 namespace {
-// The convolution's geometry, checked, and its output sizes.
-QConvParams conv_params(const Tensor& x, const Tensor& w, const QConv2dOptions& o, bool relu, DimVector& out,
-                        const char* op) {
+// The convolution's geometry over `spatial` dims, checked, and its output sizes.
+QConvParams conv_params(const Tensor& x, const Tensor& w, const QConvOptions& o, int spatial, bool relu,
+                        DimVector& out, const char* op) {
   QConvParams p;
   p.groups = o.groups;
   p.relu = relu;
   const int64_t C = x.size(1), O = w.size(0);
   EMBER_CHECK(o.groups > 0 && O % o.groups == 0 && w.size(1) * o.groups == C, op, ": a weight of sizes ", w.sizes(),
               " with groups=", o.groups, " does not fit an input of ", C, " channels");
-  const std::vector<int64_t> st = o.stride.expand(2, op, "stride"), pad = o.padding.expand(2, op, "padding"),
-                             dil = o.dilation.expand(2, op, "dilation");
+  const std::vector<int64_t> st = o.stride.expand(spatial, op, "stride"),
+                             pad = o.padding.expand(spatial, op, "padding"),
+                             dil = o.dilation.expand(spatial, op, "dilation");
   out = {x.size(0), O};
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < spatial; ++i) {
     EMBER_CHECK(st[i] > 0 && dil[i] > 0 && pad[i] >= 0, op,
                 ": stride and dilation must be positive and padding non-negative, got stride ", st[i],
                 ", dilation ", dil[i], ", padding ", pad[i]);
     const int64_t extent = dil[i] * (w.size(2 + i) - 1) + 1, in = x.size(2 + i) + 2 * pad[i];
-    EMBER_CHECK(in >= extent, op, ": the kernel (", w.size(2), "x", w.size(3), ", dilation ", dil[i],
+    EMBER_CHECK(in >= extent, op, ": the kernel (size ", w.size(2 + i), ", dilation ", dil[i],
                 ") is larger than the padded input (", x.size(2 + i), " + 2 * ", pad[i], ") in dim ", 2 + i);
     out.push_back((in - extent) / st[i] + 1);
     p.stride.push_back(st[i]);
@@ -233,29 +237,115 @@ QConvParams conv_params(const Tensor& x, const Tensor& w, const QConv2dOptions& 
   }
   return p;
 }
-}  // namespace
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
-              double scale, int64_t zero_point, bool relu) {
-  return detail::conv2d(input, weight, bias, options, scale, zero_point, relu, nullptr);
+// The transposed convolution's geometry: weight [C, O / groups, k...],
+// out = (in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+QConvParams conv_transpose_params(const Tensor& x, const Tensor& w, const QConvTransposeOptions& o, int spatial,
+                                  DimVector& out, const char* op) {
+  QConvParams p;
+  p.groups = o.groups;
+  p.transposed = true;
+  const int64_t C = x.size(1);
+  EMBER_CHECK(o.groups > 0 && C % o.groups == 0 && w.size(0) == C, op, ": a weight of sizes ", w.sizes(),
+              " with groups=", o.groups, " does not fit an input of ", C,
+              " channels (a transposed convolution's weight is [in_channels, out_channels / groups, k...])");
+  const std::vector<int64_t> st = o.stride.expand(spatial, op, "stride"),
+                             pad = o.padding.expand(spatial, op, "padding"),
+                             opad = o.output_padding.expand(spatial, op, "output_padding"),
+                             dil = o.dilation.expand(spatial, op, "dilation");
+  out = {x.size(0), w.size(1) * o.groups};
+  for (int i = 0; i < spatial; ++i) {
+    EMBER_CHECK(st[i] > 0 && dil[i] > 0 && pad[i] >= 0 && opad[i] >= 0, op,
+                ": stride and dilation must be positive, padding and output_padding non-negative, got stride ",
+                st[i], ", dilation ", dil[i], ", padding ", pad[i], ", output_padding ", opad[i]);
+    EMBER_CHECK(opad[i] < st[i] || opad[i] < dil[i], op, ": output_padding (", opad[i],
+                ") must be smaller than either stride (", st[i], ") or dilation (", dil[i], ") in dim ", 2 + i);
+    const int64_t size = (x.size(2 + i) - 1) * st[i] - 2 * pad[i] + dil[i] * (w.size(2 + i) - 1) + opad[i] + 1;
+    EMBER_CHECK(size > 0, op, ": the output would have size ", size, " in dim ", 2 + i, " (input ", x.size(2 + i),
+                ", kernel ", w.size(2 + i), ", stride ", st[i], ", padding ", pad[i], ")");
+    out.push_back(size);
+    p.stride.push_back(st[i]);
+    p.padding_l.push_back(pad[i]);
+    p.padding_r.push_back(pad[i] - opad[i]);
+    p.dilation.push_back(dil[i]);
+  }
+  return p;
 }
 
-Tensor detail::conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
-                      double scale, int64_t zero_point, bool relu, QKernelStatePtr* state) {
-  const char* op = "quantized::conv2d";
+MemoryFormat channels_last_of(int spatial) {
+  return spatial == 3 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
+}
+
+const char* conv_op_name(int spatial, bool transposed) {
+  static const char* names[2][3] = {{"quantized::conv1d", "quantized::conv2d", "quantized::conv3d"},
+                                    {"quantized::conv_transpose1d", "quantized::conv_transpose2d",
+                                     "quantized::conv_transpose3d"}};
+  return names[transposed ? 1 : 0][spatial - 1];
+}
+
+// A 1-d convolution as torch runs it: over [N, C, 1, L] with a [.., 1, k]
+// weight (unless the caller unsqueezed it already) and options (1, v).
+template <class Options>
+Options as_2d(const Options& o, const char* op) {
+  Options r = o;
+  auto widen = [&](const ember::nn::functional::ExpandingInts& v, int64_t first, const char* what) {
+    return ember::nn::functional::ExpandingInts(std::vector<int64_t>{first, v.expand(1, op, what)[0]});
+  };
+  r.stride = widen(o.stride, 1, "stride");
+  r.padding = widen(o.padding, 0, "padding");
+  r.dilation = widen(o.dilation, 1, "dilation");
+  if constexpr (std::is_same_v<Options, QConvTransposeOptions>) r.output_padding = widen(o.output_padding, 0, "output_padding");
+  return r;
+}
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+              double scale, int64_t zero_point, bool relu) {
+  return detail::conv(input, weight, bias, options, 2, scale, zero_point, relu, nullptr);
+}
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+              double scale, int64_t zero_point, bool relu) {
+  return detail::conv(input, weight, bias, options, 1, scale, zero_point, relu, nullptr);
+}
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+              double scale, int64_t zero_point, bool relu) {
+  return detail::conv(input, weight, bias, options, 3, scale, zero_point, relu, nullptr);
+}
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const QConvTransposeOptions& options, double scale, int64_t zero_point) {
+  return detail::conv_transpose(input, weight, bias, options, 1, scale, zero_point, nullptr);
+}
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const QConvTransposeOptions& options, double scale, int64_t zero_point) {
+  return detail::conv_transpose(input, weight, bias, options, 2, scale, zero_point, nullptr);
+}
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const QConvTransposeOptions& options, double scale, int64_t zero_point) {
+  return detail::conv_transpose(input, weight, bias, options, 3, scale, zero_point, nullptr);
+}
+
+Tensor detail::conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+                    int spatial, double scale, int64_t zero_point, bool relu, QKernelStatePtr* state) {
+  const char* op = conv_op_name(spatial, false);
   const Quantizer& xq = per_tensor(input, op);
   const Tensor ws = weight_scales(weight, op);
-  EMBER_CHECK(input.dim() == 4 && weight.dim() == 4, op, ": expected a 4-d input and weight, got sizes ",
-              input.sizes(), " and ", weight.sizes());
-  if (int8_kernel_takes(qconv2d_slot, input, weight)) {
+  const bool w_unsqueezed = spatial == 1 && weight.dim() == 4 && weight.size(2) == 1;
+  EMBER_CHECK(input.dim() == spatial + 2 && (weight.dim() == spatial + 2 || w_unsqueezed), op, ": expected a ",
+              spatial + 2, "-d input and weight, got sizes ", input.sizes(), " and ", weight.sizes());
+  if (spatial == 1) {
+    const Tensor w2 = w_unsqueezed ? weight : weight.unsqueeze(2);
+    return detail::conv(input.unsqueeze(2), w2, bias, as_2d(options, op), 2, scale, zero_point, relu, state)
+        .squeeze(2);
+  }
+  if (int8_kernel_takes(qconv_slot, input, weight)) {
     check_bias(bias, weight.size(0), op);
     DimVector out;
-    const QConvParams p = conv_params(input, weight, options, relu, out, op);
+    const QConvParams p = conv_params(input, weight, options, spatial, relu, out, op);
     Tensor y = empty_quantized(out, Quantizer::per_tensor_affine(xq.dtype(), scale, zero_point, op),
-                               MemoryFormat::ChannelsLast);
+                               channels_last_of(spatial));
     if (y.numel() > 0) {
-      const Tensor x = input.contiguous(MemoryFormat::ChannelsLast);
-      qconv2d_slot(x.device())(x, weight, bias, y, p, state);
+      const Tensor x = input.contiguous(channels_last_of(spatial));
+      qconv_slot(x.device())(x, weight, bias, y, p, state);
     }
     return y;
   }
@@ -265,9 +355,63 @@ Tensor detail::conv2d(const Tensor& input, const Tensor& weight, const Tensor& b
   o.dilation = options.dilation;
   o.groups = options.groups;
   // Zero padding of the centred input is padding with the zero point.
-  Tensor acc = F::conv2d(centered(input), centered(weight), o);
+  Tensor acc = spatial == 2 ? F::conv2d(centered(input), centered(weight), o)
+                            : F::conv3d(centered(input), centered(weight), o);
   return requantize(acc, xq.scale(), ws, bias, scale, zero_point, relu, xq.dtype(), 1, op);
 }
+
+Tensor detail::conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const QConvTransposeOptions& options, int spatial, double scale, int64_t zero_point,
+                              QKernelStatePtr* state) {
+  const char* op = conv_op_name(spatial, true);
+  const Quantizer& xq = per_tensor(input, op);
+  EMBER_CHECK(weight.defined() && weight.is_quantized() && weight.dtype() == kQInt8, op,
+              ": weight must be a qint8 tensor, got ", weight.defined() ? dtype_name(weight.dtype()) : "an undefined tensor");
+  EMBER_CHECK(!weight.impl()->quantizer()->is_per_channel(), op,
+              ": the weight must be quantized per tensor (per-channel weights are not supported for transposed "
+              "convolutions, as in torch), got ", weight.qscheme());
+  const bool w_unsqueezed = spatial == 1 && weight.dim() == 4 && weight.size(2) == 1;
+  EMBER_CHECK(input.dim() == spatial + 2 && (weight.dim() == spatial + 2 || w_unsqueezed), op, ": expected a ",
+              spatial + 2, "-d input and weight, got sizes ", input.sizes(), " and ", weight.sizes());
+  if (spatial == 1) {
+    const Tensor w2 = w_unsqueezed ? weight : weight.unsqueeze(2);
+    return detail::conv_transpose(input.unsqueeze(2), w2, bias, as_2d(options, op), 2, scale, zero_point, state)
+        .squeeze(2);
+  }
+  DimVector out;
+  const QConvParams p = conv_transpose_params(input, weight, options, spatial, out, op);
+  check_bias(bias, out[1], op);
+  if (int8_kernel_takes(qconv_slot, input, weight)) {
+    Tensor y = empty_quantized(out, Quantizer::per_tensor_affine(xq.dtype(), scale, zero_point, op),
+                               channels_last_of(spatial));
+    if (y.numel() > 0) {
+      const Tensor x = input.contiguous(channels_last_of(spatial));
+      qconv_slot(x.device())(x, weight, bias, y, p, state);
+    }
+    return y;
+  }
+  F::ConvTransposeFuncOptions o;
+  o.stride = options.stride;
+  o.padding = options.padding;
+  o.output_padding = options.output_padding;
+  o.dilation = options.dilation;
+  o.groups = options.groups;
+  Tensor acc = spatial == 2 ? F::conv_transpose2d(centered(input), centered(weight), o)
+                            : F::conv_transpose3d(centered(input), centered(weight), o);
+  return requantize(acc, xq.scale(), full({out[1]}, weight.q_scale(), kFloat64), bias, scale, zero_point, false,
+                    xq.dtype(), 1, op);
+}
+
+namespace {
+// Pool options the byte kernels take: one or two values (stride may be empty).
+bool two_values(const F::ExpandingInts& v, bool may_be_empty = false) {
+  return v.values.size() == 1 || v.values.size() == 2 || (may_be_empty && v.values.empty());
+}
+std::vector<int64_t> pair_of(const F::ExpandingInts& v) {
+  return v.values.size() == 1 ? std::vector<int64_t>{v.values[0], v.values[0]} : v.values;
+}
+Tensor mul_impl(const Tensor& a, const Tensor& b, double scale, int64_t zero_point, bool relu, const char* op);
+}  // namespace
 
 Tensor relu(const Tensor& input) {
   const Quantizer& q = per_tensor(input, "quantized::relu");
@@ -278,24 +422,33 @@ Tensor relu(const Tensor& input) {
 
 Tensor max_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, const F::MaxPoolFuncOptions& options) {
   const Quantizer& q = per_tensor(input, "quantized::max_pool2d");
+  if (two_values(kernel_size) && two_values(options.stride, true) && two_values(options.padding) &&
+      two_values(options.dilation)) {
+    const std::vector<int64_t> k = pair_of(kernel_size);
+    const std::vector<int64_t> st = options.stride.values.empty() ? k : pair_of(options.stride);
+    if (Tensor fast = detail::max_pool2d_bytes(input, k, st, pair_of(options.padding), pair_of(options.dilation),
+                                               options.ceil_mode);
+        fast.defined())
+      return fast;
+  }
   // float32 holds every 8-bit value exactly (half the traffic of float64).
   Tensor v = F::max_pool2d(input.int_repr().to(kFloat32), kernel_size, options);
   return make_quantized(v, q.dtype(), q.scale(), q.zero_point());
 }
 
-namespace {
-// PyTorch's average requantization: multiplier = in_scale / out_scale /
-// divisor (float32), q = quantize_val(1 / multiplier, zp, acc).
-int64_t average_q(int64_t acc, float multiplier, int64_t zp) {
-  const float scale = 1.0f / multiplier;
-  const float inv = 1.0f / scale;
-  return zp + static_cast<int64_t>(std::nearbyint(static_cast<float>(acc) * inv));
-}
-}  // namespace
+using detail::average_q;
 
 Tensor avg_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, const F::AvgPoolFuncOptions& options) {
   const char* op = "quantized::avg_pool2d";
   const Quantizer& q = per_tensor(input, op);
+  if (two_values(kernel_size) && two_values(options.stride, true) && two_values(options.padding)) {
+    const std::vector<int64_t> k = pair_of(kernel_size);
+    const std::vector<int64_t> st = options.stride.values.empty() ? k : pair_of(options.stride);
+    if (Tensor fast = detail::avg_pool2d_bytes(input, k, st, pair_of(options.padding), options.ceil_mode,
+                                               options.count_include_pad, options.divisor_override);
+        fast.defined())
+      return fast;
+  }
   F::AvgPoolFuncOptions sum_opts = options;
   sum_opts.divisor_override = 1;
   sum_opts.count_include_pad = true;
@@ -316,6 +469,7 @@ Tensor avg_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, cons
     divisors = counts;
   }
   const int64_t zp = q.zero_point(), lo = quant_min_of(q.dtype()), hi = quant_max_of(q.dtype());
+  const bool cl = input.dim() == 4 && input.is_contiguous(MemoryFormat::ChannelsLast);  // torch's formula choice
   Tensor out = empty(sums.sizes(), kInt64);
   const double* s = sums.data_ptr<double>();
   const double* c = counts.data_ptr<double>();
@@ -324,7 +478,7 @@ Tensor avg_pool2d(const Tensor& input, const F::ExpandingInts& kernel_size, cons
   for (int64_t i = 0; i < out.numel(); ++i) {
     const int64_t acc = static_cast<int64_t>(s[i]) - zp * static_cast<int64_t>(c[i]);
     const float multiplier = 1.0f / static_cast<float>(dv[i]);
-    o[i] = std::clamp<int64_t>(average_q(acc, multiplier, zp), lo, hi);
+    o[i] = std::clamp<int64_t>(average_q(acc, multiplier, zp, cl), lo, hi);
   }
   return _make_per_tensor_quantized_tensor(out.to(to_underlying_dtype(q.dtype())), q.scale(), zp);
 }
@@ -336,6 +490,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const F::ExpandingInts& output_s
   const std::vector<int64_t> os = output_size.expand(2, op, "output_size");
   const int64_t H = input.size(-2), W = input.size(-1), OH = os[0], OW = os[1];
   EMBER_CHECK(OH >= 0 && OW >= 0, op, ": output_size must be non-negative, got ", OH, "x", OW);
+  if (Tensor fast = detail::adaptive_avg_pool2d_bytes(input, OH, OW); fast.defined()) return fast;
   const Tensor x = input.int_repr().to(kInt64).contiguous();
   const int64_t planes = x.numel() / std::max<int64_t>(H * W, 1);
   DimVector sizes(input.sizes());
@@ -345,6 +500,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const F::ExpandingInts& output_s
   const int64_t* s = x.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
   const int64_t zp = q.zero_point(), lo = quant_min_of(q.dtype()), hi = quant_max_of(q.dtype());
+  const bool cl = input.dim() == 4 && input.is_contiguous(MemoryFormat::ChannelsLast);  // torch's formula choice
   for (int64_t p = 0; p < planes; ++p)
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
@@ -354,7 +510,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const F::ExpandingInts& output_s
         for (int64_t h = h0; h < h1; ++h)
           for (int64_t w = w0; w < w1; ++w) acc += s[(p * H + h) * W + w];
         const float multiplier = 1.0f / static_cast<float>(h1 - h0) / static_cast<float>(w1 - w0);
-        o[(p * OH + oh) * OW + ow] = std::clamp<int64_t>(average_q(acc, multiplier, zp), lo, hi);
+        o[(p * OH + oh) * OW + ow] = std::clamp<int64_t>(average_q(acc, multiplier, zp, cl), lo, hi);
       }
     }
   return _make_per_tensor_quantized_tensor(out.to(to_underlying_dtype(q.dtype())), q.scale(), zp);
@@ -436,6 +592,18 @@ Tensor batch_norm2d(const Tensor& input, const Tensor& weight, const Tensor& bia
     alpha[c] = inv_sigma * wv * (in_scale / out_scale);
     beta[c] = (b.data_ptr<float>()[c] - mean.data_ptr<float>()[c] * inv_sigma * wv) / out_scale;
   }
+  const float in_zp_f = static_cast<float>(q.zero_point());
+  const int64_t lo_q = quant_min_of(q.dtype()), hi_q = quant_max_of(q.dtype());
+  if (Tensor fast = detail::map_bytes_per_channel(input, scale, zero_point,
+                                                  [&](int64_t c, int64_t v) {
+                                                    const float y = std::fma(alpha[c], static_cast<float>(v),
+                                                                             -alpha[c] * in_zp_f) + beta[c];
+                                                    return clamp_q(static_cast<double>(std::nearbyint(y)) +
+                                                                       static_cast<double>(zero_point),
+                                                                   lo_q, hi_q);
+                                                  });
+      fast.defined())
+    return fast;
   const Tensor x = input.int_repr().to(kInt64).contiguous();
   Tensor out = empty(x.sizes(), kInt64);
   const int64_t plane = input.size(2) * input.size(3), lo = quant_min_of(q.dtype()), hi = quant_max_of(q.dtype());
@@ -490,7 +658,15 @@ Tensor add_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_poi
 }
 
 Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
-  const char* op = "quantized::mul";
+  return mul_impl(a, b, scale, zero_point, false, "quantized::mul");
+}
+Tensor mul_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
+  return mul_impl(a, b, scale, zero_point, true, "quantized::mul_relu");
+}
+
+namespace {
+Tensor mul_impl(const Tensor& a, const Tensor& b, double scale, int64_t zero_point, bool relu, const char* op) {
+  if (Tensor fast = detail::mul_bytes(a, b, scale, zero_point, relu, op); fast.defined()) return fast;
   auto [ia, ib] = broadcast_ints(a, b, op);
   const DType dtype = a.dtype();
   Quantizer::per_tensor_affine(dtype, scale, zero_point, op);
@@ -500,7 +676,7 @@ Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
   Tensor out = empty(ia.sizes(), kInt64);
   const int64_t *pa = ia.data_ptr<int64_t>(), *pb = ib.data_ptr<int64_t>();
   int64_t* o = out.data_ptr<int64_t>();
-  const int64_t lo = quant_min_of(dtype), hi = quant_max_of(dtype);
+  const int64_t lo = relu ? std::max(zero_point, quant_min_of(dtype)) : quant_min_of(dtype), hi = quant_max_of(dtype);
   for (int64_t i = 0; i < out.numel(); ++i) {
     const int64_t c = (pa[i] - za) * (pb[i] - zb);
     o[i] = clamp_q(static_cast<double>(std::nearbyint(static_cast<float>(c) * multiplier)) +
@@ -509,6 +685,7 @@ Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point) {
   }
   return _make_per_tensor_quantized_tensor(out.to(to_underlying_dtype(dtype)), scale, zero_point);
 }
+}  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_t zero_point) {
   const char* op = "quantized::cat";
@@ -521,6 +698,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_
     EMBER_CHECK(q.dtype() == dtype, op, ": every input must be ", dtype, ", got ", q.dtype());
     same = same && q.scale() == scale && q.zero_point() == zero_point;
   }
+  if (Tensor fast = detail::cat_bytes(tensors, dim, scale, zero_point); fast.defined()) return fast;
   for (const Tensor& t : tensors) parts.push_back(same ? t.int_repr() : t.dequantize());
   Tensor joined = ember::cat(parts, dim);
   if (same) return _make_per_tensor_quantized_tensor(joined, scale, zero_point);

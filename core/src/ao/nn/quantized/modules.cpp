@@ -1,6 +1,8 @@
 #include "ember/ao/nn/quantized/modules.h"
 
+#include <algorithm>
 #include <ostream>
+#include <string>
 
 #include "ember/core/quantizer.h"
 #include "ember/nn/functional/activation.h"
@@ -32,25 +34,103 @@ void LinearImpl::pretty_print(std::ostream& os) const {
      << ", zero_point=" << zero_point << ", qscheme=" << weight.qscheme() << ")";
 }
 
-Conv2dImpl::Conv2dImpl(Tensor w, Tensor b, const Conv2dOptions& options, double scale, int64_t zero_point,
-                       std::string type)
-    : Module(std::move(type)), weight(std::move(w)), bias(std::move(b)), options(options), scale(scale),
-      zero_point(zero_point) {
-  check_weight(weight, 4, name().c_str());
+namespace {
+// The weight the kernel sees: 1-d convolutions run as 2-d ones over an
+// unsqueezed weight, kept (the same view each call) so that the kernel's
+// packed state is reused; remade when the module's weight is replaced.
+const Tensor& kernel_weight(int spatial, const Tensor& weight, Tensor& cached, Tensor& cached_of) {
+  if (spatial != 1) return weight;
+  if (!cached.defined() || cached_of.impl() != weight.impl()) {
+    cached = weight.unsqueeze(2);
+    cached_of = weight;
+  }
+  return cached;
+}
+
+template <class Options>
+void print_geometry(std::ostream& os, const Tensor& weight, int spatial, const Options& o, const char* op) {
+  auto tuple = [&](const std::vector<int64_t>& v) {
+    os << "(";
+    for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+    os << (v.size() == 1 ? ",)" : ")");
+  };
+  std::vector<int64_t> k;
+  for (int i = 0; i < spatial; ++i) k.push_back(weight.size(2 + i));
+  os << ", kernel_size=";
+  tuple(k);
+  os << ", stride=";
+  tuple(o.stride.expand(spatial, op, "stride"));
+  const std::vector<int64_t> pad = o.padding.expand(spatial, op, "padding");
+  if (std::any_of(pad.begin(), pad.end(), [](int64_t v) { return v != 0; })) {
+    os << ", padding=";
+    tuple(pad);
+  }
+}
+}  // namespace
+
+template <int D>
+ConvImpl<D>::ConvImpl(Tensor w, Tensor b, const ConvOptions& options, double scale, int64_t zero_point,
+                      std::string type)
+    : Module(type.empty() ? "QuantizedConv" + std::to_string(D) + "d" : std::move(type)), weight(std::move(w)),
+      bias(std::move(b)), options(options), scale(scale), zero_point(zero_point) {
+  check_weight(weight, D + 2, name().c_str());
   Quantizer::per_tensor_affine(kQUInt8, scale, zero_point, name().c_str());
 }
 
-Tensor Conv2dImpl::forward(const Tensor& input) {
-  return functional::detail::conv2d(input, weight, bias,
-                                    {.stride = options.stride, .padding = options.padding,
-                                     .dilation = options.dilation, .groups = options.groups},
-                                    scale, zero_point, relu_, &packed_);
+template <int D>
+Tensor ConvImpl<D>::forward(const Tensor& input) {
+  return functional::detail::conv(input, kernel_weight(D, weight, kernel_weight_, kernel_weight_of_), bias,
+                                  {.stride = options.stride, .padding = options.padding,
+                                   .dilation = options.dilation, .groups = options.groups},
+                                  D, scale, zero_point, relu_, &packed_);
 }
 
-void Conv2dImpl::pretty_print(std::ostream& os) const {
-  os << name() << "(" << weight.size(1) * options.groups << ", " << weight.size(0) << ", kernel_size=("
-     << weight.size(2) << ", " << weight.size(3) << "), scale=" << scale << ", zero_point=" << zero_point << ")";
+template <int D>
+void ConvImpl<D>::pretty_print(std::ostream& os) const {
+  os << name() << "(" << weight.size(1) * options.groups << ", " << weight.size(0);
+  if (D == 2) {  // the former spelling, which other tests read
+    os << ", kernel_size=(" << weight.size(2) << ", " << weight.size(3) << ")";
+  } else {
+    print_geometry(os, weight, D, options, name().c_str());
+  }
+  os << ", scale=" << scale << ", zero_point=" << zero_point << ")";
 }
+
+template class ConvImpl<1>;
+template class ConvImpl<2>;
+template class ConvImpl<3>;
+
+template <int D>
+ConvTransposeImpl<D>::ConvTransposeImpl(Tensor w, Tensor b, const ConvTransposeOptions& options, double scale,
+                                        int64_t zero_point)
+    : Module("QuantizedConvTranspose" + std::to_string(D) + "d"), weight(std::move(w)), bias(std::move(b)),
+      options(options), scale(scale), zero_point(zero_point) {
+  check_weight(weight, D + 2, name().c_str());
+  EMBER_CHECK(!weight.impl()->quantizer()->is_per_channel(), name(),
+              ": the weight must be quantized per tensor (torch refuses per-channel weights for transposed "
+              "convolutions), got ", weight.qscheme());
+  Quantizer::per_tensor_affine(kQUInt8, scale, zero_point, name().c_str());
+}
+
+template <int D>
+Tensor ConvTransposeImpl<D>::forward(const Tensor& input) {
+  return functional::detail::conv_transpose(input, kernel_weight(D, weight, kernel_weight_, kernel_weight_of_), bias,
+                                            {.stride = options.stride, .padding = options.padding,
+                                             .output_padding = options.output_padding, .groups = options.groups,
+                                             .dilation = options.dilation},
+                                            D, scale, zero_point, &packed_);
+}
+
+template <int D>
+void ConvTransposeImpl<D>::pretty_print(std::ostream& os) const {
+  os << name() << "(" << weight.size(0) << ", " << weight.size(1) * options.groups;
+  print_geometry(os, weight, D, options, name().c_str());
+  os << ", scale=" << scale << ", zero_point=" << zero_point << ")";
+}
+
+template class ConvTransposeImpl<1>;
+template class ConvTransposeImpl<2>;
+template class ConvTransposeImpl<3>;
 
 BatchNorm2dImpl::BatchNorm2dImpl(Tensor w, Tensor b, Tensor mean, Tensor var, double eps, double scale,
                                  int64_t zero_point)
@@ -105,11 +185,16 @@ LinearReLUImpl::LinearReLUImpl(Tensor weight, Tensor bias, double scale, int64_t
     : LinearImpl(std::move(weight), std::move(bias), scale, zero_point, "QuantizedLinearReLU") {
   relu_ = true;
 }
-ConvReLU2dImpl::ConvReLU2dImpl(Tensor weight, Tensor bias, const ember::ao::nn::quantized::Conv2dOptions& options,
-                               double scale, int64_t zero_point)
-    : Conv2dImpl(std::move(weight), std::move(bias), options, scale, zero_point, "QuantizedConvReLU2d") {
-  relu_ = true;
+template <int D>
+ConvReLUImpl<D>::ConvReLUImpl(Tensor weight, Tensor bias, const ember::ao::nn::quantized::ConvOptions& options,
+                              double scale, int64_t zero_point)
+    : ember::ao::nn::quantized::ConvImpl<D>(std::move(weight), std::move(bias), options, scale, zero_point,
+                                            "QuantizedConvReLU" + std::to_string(D) + "d") {
+  this->relu_ = true;
 }
+template class ConvReLUImpl<1>;
+template class ConvReLUImpl<2>;
+template class ConvReLUImpl<3>;
 namespace dynamic {
 LinearReLUImpl::LinearReLUImpl(Tensor weight, Tensor bias, bool reduce_range)
     : LinearImpl(std::move(weight), std::move(bias), reduce_range, "DynamicQuantizedLinearReLU") {

@@ -9,7 +9,13 @@ namespace ember::ao::nn::quantized::functional::detail {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, double scale, int64_t zero_point,
               bool relu, QKernelStatePtr* state);
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
-              double scale, int64_t zero_point, bool relu, QKernelStatePtr* state);
+// spatial: 1, 2 or 3; for 1 the weight may be given already unsqueezed to
+// [O, C / groups, 1, k] (what the modules keep, so that the kernel's state
+// sees one weight tensor).
+Tensor conv(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+            int spatial, double scale, int64_t zero_point, bool relu, QKernelStatePtr* state);
+Tensor conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const QConvTransposeOptions& options, int spatial, double scale, int64_t zero_point,
+                      QKernelStatePtr* state);
 
 }  // namespace ember::ao::nn::quantized::functional::detail

@@ -32,16 +32,49 @@ Tensor saturate_weight_to_fp16(const Tensor& weight);
 // input float32 (not rounded), float32 product and bias; linear_fp16.cpp.
 Tensor linear_dynamic_fp16(const Tensor& input, const Tensor& weight, const Tensor& bias, bool relu = false);
 
-struct QConv2dOptions {
+// The convolutions' options (stride, padding, dilation: one value, or one
+// per spatial dim).
+struct QConvOptions {
   ember::nn::functional::ExpandingInts stride = 1;
   ember::nn::functional::ExpandingInts padding = 0;
   ember::nn::functional::ExpandingInts dilation = 1;
   int64_t groups = 1;
 };
+using QConv2dOptions = QConvOptions;
 // x quint8 [N, C, H, W], weight qint8 [O, C / groups, kH, kW] (zero point 0,
 // per-tensor or per-channel on dim 0), bias float32 [O] or undefined.
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConv2dOptions& options,
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
               double scale, int64_t zero_point, bool relu = false);
+// quantized::conv1d: x [N, C, L], weight [O, C / groups, k]; run as torch
+// does, as a 2-d convolution over [N, C, 1, L]. The result is [N, O, L'] with
+// channels-last strides (torch's).
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+              double scale, int64_t zero_point, bool relu = false);
+// quantized::conv3d: x [N, C, D, H, W], weight [O, C / groups, kD, kH, kW];
+// a channels-last-3d result.
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, const QConvOptions& options,
+              double scale, int64_t zero_point, bool relu = false);
+
+struct QConvTransposeOptions {
+  ember::nn::functional::ExpandingInts stride = 1;
+  ember::nn::functional::ExpandingInts padding = 0;
+  ember::nn::functional::ExpandingInts output_padding = 0;
+  int64_t groups = 1;
+  ember::nn::functional::ExpandingInts dilation = 1;
+};
+// quantized::conv_transpose1d/2d/3d: weight qint8 [C, O / groups, k...]
+// (torch's ConvTranspose layout) quantized per tensor (per-channel weights
+// are an error, as torch's "Per Channel Quantization is currently disabled
+// for transposed conv"); a non-zero weight zero point takes the float64
+// path. The 1-d form runs as 2-d over [N, C, 1, L], as torch. A non-zero
+// output_padding (which torch's onednn engine refuses; its qnnpack engine
+// takes it) is supported.
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const QConvTransposeOptions& options, double scale, int64_t zero_point);
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const QConvTransposeOptions& options, double scale, int64_t zero_point);
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const QConvTransposeOptions& options, double scale, int64_t zero_point);
 
 // Keep the input's quantization parameters.
 Tensor relu(const Tensor& input);
@@ -67,6 +100,8 @@ Tensor batch_norm2d(const Tensor& input, const Tensor& weight, const Tensor& bia
 Tensor add(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
 Tensor add_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
 Tensor mul(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
+// quantized::mul_relu: mul with the result clamped below at zero_point.
+Tensor mul_relu(const Tensor& a, const Tensor& b, double scale, int64_t zero_point);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, double scale, int64_t zero_point);
 
 }  // namespace ember::ao::nn::quantized::functional

@@ -41,30 +41,86 @@ class LinearImpl : public ember::nn::Module {
 };
 EMBER_MODULE(Linear);
 
-struct Conv2dOptions {
+// The convolutions' options (one value, or one per spatial dim).
+struct ConvOptions {
   ember::nn::functional::ExpandingInts stride = 1;
   ember::nn::functional::ExpandingInts padding = 0;
   ember::nn::functional::ExpandingInts dilation = 1;
   int64_t groups = 1;
 };
+using Conv1dOptions = ConvOptions;
+using Conv2dOptions = ConvOptions;
+using Conv3dOptions = ConvOptions;
 
-// quantized.Conv2d: weight qint8 [out, in / groups, kH, kW].
-class Conv2dImpl : public ember::nn::Module {
+// quantized.Conv1d / Conv2d / Conv3d (D spatial dims): weight qint8 [out, in /
+// groups, k...] per tensor or per channel (dim 0); quint8 in, channels-last
+// quint8 out (torch's layout). Conv1d runs as torch's, a 2-d convolution over
+// [N, C, 1, L] (functional::conv1d). type: the module's name (default
+// "QuantizedConv<D>d").
+template <int D>
+class ConvImpl : public ember::nn::Module {
  public:
-  Conv2dImpl(Tensor weight, Tensor bias, const Conv2dOptions& options, double scale, int64_t zero_point,
-             std::string type = "QuantizedConv2d");
+  ConvImpl(Tensor weight, Tensor bias, const ConvOptions& options, double scale, int64_t zero_point,
+           std::string type = "");
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& os) const override;
   Tensor weight, bias;
-  Conv2dOptions options;
+  ConvOptions options;
   double scale;
   int64_t zero_point;
 
  protected:
   bool relu_ = false;
   std::shared_ptr<QKernelState> packed_;
+  Tensor kernel_weight_;  // Conv1d: weight unsqueezed to [O, C / g, 1, k], remade when weight is replaced
+  Tensor kernel_weight_of_;
 };
+using Conv1dImpl = ConvImpl<1>;
+using Conv2dImpl = ConvImpl<2>;
+using Conv3dImpl = ConvImpl<3>;
+EMBER_MODULE(Conv1d);
 EMBER_MODULE(Conv2d);
+EMBER_MODULE(Conv3d);
+extern template class ConvImpl<1>;
+extern template class ConvImpl<2>;
+extern template class ConvImpl<3>;
+
+struct ConvTransposeOptions {
+  ember::nn::functional::ExpandingInts stride = 1;
+  ember::nn::functional::ExpandingInts padding = 0;
+  ember::nn::functional::ExpandingInts output_padding = 0;
+  int64_t groups = 1;
+  ember::nn::functional::ExpandingInts dilation = 1;
+};
+
+// quantized.ConvTranspose1d / 2d / 3d: weight qint8 [in, out / groups, k...]
+// per tensor (torch refuses per-channel weights here); output_padding taken
+// (torch's onednn engine refuses a non-zero one, its qnnpack engine takes it).
+template <int D>
+class ConvTransposeImpl : public ember::nn::Module {
+ public:
+  ConvTransposeImpl(Tensor weight, Tensor bias, const ConvTransposeOptions& options, double scale,
+                    int64_t zero_point);
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& os) const override;
+  Tensor weight, bias;
+  ConvTransposeOptions options;
+  double scale;
+  int64_t zero_point;
+
+ protected:
+  std::shared_ptr<QKernelState> packed_;
+  Tensor kernel_weight_, kernel_weight_of_;  // as ConvImpl<1>
+};
+using ConvTranspose1dImpl = ConvTransposeImpl<1>;
+using ConvTranspose2dImpl = ConvTransposeImpl<2>;
+using ConvTranspose3dImpl = ConvTransposeImpl<3>;
+EMBER_MODULE(ConvTranspose1d);
+EMBER_MODULE(ConvTranspose2d);
+EMBER_MODULE(ConvTranspose3d);
+extern template class ConvTransposeImpl<1>;
+extern template class ConvTransposeImpl<2>;
+extern template class ConvTransposeImpl<3>;
 
 class ReLUImpl : public ember::nn::Module {
  public:
@@ -206,12 +262,22 @@ class LinearReLUImpl : public ember::ao::nn::quantized::LinearImpl {
 };
 EMBER_MODULE(LinearReLU);
 
-class ConvReLU2dImpl : public ember::ao::nn::quantized::Conv2dImpl {
+// ConvReLU1d / 2d / 3d: the convolution with the ReLU in its requantization.
+template <int D>
+class ConvReLUImpl : public ember::ao::nn::quantized::ConvImpl<D> {
  public:
-  ConvReLU2dImpl(Tensor weight, Tensor bias, const ember::ao::nn::quantized::Conv2dOptions& options, double scale,
-                 int64_t zero_point);
+  ConvReLUImpl(Tensor weight, Tensor bias, const ember::ao::nn::quantized::ConvOptions& options, double scale,
+               int64_t zero_point);
 };
+using ConvReLU1dImpl = ConvReLUImpl<1>;
+using ConvReLU2dImpl = ConvReLUImpl<2>;
+using ConvReLU3dImpl = ConvReLUImpl<3>;
+EMBER_MODULE(ConvReLU1d);
 EMBER_MODULE(ConvReLU2d);
+EMBER_MODULE(ConvReLU3d);
+extern template class ConvReLUImpl<1>;
+extern template class ConvReLUImpl<2>;
+extern template class ConvReLUImpl<3>;
 
 namespace dynamic {
 // intrinsic.quantized.dynamic.LinearReLU: dynamic Linear then ReLU, fused
