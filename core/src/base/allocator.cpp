@@ -65,10 +65,10 @@ namespace {
 // the peak of live bytes seen so far: the process never holds more than it
 // already needed at its peak (or live + max_cached_bytes, the fixed bound),
 // and a loop whose steps repeat their shapes reuses all of its blocks. A miss
-// that would push live + cached over that evicts cached blocks first (largest
-// first); empty_cache() returns every cached block and restarts the peak at
-// the live bytes. Private caches (CachingAllocatorGuard's) keep the fixed
-// bound alone. The counts cover blocks of cacheable size, rounded to pages,
+// that would push live + cached over that evicts cached blocks first (as
+// trim_locked chooses them); empty_cache() returns every cached block and
+// restarts the peak at the live bytes. Private caches (CachingAllocatorGuard's)
+// keep the fixed bound alone. The counts cover blocks of cacheable size, rounded to pages,
 // and are guarded by the allocator's mutex.
 struct LiveBytes {
   size_t live = 0;
