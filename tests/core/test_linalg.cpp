@@ -379,7 +379,7 @@ TEST(Linalg, FewRowsTimesWideRowMajorMatrix) {
   // than one 512-column chunk with a partial last one (Note [Small-M
   // products, streaming the weight]).
   for (const int64_t m : {2, 3, 4, 5}) {
-    for (const auto [n, k] : {std::pair<int64_t, int64_t>{1024, 300}, {1030, 300}, {1100, 303}}) {
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{1024, 300}, {1030, 300}, {1100, 303}}) {
       const Tensor a = arange(m * k, kFloat32).remainder(1.37f).sub(0.6f).view({m, k});
       const Tensor b = arange(k * n, kFloat32).remainder(0.91f).sub(0.4f).view({k, n});
       const Tensor self = arange(m * n, kFloat32).remainder(0.53f).view({m, n});
