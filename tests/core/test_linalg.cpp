@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include <ember/ember.h>
 
@@ -373,15 +374,17 @@ TEST(Linalg, FewRowsTimesWideRowMajorMatrix) {
   // Float32 products of 2-4 rows by a row-major right operand of at least 1 MB
   // run without BLAS (Note [Small-M products]); checked against float64 for
   // row counts on both sides of the limit, widths that are not whole 16-column
-  // blocks, strided left operands, alpha / beta, and beta == 0 over NaN.
+  // blocks, strided left operands, alpha / beta, and beta == 0 over NaN; k
+  // both a multiple of the 4 weight rows taken at a time and not, n over more
+  // than one 512-column chunk with a partial last one (Note [Small-M
+  // products, streaming the weight]).
   for (const int64_t m : {2, 3, 4, 5}) {
-    for (const int64_t n : {1024, 1030}) {
-      const int64_t k = 300;
+    for (const auto& [n, k] : {std::pair<int64_t, int64_t>{1024, 300}, {1030, 300}, {1100, 303}}) {
       const Tensor a = arange(m * k, kFloat32).remainder(1.37f).sub(0.6f).view({m, k});
       const Tensor b = arange(k * n, kFloat32).remainder(0.91f).sub(0.4f).view({k, n});
       const Tensor self = arange(m * n, kFloat32).remainder(0.53f).view({m, n});
       const Tensor ref = a.to(kFloat64).matmul(b.to(kFloat64));
-      const std::string what = "m " + std::to_string(m) + ", n " + std::to_string(n);
+      const std::string what = "m " + std::to_string(m) + ", n " + std::to_string(n) + ", k " + std::to_string(k);
       expect_close(mm(a, b), ref, 1e-5, 1e-4, "mm " + what);
       expect_close(mm(column_major(a), b), ref, 1e-5, 1e-4, "mm column-major a " + what);
       expect_close(addmm(self, a, b, 0.5, -2.0), self.to(kFloat64) * 0.5 - 2.0 * ref, 1e-5, 1e-4, "addmm " + what);
