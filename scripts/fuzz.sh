@@ -12,15 +12,25 @@
 #   EMBER_FUZZ_FLAGS      extra libFuzzer flags, e.g. "-jobs=2 -workers=2"
 # Each run grows the target's corpus in <build>/fuzz/corpus/<target>/ and writes its log
 # and any crash/leak/timeout/oom input to <build>/fuzz-runs/<target>/. Exit status 1 when
-# any target failed.
+# any target failed; 2 (with the reason) when it cannot run them: no clang, an unknown
+# target, a build folder configured without the fuzzers, a failed configure or build.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+die() { echo "fuzz.sh: $*" >&2; exit 2; }
 seconds=${1:-60}
+[[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] ||
+  die "the first argument is the seconds per target (a positive integer), not '$seconds'"
 [[ $# -gt 0 ]] && shift
 build=${EMBER_FUZZ_BUILD_DIR:-build-fuzz}
 lock=${EMBER_BUILD_LOCK:-/tmp/ember-build.lock}
 
 if [[ ! -f $build/CMakeCache.txt ]]; then
+  # libFuzzer (-fsanitize=fuzzer) comes with clang only: say so before CMake fails
+  # with a message about a missing C compiler.
+  for tool in clang clang++ cmake ninja; do
+    command -v $tool >/dev/null ||
+      die "$tool not found: the fuzz targets need clang with libFuzzer, CMake and Ninja (Debian: apt install clang cmake ninja-build)"
+  done
   mkdir -p "$build"
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DEMBER_BUILD_FUZZERS=ON -DEMBER_SANITIZE="address;undefined" -DEMBER_BUILD_TESTS=OFF \
@@ -29,12 +39,21 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
 fi
 
 # Targets: those named, else every ember_fuzz_* the build defines (fuzz/CMakeLists.txt).
-targets=()
-for t in "$@"; do targets+=("ember_fuzz_${t#ember_fuzz_}"); done
-if [[ ${#targets[@]} -eq 0 ]]; then
-  mapfile -t targets < <(ninja -C "$build" -t targets all | grep -o '^ember_fuzz_[a-z0-9_]*' | sort -u)
+mapfile -t defined < <(ninja -C "$build" -t targets all 2>/dev/null | grep -o '^ember_fuzz_[a-z0-9_]*' | sort -u)
+if [[ ${#defined[@]} -eq 0 ]]; then
+  compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+  fuzzers=$(sed -n 's/^EMBER_BUILD_FUZZERS:[A-Z]*=//p' "$build/CMakeCache.txt")
+  die "no fuzz targets in $build (compiler '${compiler:-?}', EMBER_BUILD_FUZZERS=${fuzzers:-unset}): they need" \
+    "clang with libFuzzer and EMBER_BUILD_FUZZERS=ON (see $build/configure.log, or use a fresh EMBER_FUZZ_BUILD_DIR)"
 fi
-[[ ${#targets[@]} -gt 0 ]] || { echo "fuzz.sh: no fuzz targets in $build (needs clang)"; exit 2; }
+targets=()
+for t in "$@"; do
+  target=ember_fuzz_${t#ember_fuzz_}
+  [[ " ${defined[*]} " == *" $target "* ]] ||
+    die "unknown target '$t'; $build defines: ${defined[*]#ember_fuzz_}"
+  targets+=("$target")
+done
+[[ ${#targets[@]} -gt 0 ]] || targets=("${defined[@]}")
 
 build_cmd=(ninja -C "$build" -j "${EMBER_BUILD_JOBS:-2}" "${targets[@]}")
 command -v flock >/dev/null && build_cmd=(flock "$lock" "${build_cmd[@]}")

@@ -44,7 +44,9 @@ void convert_children(enn::Module& root, enn::Module& m, const std::string& pref
   for (const auto& [name, child] : m.named_children()) {
     const std::string path = prefix.empty() ? name : prefix + "." + name;
     std::optional<QConfig> qc = inherited;
-    if (auto it = spec.find(std::type_index(typeid(*child))); it != spec.end()) qc = it->second;
+    // Dereferenced first: clang warns about typeid on an expression with side effects.
+    const enn::Module& child_module = *child;
+    if (auto it = spec.find(std::type_index(typeid(child_module))); it != spec.end()) qc = it->second;
     if (qc) {
       if (const DynamicConversionFn* fn = table.find(*child)) {
         swap_in(root, path, (*fn)(*child, *qc));
