@@ -293,27 +293,6 @@ TEST(SharedCores, DeterministicResultsDoNotDependOnTheLoad) {
   for (size_t i = 0; i < quiet.size(); ++i) EXPECT_TRUE(quiet[i].equal(shared[i])) << "tensor " << i;
 }
 
-// On shared cores a convolution's two backward passes run side by side on
-// the pool (Note [Convolution backward on shared cores]), each the same
-// one-thread oneDNN call that a one-thread run makes: the same bits.
-TEST(SharedCores, ConvolutionBackwardPassesSideBySideGiveTheOneThreadResult) {
-  auto gradients = [](int threads) {
-    ForcedCores cores(true, threads);
-    manual_seed(11);
-    Tensor x = randn({4, 8, 20, 20}).requires_grad_(true);
-    Tensor w = randn({16, 8, 3, 3}).requires_grad_(true);
-    Tensor b = randn({16}).requires_grad_(true);
-    Tensor y = nn::functional::conv2d(x, w, {.bias = b, .padding = 1});
-    (y * y).sum().backward();
-    return std::vector<Tensor>{x.grad(), w.grad(), b.grad()};
-  };
-  const std::vector<Tensor> one = gradients(1), two = gradients(2);
-  for (size_t i = 0; i < one.size(); ++i) {
-    ASSERT_TRUE(two[i].defined()) << "gradient " << i;
-    EXPECT_TRUE(one[i].equal(two[i])) << "gradient " << i;
-  }
-}
-
 // The verdict from pooled scheduler samples: windows of 20 ms, a moving
 // average with hysteresis (Note [Shared cores]).
 TEST(SharedCores, VerdictFollowsTheShareOfTimeSpentWaiting) {

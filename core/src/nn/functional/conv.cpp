@@ -22,15 +22,12 @@
 #include <algorithm>
 
 #include "autograd/record.h"
-#include "ember/core/determinism.h"
-#include "ember/core/parallel.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
 #include "kernels/slots/conv_kernels.h"
 #include "ops/op_utils.h"
-#include "runtime/contention.h"
 
 namespace ember::nn::functional {
 
@@ -237,24 +234,6 @@ Tensor raw_weight_grad(const Tensor& x, const Tensor& gy, IntArrayRef w_sizes, c
   return gw;
 }
 
-// Note [Convolution backward on shared cores]
-// While other busy threads hold the cores (Note [Shared cores]), oneDNN runs
-// on one thread (Note [OpenMP libraries]), so a convolution's backward would
-// use one core for its two passes, input gradient and weight gradient, one
-// after the other. They are independent, so there they run as the two chunks
-// of a parallel loop on Ember's pool: the caller takes one, a helper the other
-// if it gets a core, else the caller runs both. Each pass is the same
-// one-thread oneDNN call as before, so results do not change. On quiet cores
-// each pass keeps every thread (an OpenMP region per pass) instead, and so
-// does deterministic mode, where oneDNN keeps its thread count under load.
-// Measured on 2 cores with one busy elsewhere (ResNet-18 training step,
-// batch 16, 64x64; five runs each way, the VM's noise is large): 129-181 ms,
-// mean 155, side by side; 132-210 ms, mean 170, one pass after the other.
-bool backward_passes_run_side_by_side() {
-  return runtime::cores_contended() && get_num_threads() > 1 && !in_parallel_region() &&
-         !are_deterministic_algorithms_enabled();
-}
-
 // ---- recorded ops ----
 
 Tensor conv_input_grad_op(const Tensor& gy, const Tensor& w, const Tensor& b, IntArrayRef x_sizes,
@@ -269,18 +248,6 @@ Tensor conv_op(const Tensor& x, const Tensor& w, const Tensor& b, const ConvPara
                    xs = DimVector(x.sizes()), ws = DimVector(w.sizes()), p](autograd::BackwardContext& c) {
       const Tensor& gy = c.grads[0];
       autograd::variable_list out(3);
-      if (c.needs(0) && c.needs(1) && !autograd::is_recording() && backward_passes_run_side_by_side()) {
-        // Note [Convolution backward on shared cores]
-        const Tensor x = c.unpack(sx), w = c.unpack(sw);
-        const bool bias = c.needs(2);
-        parallel_for(0, 2, 1, [&](int64_t begin, int64_t end) {
-          for (int64_t pass = begin; pass < end; ++pass) {
-            if (pass == 0) out[1] = raw_weight_grad(x, gy, ws, p, bias ? &out[2] : nullptr);
-            else out[0] = raw_input_grad(gy, w, xs, p);
-          }
-        });
-        return out;
-      }
       if (c.needs(0)) out[0] = conv_input_grad_op(gy, c.unpack(sw), Tensor(), xs, p);
       if (c.needs(1) && c.needs(2) && !autograd::is_recording()) {
         out[1] = raw_weight_grad(c.unpack(sx), gy, ws, p, &out[2]);  // one oneDNN pass for both

@@ -14,6 +14,8 @@
 #include "ember/models/quantization/mobilenet_v2.h"
 #include "ember/models/quantization/mobilenet_v3.h"
 #include "ember/models/quantization/quantizable.h"
+#include "ember/models/quantization/quantized_state.h"
+#include "ember/models/quantization/registry.h"
 #include "ember/models/quantization/resnet.h"
 #include "ember/models/quantization/shufflenet_v2.h"
 #include "ember/models/resnet.h"
