@@ -8,7 +8,10 @@
 // - torchvision 0.14's quantized model in Debian's python3
 //   (peers/quantized_models.py), quantized the same way from the same float
 //   weights and calibration batch, on torch's onednn engine and on qnnpack
-//   (per-tensor weights, torchvision's qnnpack qconfig).
+//   (per-tensor weights, torchvision's qnnpack qconfig),
+// - ONNX Runtime's int8 CPU execution of torch's onednn model exported to a
+//   QDQ ONNX graph (peers/ort_quantized_models.py; onnxruntime-node from
+//   scripts/install_ort.sh).
 // The checks compare logits within quantization error (int8 vs float, and
 // qnnpack's per-tensor weights); tests/models/test_quantized_models.cpp holds
 // the exact parity with torch.
@@ -65,6 +68,15 @@ ember_bench::ExternalPeer torchvision_peer(const std::string& model, const std::
            model + "_" + engine + "_b" + std::to_string(batch), "--dir", ember_bench::scratch_dir()}};
 }
 
+// ONNX Runtime's int8 CPU execution (onnxruntime-node from scripts/install_ort.sh)
+// of torch's onednn-quantized model exported to ONNX; skips when node or the
+// package is missing.
+ember_bench::ExternalPeer ort_peer(const std::string& model, int64_t batch) {
+  return {"onnxruntime",
+          {ember_bench::peer_python(), ember_bench::source_dir() + "/peers/ort_quantized_models.py",
+           model + "_ort_b" + std::to_string(batch), "--dir", ember_bench::scratch_dir()}};
+}
+
 // The quantized model (Ember int8) against the float one with its weights.
 template <class QuantNet, class FloatNet>
 Case quantized_case(const std::string& model, QuantNet qnet, FloatNet fnet, int64_t batch) {
@@ -88,7 +100,8 @@ Case quantized_case(const std::string& model, QuantNet qnet, FloatNet fnet, int6
   // quantization error, not rounding.
   c.rtol = 0.1;
   c.atol = 0.1;
-  c.external_peers = {torchvision_peer(model, "onednn", batch), torchvision_peer(model, "qnnpack", batch)};
+  c.external_peers = {torchvision_peer(model, "onednn", batch), torchvision_peer(model, "qnnpack", batch),
+                      ort_peer(model, batch)};
   return c;
 }
 

@@ -11,6 +11,7 @@
 #   EMBER_BENCH_JOBS (build jobs, 2), EMBER_BENCH_EXCLUSIVE (1: run under the build
 #   lock so that no build shares the cores with the timings; 0: don't),
 #   EMBER_BENCH_PYTHON (the io suite's Python peers, default /usr/bin/python3).
+#   EMBER_ORT_DIR (onnxruntime-node for the quantized models' ORT peer: scripts/install_ort.sh).
 set -euo pipefail
 
 suite=${1:-}
