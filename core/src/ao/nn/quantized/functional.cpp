@@ -276,6 +276,19 @@ MemoryFormat channels_last_of(int spatial) {
   return spatial == 3 ? MemoryFormat::ChannelsLast3d : MemoryFormat::ChannelsLast;
 }
 
+// The int8 kernel's output (channels-last, per-tensor parameters) and call,
+// shared by convolutions and transposed convolutions.
+Tensor run_int8_conv(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef out,
+                     const QConvParams& p, DType dtype, double scale, int64_t zero_point, int spatial,
+                     QKernelStatePtr* state, const char* op) {
+  Tensor y = empty_quantized(out, Quantizer::per_tensor_affine(dtype, scale, zero_point, op), channels_last_of(spatial));
+  if (y.numel() > 0) {
+    const Tensor x = input.contiguous(channels_last_of(spatial));
+    qconv_slot(x.device())(x, weight, bias, y, p, state);
+  }
+  return y;
+}
+
 const char* conv_op_name(int spatial, bool transposed) {
   static const char* names[2][3] = {{"quantized::conv1d", "quantized::conv2d", "quantized::conv3d"},
                                     {"quantized::conv_transpose1d", "quantized::conv_transpose2d",
@@ -341,13 +354,7 @@ Tensor detail::conv(const Tensor& input, const Tensor& weight, const Tensor& bia
     check_bias(bias, weight.size(0), op);
     DimVector out;
     const QConvParams p = conv_params(input, weight, options, spatial, relu, out, op);
-    Tensor y = empty_quantized(out, Quantizer::per_tensor_affine(xq.dtype(), scale, zero_point, op),
-                               channels_last_of(spatial));
-    if (y.numel() > 0) {
-      const Tensor x = input.contiguous(channels_last_of(spatial));
-      qconv_slot(x.device())(x, weight, bias, y, p, state);
-    }
-    return y;
+    return run_int8_conv(input, weight, bias, out, p, xq.dtype(), scale, zero_point, spatial, state, op);
   }
   F::ConvFuncOptions o;
   o.stride = options.stride;
@@ -382,13 +389,7 @@ Tensor detail::conv_transpose(const Tensor& input, const Tensor& weight, const T
   const QConvParams p = conv_transpose_params(input, weight, options, spatial, out, op);
   check_bias(bias, out[1], op);
   if (int8_kernel_takes(qconv_slot, input, weight)) {
-    Tensor y = empty_quantized(out, Quantizer::per_tensor_affine(xq.dtype(), scale, zero_point, op),
-                               channels_last_of(spatial));
-    if (y.numel() > 0) {
-      const Tensor x = input.contiguous(channels_last_of(spatial));
-      qconv_slot(x.device())(x, weight, bias, y, p, state);
-    }
-    return y;
+    return run_int8_conv(input, weight, bias, out, p, xq.dtype(), scale, zero_point, spatial, state, op);
   }
   F::ConvTransposeFuncOptions o;
   o.stride = options.stride;
