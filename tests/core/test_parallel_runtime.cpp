@@ -293,6 +293,30 @@ TEST(SharedCores, DeterministicResultsDoNotDependOnTheLoad) {
   for (size_t i = 0; i < quiet.size(); ++i) EXPECT_TRUE(quiet[i].equal(shared[i])) << "tensor " << i;
 }
 
+// On shared cores a convolution's forward runs as two half-batch calls and its
+// backward passes side by side on the pool (Note [Convolutions on shared
+// cores]), each the same one-thread oneDNN call that a one-thread run makes:
+// the same bits, also for an odd batch.
+TEST(SharedCores, ConvolutionSplitAcrossThePoolGivesTheOneThreadResult) {
+  for (int64_t batch : {5, 4}) {
+    auto results = [batch](int threads) {
+      ForcedCores cores(true, threads);
+      manual_seed(11);
+      Tensor x = randn({batch, 8, 20, 20}).requires_grad_(true);
+      Tensor w = randn({16, 8, 3, 3}).requires_grad_(true);
+      Tensor b = randn({16}).requires_grad_(true);
+      Tensor y = nn::functional::conv2d(x, w, {.bias = b, .padding = 1});
+      (y * y).sum().backward();
+      return std::vector<Tensor>{y.detach(), x.grad(), w.grad(), b.grad()};
+    };
+    const std::vector<Tensor> one = results(1), two = results(2);
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_TRUE(two[i].defined()) << "batch " << batch << ", result " << i;
+      EXPECT_TRUE(one[i].equal(two[i])) << "batch " << batch << ", result " << i << " (0: output)";
+    }
+  }
+}
+
 // The verdict from pooled scheduler samples: windows of 20 ms, a moving
 // average with hysteresis (Note [Shared cores]).
 TEST(SharedCores, VerdictFollowsTheShareOfTimeSpentWaiting) {

@@ -56,7 +56,7 @@ dnnl::primitive_attr activation_attr(ConvPostOp act) {
     case ConvPostOp::Hardswish: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f); break;
     case ConvPostOp::SiLU: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f); break;
   }
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = with_user_scratchpad();
   attr.set_post_ops(ops);
   return attr;
 }
@@ -98,8 +98,7 @@ void conv_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, Tens
   memory dst = direct ? user_dst : scratch(f->pd.dst_desc(), keep);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, dst}};
   if (bias) args.emplace(DNNL_ARG_BIAS, wrap(memory::desc({w.size(0)}, dt::f32, tag::a), b));
-  f->prim.execute(stream(), args);
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), std::move(args));
   if (!direct) reorder_into(dst, user_dst);
 }
 
@@ -115,7 +114,7 @@ void conv_backward_data_kernel(const Tensor& gy, const Tensor& w, Tensor& gx, co
     dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, act_desc(gx.sizes(), p, true), wd,
                                             act_desc(gy.sizes(), p, true), to_dims(p.stride), dilates(p),
                                             to_dims(p.padding_l), to_dims(p.padding_r));
-    dnnl::convolution_backward_data::primitive_desc pd(d, engine(), hint);
+    dnnl::convolution_backward_data::primitive_desc pd(d, with_user_scratchpad(), engine(), hint);
     return BackwardData{pd, dnnl::convolution_backward_data(pd)};
   });
   std::vector<Tensor> keep;
@@ -126,8 +125,7 @@ void conv_backward_data_kernel(const Tensor& gy, const Tensor& w, Tensor& gx, co
   memory user_dx = wrap(memory::desc(to_dims(gx.sizes()), dt::f32, plain_tag(nd, p.channels_last)), gx);
   const bool direct = f->pd.diff_src_desc() == user_dx.get_desc();
   memory dx = direct ? user_dx : scratch(f->pd.diff_src_desc(), keep);
-  f->prim.execute(stream(), {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_SRC, dx}});
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), {{DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DIFF_SRC, dx}});
   if (!direct) reorder_into(dx, user_dx);
 }
 
@@ -148,7 +146,7 @@ void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, Tensor& gw, 
     auto d = bias ? dnnl::convolution_backward_weights::desc(alg, src, wd, memory::desc({gw.size(0)}, dt::f32, tag::a),
                                                              dst, st, dilates(p), pl, pr)
                   : dnnl::convolution_backward_weights::desc(alg, src, wd, dst, st, dilates(p), pl, pr);
-    dnnl::convolution_backward_weights::primitive_desc pd(d, engine(), hint);
+    dnnl::convolution_backward_weights::primitive_desc pd(d, with_user_scratchpad(), engine(), hint);
     return BackwardWeights{pd, dnnl::convolution_backward_weights(pd)};
   });
   std::vector<Tensor> keep;
@@ -162,8 +160,7 @@ void conv_backward_weight_kernel(const Tensor& x, const Tensor& gy, Tensor& gw, 
   memory dw = direct ? user_dw : scratch(f->pd.diff_weights_desc(), keep);
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, dy}, {DNNL_ARG_DIFF_WEIGHTS, dw}};
   if (bias) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(memory::desc({gw.size(0)}, dt::f32, tag::a), gb));
-  f->prim.execute(stream(), args);
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), std::move(args));
   if (!direct) reorder_into(dw, user_dw);
 }
 

@@ -34,7 +34,7 @@ dnnl::batch_normalization_forward::primitive_desc bn_forward_pd(const memory::de
                                                                 bool affine) {
   const auto flags = stats ? affine_flags(affine) : affine_flags(affine) | normalization_flags::use_global_stats;
   const auto prop = stats ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference;
-  return {dnnl::batch_normalization_forward::desc(prop, d, eps_f(eps), flags), engine()};
+  return {dnnl::batch_normalization_forward::desc(prop, d, eps_f(eps), flags), with_user_scratchpad(), engine()};
 }
 
 CacheKey bn_key(const char* op, const Tensor& x, double eps, bool flag, bool channels_last, bool affine) {
@@ -62,8 +62,7 @@ void dnnl_batch_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, 
     args.emplace(DNNL_ARG_SCALE, vec(w));
     args.emplace(DNNL_ARG_SHIFT, vec(b));
   }
-  f->prim.execute(stream(), args);
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), std::move(args));
 }
 
 namespace {
@@ -84,7 +83,7 @@ void dnnl_batch_norm_backward(const Tensor& x, const Tensor& gy, const Tensor& w
     auto hint = bn_forward_pd(d, eps, true, affine);
     dnnl::batch_normalization_backward::desc bd(
         affine ? dnnl::prop_kind::backward : dnnl::prop_kind::backward_data, d, d, eps_f(eps), affine_flags(affine));
-    dnnl::batch_normalization_backward::primitive_desc pd(bd, engine(), hint);
+    dnnl::batch_normalization_backward::primitive_desc pd(bd, with_user_scratchpad(), engine(), hint);
     return BnBackward{pd, dnnl::batch_normalization_backward(pd)};
   });
   Args args{{DNNL_ARG_SRC, wrap(d, x)},   {DNNL_ARG_DIFF_DST, wrap(d, gy)}, {DNNL_ARG_MEAN, vec(mean)},
@@ -96,8 +95,7 @@ void dnnl_batch_norm_backward(const Tensor& x, const Tensor& gy, const Tensor& w
     args.emplace(DNNL_ARG_DIFF_SCALE, vec(gw));
     args.emplace(DNNL_ARG_DIFF_SHIFT, vec(gb));
   }
-  f->prim.execute(stream(), args);
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), std::move(args));
 }
 
 namespace {
@@ -113,7 +111,7 @@ dnnl::layer_normalization_forward::primitive_desc ln_forward_pd(const memory::de
                                                                 double eps, bool affine) {
   return {dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_training, d, s, eps_f(eps),
                                                   affine_flags(affine)),
-          engine()};
+          with_user_scratchpad(), engine()};
 }
 
 void layer_norm_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& mean,
@@ -130,8 +128,7 @@ void layer_norm_forward_kernel(const Tensor& x, const Tensor& w, const Tensor& b
     args.emplace(DNNL_ARG_SCALE, vec(w));
     args.emplace(DNNL_ARG_SHIFT, vec(b));
   }
-  f->prim.execute(stream(), args);
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), std::move(args));
 }
 
 struct LnBackward {
@@ -148,7 +145,7 @@ void layer_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor&
     auto hint = ln_forward_pd(d, s, eps, affine);
     dnnl::layer_normalization_backward::desc bd(affine ? dnnl::prop_kind::backward : dnnl::prop_kind::backward_data,
                                                 d, d, s, eps_f(eps), affine_flags(affine));
-    dnnl::layer_normalization_backward::primitive_desc pd(bd, engine(), hint);
+    dnnl::layer_normalization_backward::primitive_desc pd(bd, with_user_scratchpad(), engine(), hint);
     return LnBackward{pd, dnnl::layer_normalization_backward(pd)};
   });
   Args args{{DNNL_ARG_SRC, wrap(d, x)},        {DNNL_ARG_DIFF_DST, wrap(d, gy)}, {DNNL_ARG_MEAN, wrap(s, mean)},
@@ -160,8 +157,7 @@ void layer_norm_backward_kernel(const Tensor& x, const Tensor& gy, const Tensor&
     args.emplace(DNNL_ARG_DIFF_SCALE, vec(gw));
     args.emplace(DNNL_ARG_DIFF_SHIFT, vec(gb));
   }
-  f->prim.execute(stream(), args);
-  stream().wait();
+  execute(f->prim, f->pd.scratchpad_desc(), std::move(args));
 }
 
 }  // namespace

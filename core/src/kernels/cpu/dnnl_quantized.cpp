@@ -77,7 +77,7 @@ Requant make_requant(const Tensor& w, const Tensor& bias, double x_scale, double
 // the convolution's input zero point at run time, the others at creation.
 dnnl::primitive_attr make_attr(const Requant& r, int per_channel_mask, int64_t x_zp, bool x_zp_at_run_time,
                                int64_t y_zp, bool relu) {
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = with_user_scratchpad();
   attr.set_output_scales(r.out_scales.size() == 1 ? 0 : per_channel_mask, r.out_scales);
   if (x_zp)
     attr.set_zero_points(DNNL_ARG_SRC, 0,
@@ -96,7 +96,7 @@ dnnl::primitive_attr make_attr(const Requant& r, int per_channel_mask, int64_t x
 struct Plan {
   std::vector<int64_t> key;
   std::shared_ptr<dnnl::primitive> prim;
-  memory::desc src, weights, dst;
+  memory::desc src, weights, dst, scratchpad;
   Tensor bias;
   int64_t x_zp = 0;  // passed at run time (0: none)
 };
@@ -194,8 +194,7 @@ void execute(const Plan& plan, Int8State& s, const memory& user_weights, const m
   const int32_t x_zp = static_cast<int32_t>(plan.x_zp);
   if (x_zp) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(x_zp));
   runtime::prepare_openmp_library_call();
-  plan.prim->execute(stream(), args);
-  stream().wait();
+  dnnl_glue::execute(*plan.prim, plan.scratchpad, std::move(args));
 }
 
 void add_requant_key(CacheKey& k, std::vector<int64_t>& key, const Tensor& x, const Tensor& y, bool relu) {
@@ -238,7 +237,7 @@ memory conv_user_weights(const Tensor& w, int64_t groups, bool transposed) {
 }
 
 struct ConvPrimitive {
-  memory::desc src, weights, dst;
+  memory::desc src, weights, dst, scratchpad;
   std::shared_ptr<dnnl::primitive> prim;
 };
 
@@ -282,7 +281,7 @@ void qconv_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& 
                                                        engine())
                                    : D::primitive_desc(D::desc(prop, alg, src, wd, dst, st, dil, pl, pr), attr,
                                                        engine());
-        return ConvPrimitive{pd.src_desc(), pd.weights_desc(), pd.dst_desc(), std::make_shared<D>(pd)};
+        return ConvPrimitive{pd.src_desc(), pd.weights_desc(), pd.dst_desc(), pd.scratchpad_desc(), std::make_shared<D>(pd)};
       }
       using C = dnnl::convolution_forward;
       const auto alg = dnnl::algorithm::convolution_direct;
@@ -290,12 +289,13 @@ void qconv_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& 
           bias.defined()
               ? C::primitive_desc(C::desc(prop, alg, src, wd, bd, dst, st, dil, pl, pr), attr, engine())
               : C::primitive_desc(C::desc(prop, alg, src, wd, dst, st, dil, pl, pr), attr, engine());
-      return ConvPrimitive{pd.src_desc(), pd.weights_desc(), pd.dst_desc(), std::make_shared<C>(pd)};
+      return ConvPrimitive{pd.src_desc(), pd.weights_desc(), pd.dst_desc(), pd.scratchpad_desc(), std::make_shared<C>(pd)};
     });
     made->prim = std::shared_ptr<dnnl::primitive>(prim, prim->prim.get());
     made->src = prim->src;
     made->weights = prim->weights;
     made->dst = prim->dst;
+    made->scratchpad = prim->scratchpad;
     made->bias = r.bias;
     made->x_zp = x.q_zero_point();
     return std::shared_ptr<const Plan>(made);
@@ -341,6 +341,7 @@ void qlinear_kernel(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor
     made->src = prim->pd.src_desc();
     made->weights = prim->pd.weights_desc();
     made->dst = prim->pd.dst_desc();
+    made->scratchpad = prim->pd.scratchpad_desc();
     made->bias = r.bias;
     return std::shared_ptr<const Plan>(made);
   });

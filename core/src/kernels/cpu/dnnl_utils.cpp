@@ -74,21 +74,52 @@ dnnl::memory scratch(const dnnl::memory::desc& d, std::vector<Tensor>& keep) {
   return dnnl::memory(d, engine(), keep.back().data_ptr());
 }
 
+// Note [User scratchpads]
+// Primitives that need temporary memory (per-thread partial sums of a
+// backward-weights reduction, im2col buffers) get it as a scratchpad. In
+// oneDNN's default mode the library owns it, and Debian's build
+// (DNNL_ENABLE_CONCURRENT_EXEC off) shares ONE scratchpad among all
+// primitives, valid only when each primitive runs on the thread that made it.
+// Ember's primitive cache is process-wide (a primitive made on one thread
+// runs on any) and a convolution's two backward passes may run side by side
+// on two threads (Note [Convolutions on shared cores] in
+// nn/functional/conv.cpp), where the shared scratchpad made the two
+// executions overwrite each other's buffers and crash in oneDNN. So
+// every primitive is made with scratchpad_mode::user and each execution gets
+// its own scratchpad from Ember's caching allocator (which reuses the block on
+// the next call, so this costs no page faults after the first step).
+dnnl::primitive_attr with_user_scratchpad(dnnl::primitive_attr attr) {
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
+             std::unordered_map<int, dnnl::memory> args) {
+  std::vector<Tensor> keep;
+  if (scratchpad.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch(scratchpad, keep));
+  prim.execute(stream(), args);
+  stream().wait();
+}
+
 namespace {
-dnnl::reorder reorder_primitive(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+struct Reorder {
+  dnnl::reorder::primitive_desc pd;
+  dnnl::reorder prim;
+};
+
+std::shared_ptr<Reorder> reorder_primitive(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
   CacheKey key("reorder");
   key.add(from).add(to);
-  auto p = cached<dnnl::reorder>(key, [&] {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+  return cached<Reorder>(key, [&] {
+    dnnl::reorder::primitive_desc pd(engine(), from, engine(), to, with_user_scratchpad());
+    return Reorder{pd, dnnl::reorder(pd)};
   });
-  return *p;
 }
 }  // namespace
 
 void reorder_into(const dnnl::memory& src, const dnnl::memory& dst) {
-  reorder_primitive(src.get_desc(), dst.get_desc()).execute(stream(), const_cast<dnnl::memory&>(src),
-                                                            const_cast<dnnl::memory&>(dst));
-  stream().wait();
+  auto r = reorder_primitive(src.get_desc(), dst.get_desc());
+  execute(r->prim, r->pd.scratchpad_desc(), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
 }
 
 dnnl::memory reordered(const dnnl::memory& user, const dnnl::memory::desc& want, std::vector<Tensor>& keep) {

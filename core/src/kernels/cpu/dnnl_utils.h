@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ember/core/tensor.h"
@@ -45,6 +46,15 @@ dnnl::memory reordered_cached(const Tensor& t, const dnnl::memory& user, const d
 dnnl::memory scratch(const dnnl::memory::desc& d, std::vector<Tensor>& keep);
 // Copies src into dst (any layouts, same logical shape) and waits.
 void reorder_into(const dnnl::memory& src, const dnnl::memory& dst);
+
+// Note [User scratchpads]: every Ember primitive is made with these
+// attributes (scratchpad_mode::user) and executed through execute(), which
+// hands it a scratchpad from Ember's caching allocator.
+dnnl::primitive_attr with_user_scratchpad(dnnl::primitive_attr attr = dnnl::primitive_attr());
+// Executes `prim` on this thread's stream with a scratchpad of layout
+// `scratchpad` (the primitive descriptor's scratchpad_desc()) and waits.
+void execute(const dnnl::primitive& prim, const dnnl::memory::desc& scratchpad,
+             std::unordered_map<int, dnnl::memory> args);
 
 // ---- primitive cache ----
 // A key: the op's name plus every integer that shapes the primitive.

@@ -22,12 +22,16 @@
 #include <algorithm>
 
 #include "autograd/record.h"
+#include "ember/autograd/grad_mode.h"
+#include "ember/core/determinism.h"
+#include "ember/core/parallel.h"
 #include "ember/nn/functional/activation.h"
 #include "ember/ops/factories.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/shape.h"
 #include "kernels/slots/conv_kernels.h"
 #include "ops/op_utils.h"
+#include "runtime/contention.h"
 
 namespace ember::nn::functional {
 
@@ -180,6 +184,32 @@ void check_dtype(const char* op, DType dt) {
               "dtypes run as im2col + matmul)");
 }
 
+// Note [Convolutions on shared cores]
+// While other busy threads hold the cores (Note [Shared cores]), oneDNN runs
+// on one thread (Note [OpenMP libraries]: an OpenMP team would wait at every
+// barrier for a descheduled member), so a convolution would use one core
+// however many Ember may get. There the work is split into independent
+// one-thread oneDNN calls that run as the chunks of a parallel loop on Ember's
+// pool, whose chunks are claimed dynamically: the caller takes one, a helper
+// another if it gets a core, else the caller runs them all.
+// - Forward: the batch is cut into halves, each written into its slice of
+//   the output.
+// - Backward: the input gradient and the weight gradient (+ bias) are the
+//   two chunks.
+// Each chunk is the one-thread oneDNN call a one-thread run makes on that
+// batch or pass, so backward results do not change; forward results may
+// differ in the last bits from a whole-batch call (oneDNN may block the batch
+// differently), as a different thread count may. On quiet cores each call
+// keeps every thread (an OpenMP region per call), and so does deterministic
+// mode, where oneDNN keeps its thread count under load.
+// Measured on 2 cores with one busy elsewhere (ResNet-18 training step,
+// batch 16, 64x64; the VM's noise is large): see benchmarks/README.md,
+// "Speed under load".
+bool split_across_pool_under_load(const Tensor& t) {
+  return t.device().is_cpu() && runtime::cores_contended() && get_num_threads() > 1 && !in_parallel_region() &&
+         !are_deterministic_algorithms_enabled();
+}
+
 Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const ConvParams& p) {
   const DimVector out_sizes = conv_output_sizes(x.sizes(), w.sizes(), p);
   if (!conv_forward_slot.supports(x.device(), static_cast<int>(p.activation), x.dtype())) {
@@ -195,7 +225,22 @@ Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
     if (b.defined()) y.add_(bias_view(b, nspatial(p)));
     return y;
   }
-  conv_forward_slot(x.device())(dense(x, p), dense_weight(w), b.defined() ? b.contiguous() : b, y, p);
+  const Tensor xd = dense(x, p), wd = dense_weight(w), bd = b.defined() ? b.contiguous() : b;
+  const int64_t n = x.size(0);
+  if (n >= 2 && split_across_pool_under_load(x)) {
+    // Note [Convolutions on shared cores]
+    const int64_t half = (n + 1) / 2;
+    parallel_for(0, 2, 1, [&](int64_t begin, int64_t end) {
+      NoGradGuard no_grad;
+      for (int64_t part = begin; part < end; ++part) {
+        const int64_t start = part * half, len = part == 0 ? half : n - half;
+        Tensor y_part = y.narrow(0, start, len);
+        conv_forward_slot(x.device())(xd.narrow(0, start, len), wd, bd, y_part, p);
+      }
+    });
+    return y;
+  }
+  conv_forward_slot(x.device())(xd, wd, bd, y, p);
   return y;
 }
 
@@ -248,6 +293,21 @@ Tensor conv_op(const Tensor& x, const Tensor& w, const Tensor& b, const ConvPara
                    xs = DimVector(x.sizes()), ws = DimVector(w.sizes()), p](autograd::BackwardContext& c) {
       const Tensor& gy = c.grads[0];
       autograd::variable_list out(3);
+      if (c.needs(0) && c.needs(1) && !autograd::is_recording() && split_across_pool_under_load(gy)) {
+        // Note [Convolutions on shared cores]
+        const Tensor x = c.unpack(sx), w = c.unpack(sw);
+        const bool bias = c.needs(2);
+        parallel_for(0, 2, 1, [&](int64_t begin, int64_t end) {
+          // Grad mode is per thread: a pool thread's default would record
+          // the fallback paths' ops.
+          NoGradGuard no_grad;
+          for (int64_t pass = begin; pass < end; ++pass) {
+            if (pass == 0) out[1] = raw_weight_grad(x, gy, ws, p, bias ? &out[2] : nullptr);
+            else out[0] = raw_input_grad(gy, w, xs, p);
+          }
+        });
+        return out;
+      }
       if (c.needs(0)) out[0] = conv_input_grad_op(gy, c.unpack(sw), Tensor(), xs, p);
       if (c.needs(1) && c.needs(2) && !autograd::is_recording()) {
         out[1] = raw_weight_grad(c.unpack(sx), gy, ws, p, &out[2]);  // one oneDNN pass for both
