@@ -293,11 +293,10 @@ TEST(SharedCores, DeterministicResultsDoNotDependOnTheLoad) {
   for (size_t i = 0; i < quiet.size(); ++i) EXPECT_TRUE(quiet[i].equal(shared[i])) << "tensor " << i;
 }
 
-// On shared cores a convolution's forward runs as two half-batch calls and its
-// backward passes side by side on the pool (Note [Convolutions on shared
-// cores]), each the same one-thread oneDNN call that a one-thread run makes:
-// the same bits, also for an odd batch.
-TEST(SharedCores, ConvolutionSplitAcrossThePoolGivesTheOneThreadResult) {
+// On shared cores a convolution's two backward passes run side by side on the
+// pool (Note [Convolutions on shared cores]), each the same one-thread oneDNN
+// call that a one-thread run makes: the same bits.
+TEST(SharedCores, ConvolutionBackwardPassesSideBySideGiveTheOneThreadResult) {
   for (int64_t batch : {5, 4}) {
     auto results = [batch](int threads) {
       ForcedCores cores(true, threads);

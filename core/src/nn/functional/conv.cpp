@@ -187,25 +187,20 @@ void check_dtype(const char* op, DType dt) {
 // Note [Convolutions on shared cores]
 // While other busy threads hold the cores (Note [Shared cores]), oneDNN runs
 // on one thread (Note [OpenMP libraries]: an OpenMP team would wait at every
-// barrier for a descheduled member), so a convolution would use one core
-// however many Ember may get. There the work is split into independent
-// one-thread oneDNN calls that run as the chunks of a parallel loop on Ember's
-// pool, whose chunks are claimed dynamically: the caller takes one, a helper
-// another if it gets a core, else the caller runs them all.
-// - Forward: the batch is cut into halves, each written into its slice of
-//   the output.
-// - Backward: the input gradient and the weight gradient (+ bias) are the
-//   two chunks.
-// Each chunk is the one-thread oneDNN call a one-thread run makes on that
-// batch or pass, so backward results do not change; forward results may
-// differ in the last bits from a whole-batch call (oneDNN may block the batch
-// differently), as a different thread count may. On quiet cores each call
-// keeps every thread (an OpenMP region per call), and so does deterministic
-// mode, where oneDNN keeps its thread count under load.
-// Measured on 2 cores with one busy elsewhere (ResNet-18 training step,
-// batch 16, 64x64; the VM's noise is large): see benchmarks/README.md,
-// "Speed under load".
-bool split_across_pool_under_load(const Tensor& t) {
+// barrier for a descheduled member), so a convolution's backward would use
+// one core for its two passes, input gradient and weight gradient, one after
+// the other. They are independent, so there they run as the two chunks of a
+// parallel loop on Ember's pool: the caller takes one, a helper the other if
+// it gets a core, else the caller runs both. Each pass is the same one-thread
+// oneDNN call as before, so results do not change; running two primitives at
+// once needs a scratchpad per call (Note [User scratchpads] in
+// kernels/cpu/dnnl_utils.cpp). On quiet cores each pass keeps every thread
+// (an OpenMP region per pass) instead, and so does deterministic mode, where
+// oneDNN keeps its thread count under load. Splitting the forward's batch
+// into parts run the same way was measured and left out: no faster (a helper
+// descheduled inside its part holds the caller at the loop's end).
+// Measurements: benchmarks/README.md, "Speed under load".
+bool backward_passes_run_side_by_side(const Tensor& t) {
   return t.device().is_cpu() && runtime::cores_contended() && get_num_threads() > 1 && !in_parallel_region() &&
          !are_deterministic_algorithms_enabled();
 }
@@ -225,22 +220,7 @@ Tensor raw_forward(const Tensor& x, const Tensor& w, const Tensor& b, const Conv
     if (b.defined()) y.add_(bias_view(b, nspatial(p)));
     return y;
   }
-  const Tensor xd = dense(x, p), wd = dense_weight(w), bd = b.defined() ? b.contiguous() : b;
-  const int64_t n = x.size(0);
-  if (n >= 2 && split_across_pool_under_load(x)) {
-    // Note [Convolutions on shared cores]
-    const int64_t half = (n + 1) / 2;
-    parallel_for(0, 2, 1, [&](int64_t begin, int64_t end) {
-      NoGradGuard no_grad;
-      for (int64_t part = begin; part < end; ++part) {
-        const int64_t start = part * half, len = part == 0 ? half : n - half;
-        Tensor y_part = y.narrow(0, start, len);
-        conv_forward_slot(x.device())(xd.narrow(0, start, len), wd, bd, y_part, p);
-      }
-    });
-    return y;
-  }
-  conv_forward_slot(x.device())(xd, wd, bd, y, p);
+  conv_forward_slot(x.device())(dense(x, p), dense_weight(w), b.defined() ? b.contiguous() : b, y, p);
   return y;
 }
 
@@ -293,7 +273,7 @@ Tensor conv_op(const Tensor& x, const Tensor& w, const Tensor& b, const ConvPara
                    xs = DimVector(x.sizes()), ws = DimVector(w.sizes()), p](autograd::BackwardContext& c) {
       const Tensor& gy = c.grads[0];
       autograd::variable_list out(3);
-      if (c.needs(0) && c.needs(1) && !autograd::is_recording() && split_across_pool_under_load(gy)) {
+      if (c.needs(0) && c.needs(1) && !autograd::is_recording() && backward_passes_run_side_by_side(gy)) {
         // Note [Convolutions on shared cores]
         const Tensor x = c.unpack(sx), w = c.unpack(sw);
         const bool bias = c.needs(2);
