@@ -41,6 +41,33 @@ struct RandomArgs {
   const double* p = nullptr;  // BernoulliTensor: n probabilities on the device
 };
 
+// libdevice's float or double functions, named explicitly so that no float
+// argument is promoted to a double overload (which would round differently).
+template <class C> __device__ __forceinline__ C fused_multiply_add(C x, C y, C z) {
+  if constexpr (std::is_same_v<C, double>) return ::fma(x, y, z);
+  else return ::fmaf(x, y, z);
+}
+template <class C> __device__ __forceinline__ C log_of(C x) {
+  if constexpr (std::is_same_v<C, double>) return ::log(x);
+  else return ::logf(x);
+}
+template <class C> __device__ __forceinline__ C log1p_of(C x) {
+  if constexpr (std::is_same_v<C, double>) return ::log1p(x);
+  else return ::log1pf(x);
+}
+template <class C> __device__ __forceinline__ C sqrt_of(C x) {
+  if constexpr (std::is_same_v<C, double>) return ::sqrt(x);
+  else return ::sqrtf(x);  // correctly rounded (nvcc's default -prec-sqrt=true), as the host's
+}
+template <class C> __device__ __forceinline__ C sin_of(C x) {
+  if constexpr (std::is_same_v<C, double>) return ::sin(x);
+  else return ::sinf(x);
+}
+template <class C> __device__ __forceinline__ C cos_of(C x) {
+  if constexpr (std::is_same_v<C, double>) return ::cos(x);
+  else return ::cosf(x);
+}
+
 template <class T>
 __device__ __forceinline__ constexpr int uniform_bits() {
   if constexpr (std::is_same_v<T, __half>) return 11;
@@ -66,9 +93,9 @@ __device__ __forceinline__ C standard_normal(const Block& blk, int lane) {
     u1 = 1.0f - philox::uniform_float(blk[2 * pair], 24);
     u2 = philox::uniform_float(blk[2 * pair + 1], 24);
   }
-  const C radius = sqrt(C(-2) * log(u1));
+  const C radius = sqrt_of<C>(C(-2) * log_of<C>(u1));
   const C angle = C(kTwoPi) * u2;
-  return radius * ((lane & 1) ? sin(angle) : cos(angle));
+  return radius * ((lane & 1) ? sin_of<C>(angle) : cos_of<C>(angle));
 }
 
 // Element i of the output from its block and lane (random_kernels.cpp's lambdas).
@@ -80,9 +107,10 @@ __device__ __forceinline__ T sample(const RandomArgs& args, const Block& blk, in
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const C a = static_cast<C>(args.a), b = static_cast<C>(args.b);
     switch (args.dist) {
-      case RandomDist::Uniform: return convert<T>(fma(b - a, uniform_of<C>(blk, lane, uniform_bits<T>()), a));
-      case RandomDist::Normal: return convert<T>(fma(b, standard_normal<C>(blk, lane), a));
-      case RandomDist::Exponential: return convert<T>(-log1p(-uniform_of<C>(blk, lane, 24)) / a);
+      case RandomDist::Uniform:
+        return convert<T>(fused_multiply_add<C>(b - a, uniform_of<C>(blk, lane, uniform_bits<T>()), a));
+      case RandomDist::Normal: return convert<T>(fused_multiply_add<C>(b, standard_normal<C>(blk, lane), a));
+      case RandomDist::Exponential: return convert<T>(-log1p_of<C>(-uniform_of<C>(blk, lane, 24)) / a);
       default: break;
     }
   }
@@ -93,7 +121,7 @@ __device__ __forceinline__ T sample(const RandomArgs& args, const Block& blk, in
       return convert<T>(static_cast<double>(blk[lane]) * 0x1.0p-32 < args.p[i] ? 1 : 0);
     case RandomDist::Geometric: {
       const double u = 1.0 - philox::uniform_double(blk[2 * lane], blk[2 * lane + 1]);
-      return convert<T>(fmax(1.0, ceil(log(u) / args.log_q)));
+      return convert<T>(::fmax(1.0, ::ceil(::log(u) / args.log_q)));
     }
     case RandomDist::Integer: {
       const uint64_t x = philox::word64(blk[2 * lane], blk[2 * lane + 1]);
@@ -216,7 +244,7 @@ __global__ void multinomial_keys_kernel(const double* p, double* keys, int64_t t
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total; k += stride) {
     const Block blk = philox::philox4x32_10(seed, offset + static_cast<uint64_t>(k));  // base r * ncat + c
     const double u = 1.0 - philox::uniform_double(blk[0], blk[1]);
-    keys[k] = p[k] > 0 ? log(u) / p[k] : -INFINITY;
+    keys[k] = p[k] > 0 ? ::log(u) / p[k] : -INFINITY;
   }
 }
 

@@ -3,6 +3,8 @@
 // this file compiles with -ffp-contract=off (core/CMakeLists.txt) and writes
 // its one multiply-add per sample as an explicit std::fma, so that no compiler
 // decision changes the rounding and uniform draws are bit-identical on both.
+// (GCC with -mfma had contracted exactly these two, so the CPU's numbers are
+// the ones it gave before.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
