@@ -210,7 +210,7 @@ TEST_P(CudaTest, MultinomialIsIdentical) {
   probs.select(0, 1).narrow(0, 10, 20).zero_();  // zero-probability categories
   probs.select(1, 49).zero_();                    // trailing zeros: last_nonzero
   for (bool replacement : {true, false}) {
-    for (int64_t samples : {1, 7, 30}) {
+    for (int64_t samples : {1, 7, 25}) {  // row 1 has 29 non-zero categories
       manual_seed(17);
       const Tensor c = multinomial(probs, samples, replacement);
       manual_seed(17);
