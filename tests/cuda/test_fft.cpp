@@ -192,8 +192,8 @@ TEST_P(CudaTest, MultiDimTransformsMatchTheCpu) {
                        "rfftn dims 2, 0");
     expect_fft_matches(fft::fftn(xg), fft::fftn(x), "fftn of real: full spectrum over 4 dims");
     expect_fft_matches(fft::fft2(xg), fft::fft2(x), "fft2 of real: full spectrum");
-    expect_fft_matches(fft::fftn(xg, std::nullopt, IntArrayRef{1, 2, 3}), fft::fftn(x, std::nullopt, IntArrayRef{1, 2, 3}),
-                       "fftn of real over 3 dims");
+    expect_fft_matches(fft::fftn(xg, std::nullopt, IntArrayRef{1, 2, 3}),
+                       fft::fftn(x, std::nullopt, IntArrayRef{1, 2, 3}), "fftn of real over 3 dims");
     const Tensor h = fft::rfftn(x);
     expect_fft_matches(fft::irfftn(h.to(kCUDA), IntArrayRef{2, 7, 6, 9}), fft::irfftn(h, IntArrayRef{2, 7, 6, 9}),
                        "irfftn over 4 dims");

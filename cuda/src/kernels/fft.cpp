@@ -172,7 +172,8 @@ void execute(const FFTPlanKey& key, int16_t index, const void* in, void* out, bo
   // The work area: Ember's allocator, on this stream, released after the launch.
   Tensor work;
   if (plan->work_size > 0)
-    work = empty({static_cast<int64_t>(plan->work_size)}, TensorOptions(kUInt8).device(Device(DeviceType::CUDA, index)));
+    work = empty({static_cast<int64_t>(plan->work_size)},
+                 TensorOptions(kUInt8).device(Device(DeviceType::CUDA, index)));
   std::lock_guard<std::mutex> lock(plan->mutex);
   EMBER_CUFFT_CHECK(cufftSetStream(plan->handle, stream), op);
   if (plan->work_size > 0) EMBER_CUFFT_CHECK(cufftSetWorkArea(plan->handle, work.data_ptr()), op);
@@ -182,7 +183,8 @@ void execute(const FFTPlanKey& key, int16_t index, const void* in, void* out, bo
   const int dir = forward ? CUFFT_FORWARD : CUFFT_INVERSE;
   switch (key.type) {
     case CUFFT_C2C:
-      EMBER_CUFFT_CHECK(cufftExecC2C(plan->handle, static_cast<cufftComplex*>(src), static_cast<cufftComplex*>(out), dir), op);
+      EMBER_CUFFT_CHECK(
+          cufftExecC2C(plan->handle, static_cast<cufftComplex*>(src), static_cast<cufftComplex*>(out), dir), op);
       break;
     case CUFFT_Z2Z:
       EMBER_CUFFT_CHECK(cufftExecZ2Z(plan->handle, static_cast<cufftDoubleComplex*>(src),
@@ -399,7 +401,8 @@ Tensor c2r_kernel(const Tensor& in, IntArrayRef dims, Scale scale, int64_t last_
     const int16_t index = device_index_of(in, op);
     {
       detail::ScopedDevice on(index, op);
-      fft_zero_unrepresentable_imag(xp.data_ptr(), rows, last_dim_size, is_double, detail::current_cuda_stream(index), op);
+      fft_zero_unrepresentable_imag(xp.data_ptr(), rows, last_dim_size, is_double,
+                                    detail::current_cuda_stream(index), op);
     }
     DimVector y_sizes(xp.sizes());
     y_sizes.back() = last_dim_size;
