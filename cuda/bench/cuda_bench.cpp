@@ -1,4 +1,5 @@
-// ember_cuda_bench: times Ember's CUDA elementwise and reduction kernels
+// ember_cuda_bench: times Ember's CUDA elementwise and reduction kernels,
+// random numbers and cuFFT transforms
 // (docs/cuda.md, "Benchmarks"). Each workload runs `--reps` times after
 // warm-ups, each run timed with a pair of CUDA events on the current stream;
 // the median is reported as one JSON line per workload:
@@ -85,6 +86,17 @@ int main(int argc, char** argv) {
   report("var_rows", median_ms([&] { (void)var(m, {1}); }, reps), fb + 4.0 * rows);
   const Tensor h = a.slice(0, 0, n / 2).to(kBFloat16);
   report("sum_bf16", median_ms([&] { (void)sum(h); }, reps), 2.0 * static_cast<double>(n / 2));
+  // Random numbers and FFTs (cuFFT), at fixed sizes whatever --numel says.
+  // bytes: the output written (randn); the input read and the output written (FFTs).
+  {
+    const int64_t rn = int64_t{64} << 20;
+    report("randn_64M_float32", median_ms([&] { (void)randn({rn}, f32); }, reps), 4.0 * rn);
+    const int64_t fn = int64_t{1} << 24;
+    const Tensor signal = randn({fn}).to(kCUDA);
+    report("rfft_16M_float32", median_ms([&] { (void)fft::rfft(signal); }, reps), 4.0 * fn + 8.0 * (fn / 2 + 1));
+    const Tensor image = view_as_complex(randn({4096, 4096, 2})).to(kCUDA);
+    report("fft2_4096x4096_complex64", median_ms([&] { (void)fft::fft2(image); }, reps), 2 * 8.0 * 4096 * 4096);
+  }
   std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
   return 0;
 }

@@ -56,6 +56,14 @@ def main():
     report("var_rows", median_ms(lambda: m.var(1), reps), fb + 4 * rows)
     h = a[: n // 2].to(torch.bfloat16)
     report("sum_bf16", median_ms(lambda: h.sum(), reps), 2 * (n // 2))
+    # Random numbers and FFTs (cuFFT), at fixed sizes whatever --numel says.
+    rn = 64 << 20
+    report("randn_64M_float32", median_ms(lambda: torch.randn(rn, device="cuda"), reps), 4 * rn)
+    fn = 1 << 24
+    signal = torch.randn(fn, device="cuda")
+    report("rfft_16M_float32", median_ms(lambda: torch.fft.rfft(signal), reps), 4 * fn + 8 * (fn // 2 + 1))
+    image = torch.randn(4096, 4096, dtype=torch.complex64, device="cuda")
+    report("fft2_4096x4096_complex64", median_ms(lambda: torch.fft.fft2(image), reps), 2 * 8 * 4096 * 4096)
 
 
 if __name__ == "__main__":

@@ -183,7 +183,8 @@ Tensor& Tensor::bernoulli_(const Tensor& p, Generator* generator) {
   EMBER_CHECK(ember::logical_and(ember::ge(p, 0), ember::le(p, 1)).all().item<bool>(),
               "bernoulli_: expects all probabilities to be in [0, 1]");
   RandomParams params;
-  params.p = expanded.to(kFloat64).contiguous();
+  // On self's device (a CPU p may meet a CUDA self, as in PyTorch).
+  params.p = expanded.to(device(), kFloat64).contiguous();
   return fill_random(*this, RandomDist::BernoulliTensor, params, generator, "bernoulli_");
 }
 

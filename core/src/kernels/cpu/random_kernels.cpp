@@ -1,4 +1,10 @@
 // CPU kernels of the random family: Philox4x32-10 blocks turned into samples.
+// The CUDA kernels (cuda/src/kernels/random.cu) compute the same expressions:
+// this file compiles with -ffp-contract=off (core/CMakeLists.txt) and writes
+// its one multiply-add per sample as an explicit std::fma, so that no compiler
+// decision changes the rounding and uniform draws are bit-identical on both.
+// (GCC with -mfma had contracted exactly these two, so the CPU's numbers are
+// the ones it gave before.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -76,13 +82,13 @@ void continuous_kernel(const Tensor& out, RandomDist dist, const RandomParams& p
     case RandomDist::Uniform: {
       const C width = b - a;
       fill_from_blocks<T>(out, words, seed, offset, [&](const Block& blk, int lane, int64_t) {
-        return static_cast<T>(a + width * uniform(blk, lane, uniform_bits<T>()));
+        return static_cast<T>(std::fma(width, uniform(blk, lane, uniform_bits<T>()), a));
       });
       return;
     }
     case RandomDist::Normal:
       fill_from_blocks<T>(out, words, seed, offset, [&](const Block& blk, int lane, int64_t) {
-        return static_cast<T>(a + b * standard_normal<C>(blk, lane));
+        return static_cast<T>(std::fma(b, standard_normal<C>(blk, lane), a));
       });
       return;
     case RandomDist::Exponential:

@@ -6,6 +6,7 @@
 #include "ember/cuda/blas.h"
 #include "ember/cuda/error.h"
 #include "ember/cuda/event.h"
+#include "ember/cuda/fft.h"
 #include "ember/cuda/memory.h"
 #include "ember/cuda/runtime.h"
 #include "ember/cuda/stream.h"
