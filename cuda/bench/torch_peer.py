@@ -56,6 +56,12 @@ def main():
     report("var_rows", median_ms(lambda: m.var(1), reps), fb + 4 * rows)
     h = a[: n // 2].to(torch.bfloat16)
     report("sum_bf16", median_ms(lambda: h.sum(), reps), 2 * (n // 2))
+    # Scans and sorts: cumsum of 64 M floats, sort of 16 M floats (values and int64 indices).
+    if n >= 64 << 20:
+        c64 = a[: 64 << 20]
+        report("cumsum_64M_float32", median_ms(lambda: torch.cumsum(c64, 0), reps), 2 * 4 * (64 << 20))
+        s16 = a[: 16 << 20]
+        report("sort_16M_float32", median_ms(lambda: torch.sort(s16, 0), reps), (4 + 4 + 8) * (16 << 20))
 
 
 if __name__ == "__main__":
