@@ -115,6 +115,7 @@ TEST_P(CudaTest, CummaxCumminMatchTheCpuWithTiesAndNaN) {
     for (DType dt : kSortableDTypes) {
       // Few distinct values: many ties, whose indices move to the latest.
       Tensor x = values(s.sizes, dt, -3, 3);
+      if (is_floating_point(dt)) x = x.round();
       if (is_floating_point(dt) && x.numel() > 10) x.view({-1}).slice(0, 5, 6).fill_(std::nan(""));
       const Tensor xg = x.to(kCUDA);
       const std::string what = name_of(dt) + " dim " + std::to_string(s.dim) + " of " + std::to_string(s.sizes[0]);
@@ -134,6 +135,7 @@ TEST_P(CudaTest, CummaxCumminMatchTheCpuWithTiesAndNaN) {
 // keep -0 and 0 in input order alike).
 Tensor sort_input(IntArrayRef sizes, DType dt) {
   Tensor x = values(sizes, dt, -20, 20);
+  if (is_floating_point(dt)) x = x.round();  // ties, whose order the indices show
   if (is_floating_point(dt) && x.numel() >= 8) {
     Tensor flat = x.view({-1});
     const double inf = std::numeric_limits<double>::infinity();
@@ -272,7 +274,7 @@ TEST_P(CudaTest, UniqueMatchesTheCpu) {
       // Unique of a float with -0 and 0 may keep either (the CPU's sort is
       // not stable): inputs here hold no -0.
       Tensor x = values(sizes, dt, -10, 10);
-      if (is_floating_point(dt)) x = x.masked_fill(eq(x, 0), 1.0);
+      if (is_floating_point(dt)) x = x.round().masked_fill(eq(x.round(), 0), 1.0);
       if (is_floating_point(dt) && x.numel() > 10) {
         x.view({-1}).slice(0, 3, 4).fill_(std::nan(""));
         x.view({-1}).slice(0, 8, 9).fill_(std::nan(""));
@@ -293,20 +295,12 @@ TEST_P(CudaTest, ScanAndSortKernelsCoverTheCpusDTypes) {
   auto starts_with = [&](const std::string& prefix) {
     return std::any_of(missing.begin(), missing.end(), [&](const std::string& m) { return m.rfind(prefix, 0) == 0; });
   };
-  // Complex scans are part 2's (the complex kernels).
-  EXPECT_NE(std::find(missing.begin(), missing.end(), "scan: cumsum (complex64, complex128)"), missing.end());
-  EXPECT_FALSE(starts_with("scan: logcumsumexp"));
+  // Of the scans, at most complex cumsum/cumprod lack a CUDA kernel (not this part's).
+  for (const std::string& m : missing)
+    if (m.rfind("scan", 0) == 0)
+      EXPECT_TRUE(m == "scan: cumsum (complex64, complex128)" || m == "scan: cumprod (complex64, complex128)") << m;
   for (const char* slot : {"cum_min_max", "sort", "topk", "select", "mode", "unique"})
     EXPECT_FALSE(starts_with(slot)) << slot;
-  // A complex cumsum names the op and the dtype.
-  const Tensor z = zeros({3}, TensorOptions(kComplex64).device(kCUDA));
-  try {
-    (void)cumsum(z, 0);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("cumsum"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("complex64"), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace
