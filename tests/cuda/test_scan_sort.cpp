@@ -296,9 +296,11 @@ TEST_P(CudaTest, ScanAndSortKernelsCoverTheCpusDTypes) {
     return std::any_of(missing.begin(), missing.end(), [&](const std::string& m) { return m.rfind(prefix, 0) == 0; });
   };
   // Of the scans, at most complex cumsum/cumprod lack a CUDA kernel (not this part's).
-  for (const std::string& m : missing)
-    if (m.rfind("scan", 0) == 0)
+  for (const std::string& m : missing) {
+    if (m.rfind("scan", 0) == 0) {
       EXPECT_TRUE(m == "scan: cumsum (complex64, complex128)" || m == "scan: cumprod (complex64, complex128)") << m;
+    }
+  }
   for (const char* slot : {"cum_min_max", "sort", "topk", "select", "mode", "unique"})
     EXPECT_FALSE(starts_with(slot)) << slot;
 }
