@@ -41,6 +41,7 @@ inline unsigned __float_as_uint(float f) { return std::bit_cast<unsigned>(f); }
 inline long long __double_as_longlong(double d) { return std::bit_cast<long long>(d); }
 #include "math.cuh"
 namespace ember::cuda::kernels {
+template <class R> struct Complex { R re, im; };
 template <class T> struct compute_type { using type = T; };
 template <class T> using compute_t = typename compute_type<T>::type;
 template <class To, class From> To convert(From v) { if constexpr (std::is_same_v<To, bool>) return v != From(0); else return static_cast<To>(v); }

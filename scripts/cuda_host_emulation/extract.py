@@ -10,7 +10,7 @@ import sys
 # (file, first marker, marker that ends the copy)
 PIECES = [
     ("scan.cuh", "inline constexpr int kScanThreads", "inline unsigned scan_blocks_for"),
-    ("scan_arith.cu", "template <class T>\nusing scan_acc_t", "// What each scan computes"),
+    ("scan_arith.cu", "template <class T>\ninline constexpr bool is_complex_v", "// What each scan computes"),
     ("scan_log_minmax.cu", "// log(exp(x)", "void cum_min_max_kernel"),
     ("sort_radix.cu", "// The value's order", "int bit_width"),
     ("sort.cu", "// For output i", "// Sorts the rows of"),
