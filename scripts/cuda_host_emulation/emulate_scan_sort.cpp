@@ -19,6 +19,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -195,6 +196,32 @@ std::vector<int64_t> sorted_positions_host(const std::vector<T>& x, int64_t rows
   return pos;
 }
 
+// mode as select_mode.cu's LaunchMode runs it, cumsum and argmax done here.
+template <class T>
+std::vector<int64_t> mode_all_rows(const std::vector<T>& x, const std::vector<int64_t>& pos, int64_t rows, int64_t n) {
+  const int64_t total = rows * n;
+  std::vector<int64_t> starts(total), run_ids(total), first(total, 0), last(total, -1), best(rows);
+  gridDim = dim3(1); blockDim = dim3(1); blockIdx = dim3(0); threadIdx = dim3(0);
+  mode_run_starts_kernel<T>(x.data(), pos.data(), total, n, starts.data());
+  std::partial_sum(starts.begin(), starts.end(), run_ids.begin());
+  mode_run_bounds_kernel(run_ids.data(), total, n, first.data(), last.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t b = 0;
+    for (int64_t k = 1; k < n; ++k)
+      if (last[r * n + k] - first[r * n + k] > last[r * n + b] - first[r * n + b]) b = k;
+    best[r] = b;
+  }
+  std::vector<T> values(rows);
+  std::vector<int64_t> indices(rows);
+  blockDim = dim3(256);
+  for (int64_t r = 0; r < rows; ++r) {
+    blockIdx = dim3(r / 256);
+    threadIdx = dim3(r % 256);
+    mode_pick_kernel<T>(x.data(), pos.data(), last.data(), best.data(), rows, n, values.data(), indices.data());
+  }
+  return indices;
+}
+
 template <class T>
 void test_sort(int64_t rows, int64_t n, bool desc, bool special) {
   std::mt19937 rng(rows * 31 + n);
@@ -205,7 +232,9 @@ void test_sort(int64_t rows, int64_t n, bool desc, bool special) {
   }
   auto pos = sorted_positions_host(x, rows, n, desc);
   std::vector<T> vals(rows * n); std::vector<int64_t> idx(rows * n);
+  gridDim = dim3(1); blockDim = dim3(1); blockIdx = dim3(0); threadIdx = dim3(0);
   gather_sorted_kernel<T>(x.data(), pos.data(), rows, n, n, vals.data(), idx.data());
+  std::vector<int64_t> mode_index = mode_all_rows(x, pos, rows, n);
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<std::pair<T, int64_t>> buf(n);
     for (int64_t i = 0; i < n; ++i) buf[i] = {x[r * n + i], i};
@@ -238,9 +267,7 @@ void test_sort(int64_t rows, int64_t n, bool desc, bool special) {
         }
         CHECK(ix == want, "select op %d rows %ld n %ld row %ld: %ld vs %ld", int(op), rows, n, r, ix, want);
       }
-      std::vector<int64_t> prow(pos.begin() + r * n, pos.begin() + (r + 1) * n);
-      for (auto& p : prow) p -= r * n;
-      mode_kernel<T>(x.data() + r * n, prow.data(), 1, n, &v, &ix);
+      ix = mode_index[r];
       size_t best = 0, best_len = 0, run = 0;
       for (size_t i = 0; i < buf.size(); ++i) { ++run; if (i + 1 == buf.size() || !(buf[i].first == buf[i + 1].first)) { if (run > best_len) { best = i; best_len = run; } run = 0; } }
       CHECK(ix == buf[best].second, "mode rows %ld n %ld row %ld: %ld vs %ld", rows, n, r, ix, buf[best].second);
@@ -285,32 +312,37 @@ void test_unique(int64_t n, bool consecutive) {
   std::printf("unique n %ld consecutive %d done\n", n, consecutive);
 }
 
-int main() {
+int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);
-  test_scans(1, 7, 1);
-  test_scans(3, 5, 1);
-  test_scans(5, 3, 1);
-  test_scans(2, 3, 4);
-  test_scans(3, 100, 1);
-  test_scans(3, 5000, 1);
-  test_scans(1, 40001, 1);
-  test_scans(1, 4097, 1);
-  test_scans(1, 20001, 2);
-  test_scans(5, 2049, 3);
-  test_scans(4, 37, 1);
-  for (bool d : {false, true}) {
-    test_sort<float>(1, 1, d, true);
-    test_sort<float>(1, 100, d, true);
-    test_sort<float>(7, 50, d, true);
-    test_sort<double>(7, 50, d, true);
-    test_sort<double>(1, 50, d, true);
-    test_sort<int64_t>(9, 20, d, false);
-    test_sort<int8_t>(9, 20, d, false);
-    test_sort<uint8_t>(9, 20, d, false);
-
-    test_sort<int32_t>(3000, 5, d, false);
+  // A part (scan, sort, unique) to run alone; all by default.
+  const std::string only = argc > 1 ? argv[1] : "";
+  if (only.empty() || only == "scan") {
+    test_scans(1, 7, 1);
+    test_scans(3, 5, 1);
+    test_scans(5, 3, 1);
+    test_scans(2, 3, 4);
+    test_scans(3, 100, 1);
+    test_scans(3, 5000, 1);
+    test_scans(1, 40001, 1);
+    test_scans(1, 4097, 1);
+    test_scans(1, 20001, 2);
+    test_scans(5, 2049, 3);
+    test_scans(4, 37, 1);
   }
-  for (bool c : {false, true}) { test_unique(1, c); test_unique(50, c); test_unique(1000, c); }
+  if (only.empty() || only == "sort")
+    for (bool d : {false, true}) {
+      test_sort<float>(1, 1, d, true);
+      test_sort<float>(1, 100, d, true);
+      test_sort<float>(7, 50, d, true);
+      test_sort<double>(7, 50, d, true);
+      test_sort<double>(1, 50, d, true);
+      test_sort<int64_t>(9, 20, d, false);
+      test_sort<int8_t>(9, 20, d, false);
+      test_sort<uint8_t>(9, 20, d, false);
+      test_sort<int32_t>(3000, 5, d, false);
+    }
+  if (only.empty() || only == "unique")
+    for (bool c : {false, true}) { test_unique(1, c); test_unique(50, c); test_unique(1000, c); }
   std::printf("%d failures\n", failures);
   return failures != 0;
 }

@@ -8,8 +8,14 @@
 //    first NaN is found by binary search);
 //  - mode: the longest run of equal values, the smallest on equal lengths,
 //    and the last index of that run (the stable order puts the highest index
-//    of equal values last). A thread walks its whole row: fine for many
-//    rows, slow for one very long row (the CPU's serial walk, on one thread).
+//    of equal values last). In parallel over all elements: run starts
+//    (NaN != NaN: each NaN a run of one, as on the CPU), their cumsum numbers
+//    the runs, each run's first and last entry land in a [rows, n] table at
+//    the run's number within its row, and argmax over the run lengths (the
+//    first maximum: the smallest value) picks the run.
+#include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/scan.h"
 #include "kernels/slots/sort_kernels.h"
 #include "math.cuh"
 #include "register.h"
@@ -44,28 +50,37 @@ __global__ void select_kernel(const T* x, const int64_t* positions, int64_t rows
   indices[row] = pos - row * n;
 }
 
+// starts[i] = 1 where sorted entry i (of rows of n) begins a run of equal values.
 template <class T>
-__global__ void mode_kernel(const T* x, const int64_t* positions, int64_t rows, int64_t n, T* values,
-                            int64_t* indices) {
+__global__ void mode_run_starts_kernel(const T* x, const int64_t* positions, int64_t total, int64_t n,
+                                       int64_t* starts) {
   using C = compute_t<T>;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride)
+    starts[i] = i % n == 0 || !(convert<C>(x[positions[i]]) == convert<C>(x[positions[i - 1]]));
+}
+
+// run_ids: the inclusive cumsum of the starts (runs numbered over all rows
+// from 1). Row r's k-th run gets first[r * n + k] and last[r * n + k], its
+// first and last entries within the row.
+__global__ void mode_run_bounds_kernel(const int64_t* run_ids, int64_t total, int64_t n, int64_t* first,
+                                       int64_t* last) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const int64_t row = i / n, j = i - row * n;
+    const int64_t k = run_ids[i] - run_ids[row * n];
+    if (j == 0 || run_ids[i - 1] != run_ids[i]) first[row * n + k] = j;
+    if (j == n - 1 || run_ids[i + 1] != run_ids[i]) last[row * n + k] = j;
+  }
+}
+
+// best[r]: row r's chosen run; its last entry gives the value and index.
+template <class T>
+__global__ void mode_pick_kernel(const T* x, const int64_t* positions, const int64_t* last, const int64_t* best,
+                                 int64_t rows, int64_t n, T* values, int64_t* indices) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
-  const int64_t* p = positions + row * n;
-  int64_t best = 0, best_len = 0, run = 0;
-  C current = convert<C>(x[p[0]]);
-  for (int64_t i = 0; i < n; ++i) {
-    ++run;
-    const C next = i + 1 < n ? convert<C>(x[p[i + 1]]) : current;
-    if (i + 1 == n || !(current == next)) {
-      if (run > best_len) {
-        best = i;
-        best_len = run;
-      }
-      run = 0;
-    }
-    current = next;
-  }
-  const int64_t pos = p[best];
+  const int64_t pos = positions[row * n + last[row * n + best[row]]];
   values[row] = x[pos];
   indices[row] = pos - row * n;
 }
@@ -109,10 +124,27 @@ struct LaunchSelect {
   }
 };
 struct LaunchMode {
+  Device device;
   template <class T>
   void operator()(const T* x, const int64_t* positions, int64_t rows, int64_t n, T* values, int64_t* indices,
                   unsigned blocks, cudaStream_t stream) const {
-    mode_kernel<T><<<blocks, kSortThreads, 0, stream>>>(x, positions, rows, n, values, indices);
+    const int64_t total = rows * n;
+    const TensorOptions long_opts = TensorOptions(kInt64).device(device);
+    Tensor starts = empty({total}, long_opts);
+    mode_run_starts_kernel<T><<<sort_grid_for(total), kSortThreads, 0, stream>>>(
+        x, positions, total, n, static_cast<int64_t*>(starts.data_ptr()));
+    check_launch("mode");
+    const Tensor run_ids = cumsum(starts, 0);
+    // Unused slots: first 0, last -1, a length of 0.
+    Tensor first = zeros({rows, n}, long_opts), last = full({rows, n}, -1, long_opts);
+    mode_run_bounds_kernel<<<sort_grid_for(total), kSortThreads, 0, stream>>>(
+        static_cast<const int64_t*>(run_ids.data_ptr()), total, n, static_cast<int64_t*>(first.data_ptr()),
+        static_cast<int64_t*>(last.data_ptr()));
+    check_launch("mode");
+    const Tensor best = argmax(last - first, 1).contiguous();  // length - 1; the first maximum
+    mode_pick_kernel<T><<<blocks, kSortThreads, 0, stream>>>(x, positions, static_cast<const int64_t*>(last.data_ptr()),
+                                                             static_cast<const int64_t*>(best.data_ptr()), rows, n,
+                                                             values, indices);
   }
 };
 
@@ -129,7 +161,7 @@ void select_slot_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64
 }
 
 void mode_slot_kernel(const Tensor& in, Tensor& values, Tensor& indices, int64_t dim) {
-  per_row(in, values, indices, dim, "mode", LaunchMode{});
+  per_row(in, values, indices, dim, "mode", LaunchMode{in.device()});
 }
 
 }  // namespace
