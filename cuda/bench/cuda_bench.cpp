@@ -97,6 +97,14 @@ int main(int argc, char** argv) {
     const Tensor image = view_as_complex(randn({4096, 4096, 2})).to(kCUDA);
     report("fft2_4096x4096_complex64", median_ms([&] { (void)fft::fft2(image); }, reps), 2 * 8.0 * 4096 * 4096);
   }
+  // Scans and sorts (scan.cuh, sort.cuh): cumsum of 64 M floats (one row,
+  // the chunked three-pass scan), sort of 16 M floats (values and int64 indices).
+  if (n >= (int64_t{64} << 20)) {
+    const Tensor c64 = a.slice(0, 0, int64_t{64} << 20);
+    report("cumsum_64M_float32", median_ms([&] { (void)cumsum(c64, 0); }, reps), 2.0 * 4.0 * (64 << 20));
+    const Tensor s16 = a.slice(0, 0, int64_t{16} << 20);
+    report("sort_16M_float32", median_ms([&] { (void)sort(s16, 0); }, reps), (4.0 + 4.0 + 8.0) * (16 << 20));
+  }
   std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
   return 0;
 }

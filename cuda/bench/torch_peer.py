@@ -64,6 +64,12 @@ def main():
     report("rfft_16M_float32", median_ms(lambda: torch.fft.rfft(signal), reps), 4 * fn + 8 * (fn // 2 + 1))
     image = torch.randn(4096, 4096, dtype=torch.complex64, device="cuda")
     report("fft2_4096x4096_complex64", median_ms(lambda: torch.fft.fft2(image), reps), 2 * 8 * 4096 * 4096)
+    # Scans and sorts: cumsum of 64 M floats, sort of 16 M floats (values and int64 indices).
+    if n >= 64 << 20:
+        c64 = a[: 64 << 20]
+        report("cumsum_64M_float32", median_ms(lambda: torch.cumsum(c64, 0), reps), 2 * 4 * (64 << 20))
+        s16 = a[: 16 << 20]
+        report("sort_16M_float32", median_ms(lambda: torch.sort(s16, 0), reps), (4 + 4 + 8) * (16 << 20))
 
 
 if __name__ == "__main__":
