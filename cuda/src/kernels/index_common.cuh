@@ -140,22 +140,37 @@ __device__ __forceinline__ void atomic_combine(T* addr, T v) {
       if (desired == assumed) return;
       old = atomicCAS(word, assumed, desired);
     } while (old != assumed);
-  } else {
-    static_assert(sizeof(T) <= 4, "atomic_combine: element size");
-    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
-    auto* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t{3});
-    const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;  // little-endian byte position
-    const unsigned mask = sizeof(T) == 4 ? 0xffffffffu : ((1u << (8 * sizeof(T))) - 1u) << shift;
+  } else if constexpr (sizeof(T) == 4) {
+    auto* word = reinterpret_cast<unsigned int*>(addr);
     unsigned old = *word, assumed;
     do {
       assumed = old;
-      const unsigned bits = sizeof(T) == 4 ? assumed : (assumed & mask) >> shift;
       T cur;
-      memcpy(&cur, &bits, sizeof(T));
+      memcpy(&cur, &assumed, sizeof(T));
+      const T next = combine<Op>(cur, v);
+      unsigned desired;
+      memcpy(&desired, &next, sizeof(T));
+      if (desired == assumed) return;
+      old = atomicCAS(word, assumed, desired);
+    } while (old != assumed);
+  } else {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2, "atomic_combine: element size");
+    // The aligned 32-bit word holding the element (little-endian: byte k of
+    // the word is at address word + k).
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    auto* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(a & 3u) * 8u;
+    const unsigned mask = ((1u << (8 * sizeof(T))) - 1u) << shift;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      const unsigned bits = (assumed & mask) >> shift;
+      T cur;
+      memcpy(&cur, &bits, sizeof(T));  // the low bytes of `bits`
       const T next = combine<Op>(cur, v);
       unsigned next_bits = 0;
       memcpy(&next_bits, &next, sizeof(T));
-      const unsigned desired = sizeof(T) == 4 ? next_bits : ((assumed & ~mask) | (next_bits << shift));
+      const unsigned desired = (assumed & ~mask) | (next_bits << shift);
       if (desired == assumed) return;
       old = atomicCAS(word, assumed, desired);
     } while (old != assumed);
