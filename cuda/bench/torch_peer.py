@@ -56,6 +56,21 @@ def main():
     report("var_rows", median_ms(lambda: m.var(1), reps), fb + 4 * rows)
     h = a[: n // 2].to(torch.bfloat16)
     report("sum_bf16", median_ms(lambda: h.sum(), reps), 2 * (n // 2))
+    # Indexing (docs/cuda.md, "Indexing and shape kernels"): fixed sizes, random indices.
+    m16, m4 = 16 << 20, 4 << 20
+    rows16 = m16 // 256
+    table = torch.randn(rows16, 256, device="cuda")
+    pick = torch.randint(0, rows16, (rows16,), device="cuda")
+    report("index_select_16M_float32_dim0", median_ms(lambda: torch.index_select(table, 0, pick), reps),
+           2 * 4 * m16 + 8 * rows16)
+    square = torch.randn(4096, 4096, device="cuda")
+    where = torch.randint(0, 4096, (4096, 4096), device="cuda")
+    report("gather_16M_float32", median_ms(lambda: torch.gather(square, 1, where), reps), (4 + 8 + 4) * m16)
+    acc = torch.zeros(1 << 20, device="cuda")
+    at = torch.randint(0, 1 << 20, (m4,), device="cuda")
+    vals = torch.randn(m4, device="cuda")
+    report("index_put_accumulate_4M_float32", median_ms(lambda: acc.index_put_((at,), vals, accumulate=True), reps),
+           (4 + 8) * m4 + 2 * 4 * (1 << 20))
 
 
 if __name__ == "__main__":

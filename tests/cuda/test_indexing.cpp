@@ -332,5 +332,28 @@ TEST_P(CudaTest, MaskKernelsMatchTheCpu) {
   EXPECT_NE(msg.find("number of elements of source (3) < number of ones in mask (4)"), std::string::npos) << msg;
 }
 
+TEST_P(CudaTest, MissingKernelsOfTheIndexingFamily) {
+  const std::vector<std::string> missing = missing_kernels(DeviceType::CUDA);
+  auto starting = [&](const std::string& prefix) {
+    std::vector<std::string> found;
+    for (const std::string& m : missing)
+      if (m.rfind(prefix, 0) == 0) found.push_back(m);
+    return found;
+  };
+  // Every indexing, mask and shape slot has its kernel in every dtype...
+  for (const char* slot : {"index_offsets", "index (", "index_put_", "index_select", "gather", "masked_select",
+                           "nonzero", "masked_scatter_", "remap_copy", "triangle"})
+    EXPECT_TRUE(starting(slot).empty()) << slot << ": " << (starting(slot).empty() ? "" : starting(slot)[0]);
+  // ...but scatter's multiply of complex128 (a 16-byte compare-and-swap).
+  EXPECT_EQ(starting("scatter: "), std::vector<std::string>{"scatter: multiply (complex128)"});
+  EXPECT_EQ(starting("scatter_scalar: "), std::vector<std::string>{"scatter_scalar: multiply (complex128)"});
+  // dot: the real floating dtypes only.
+  const std::vector<std::string> dot = starting("dot (");
+  ASSERT_EQ(dot.size(), 1u);
+  EXPECT_NE(dot[0].find("complex64"), std::string::npos) << dot[0];
+  EXPECT_NE(dot[0].find("int64"), std::string::npos) << dot[0];
+  EXPECT_EQ(dot[0].find("float"), std::string::npos) << dot[0];
+}
+
 }  // namespace indexing_test
 }  // namespace ember::cuda
