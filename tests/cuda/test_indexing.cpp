@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/cuda_test.h"
+#include "kernels/slots/kernel_slot.h"
 
 namespace ember::cuda {
 namespace indexing_test {
@@ -99,7 +100,7 @@ TEST_P(CudaTest, IndexPutMatchesTheCpu) {
     expect_same("index_put accumulate broadcast value", dt, {x, longs({3, 3, 3}), sample({4}, dt, 6)},
                 [](const std::vector<Tensor>& t) { return index_put(t[0], {t[1]}, t[2], true); });
     // A non-contiguous self and values.
-    expect_same("index_put transposed", dt, {x, longs({0, 2, 2}), sample({4, 3}, dt, 7)},
+    expect_same("index_put transposed", dt, {x, longs({0, 2, 2}), sample({3, 4}, dt, 7)},
                 [](const std::vector<Tensor>& t) {
                   Tensor s = t[0].clone().transpose(0, 2);
                   index_put_(s, {std::nullopt, std::nullopt, t[1]}, t[2].t().unsqueeze(1).expand({4, 5, 3}), true);
