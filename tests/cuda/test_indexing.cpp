@@ -264,6 +264,18 @@ TEST_P(CudaTest, OutOfRangeIndicesRaiseTheCpuError) {
   expect_matches_cpu(index_select(x.to(kCUDA), 0, longs({2}).to(kCUDA)), x.narrow(0, 2, 1), 0, 0, "after the errors");
 }
 
+// A CPU index meeting a CUDA self raises (the kernels would read it as a device address).
+TEST_P(CudaTest, CpuIndexTensorsRaise) {
+  const Tensor x = arange(0, 12, TensorOptions(kFloat32).device(kCUDA)).view({3, 4});
+  const Tensor cpu_index = longs({0, 2});
+  EXPECT_FALSE(error_of([&] { index_select(x, 0, cpu_index); }).empty());
+  EXPECT_FALSE(error_of([&] { gather(x, 1, cpu_index.view({1, 2})); }).empty());
+  EXPECT_FALSE(error_of([&] { scatter_add(x, 1, cpu_index.view({1, 2}), ones({1, 2}, x.options())); }).empty());
+  EXPECT_FALSE(error_of([&] { masked_select(x, ones({3, 4}, TensorOptions(kBool))); }).empty());
+  // The device is still usable.
+  expect_matches_cpu(gather(x, 1, cpu_index.view({1, 2}).to(kCUDA)), tensor({{0.f, 2.f}}), 0, 0, "after the errors");
+}
+
 TEST_P(CudaTest, DeterministicAlgorithmsSortOrRaise) {
   DeterministicScope deterministic;
   manual_seed(20);

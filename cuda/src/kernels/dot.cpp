@@ -41,6 +41,8 @@ int64_t increment(const Tensor& t) { return t.size(0) <= 1 ? 1 : t.stride(0); }
 
 void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool /*conjugate_a: real dtypes only*/) {
   const DType dt = out.dtype();
+  EMBER_CHECK(a_in.device() == out.device() && b_in.device() == out.device(), "dot: expected both vectors on ",
+              out.device(), ", got ", a_in.device(), " and ", b_in.device());
   const Tensor a = blas_ready(a_in), b = blas_ready(b_in);
   const int64_t n = a.size(0);
   const int16_t device = detail::resolve_index(out.device().index, kOp);

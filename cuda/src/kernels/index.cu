@@ -130,6 +130,8 @@ __global__ void check_indices_kernel(const int64_t* index, int64_t n, DeviceBoun
 void index_select_kernel(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out, const IndexBound& b) {
   const int64_t n = index.numel();
   if (n == 0) return;
+  check_same_device(b.op, self, index, "index");
+  check_same_device(b.op, self, out, "out");
   const int16_t device = launch_device(self.device());
   detail::ScopedDevice on(device, b.op);
   cudaStream_t stream = detail::current_cuda_stream(device);

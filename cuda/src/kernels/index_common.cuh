@@ -62,6 +62,13 @@ class IndexErrorFlag {
   const char* op_;
 };
 
+// Kernels read their operands' memory directly: every tensor must be on the
+// device the op runs on (a CPU index would be read as a device address).
+inline void check_same_device(const char* op, const Tensor& self, const Tensor& other, const char* what) {
+  EMBER_CHECK(other.device() == self.device(), op, ": expected ", what, " on ", self.device(), " (as self), got it on ",
+              other.device());
+}
+
 // An unsigned type of each element size (moves do not need the dtype).
 struct alignas(16) Bytes16 {
   uint64_t lo, hi;

@@ -62,6 +62,7 @@ Tensor masked_select_cuda(const Tensor& self, const Tensor& mask) {
   constexpr const char* kOp = "masked_select";
   const int64_t n = self.numel();
   if (n == 0) return empty({0}, self.options());
+  check_same_device(kOp, self, mask, "mask");
   const int16_t device = launch_device(self.device());
   detail::ScopedDevice on(device, kOp);
   cudaStream_t stream = detail::current_cuda_stream(device);
@@ -131,6 +132,8 @@ void masked_scatter_cuda(Tensor& self, const Tensor& mask, const Tensor& source)
   constexpr const char* kOp = "masked_scatter_";
   const int64_t n = self.numel();
   if (n == 0) return;
+  check_same_device(kOp, self, mask, "mask");
+  check_same_device(kOp, self, source, "source");
   const int16_t device = launch_device(self.device());
   detail::ScopedDevice on(device, kOp);
   cudaStream_t stream = detail::current_cuda_stream(device);

@@ -71,6 +71,7 @@ void gather_cuda(TensorIterator& iter, const ScatterGatherDims& dims) {
   const int64_t total = d.positions * d.n;
   if (total == 0) return;
   const Geometry g = make_geometry(iter);
+  EMBER_CHECK(g.host_scalars == 0, dims.bound.op, ": every tensor must be on ", iter.device());
   const int16_t device = launch_device(iter.device());
   detail::ScopedDevice on(device, dims.bound.op);
   cudaStream_t stream = detail::current_cuda_stream(device);

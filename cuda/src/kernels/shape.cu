@@ -42,6 +42,7 @@ void remap_copy_cuda(const Tensor& src, Tensor& out, const std::vector<std::vect
   const int64_t total = out.numel();
   if (total == 0) return;
   const int64_t nd = out.dim();
+  check_same_device(kOp, out, src, "the input");
   EMBER_CHECK(nd <= kMaxRemapDims, kOp, ": the CUDA kernel takes tensors of at most ", kMaxRemapDims,
               " dimensions, got ", nd);
   RemapGeometry g{static_cast<int>(nd), {}, {}, {}};
