@@ -105,6 +105,23 @@ int main(int argc, char** argv) {
     const Tensor s16 = a.slice(0, 0, int64_t{16} << 20);
     report("sort_16M_float32", median_ms([&] { (void)sort(s16, 0); }, reps), (4.0 + 4.0 + 8.0) * (16 << 20));
   }
+  // Indexing (docs/cuda.md, "Indexing and shape kernels"): fixed sizes, random indices.
+  {
+    const int64_t m16 = int64_t{16} << 20, m4 = int64_t{4} << 20;
+    const int64_t rows16 = m16 / 256;  // [65536, 256] rows, all of them picked in random order
+    const Tensor table = randn({rows16, 256}).to(kCUDA);
+    const Tensor pick = randint(0, rows16, {rows16}).to(kCUDA);
+    report("index_select_16M_float32_dim0", median_ms([&] { (void)index_select(table, 0, pick); }, reps),
+           2 * 4.0 * m16 + 8.0 * rows16);
+    const Tensor square = randn({4096, 4096}).to(kCUDA);
+    const Tensor where = randint(0, 4096, {4096, 4096}).to(kCUDA);
+    report("gather_16M_float32", median_ms([&] { (void)gather(square, 1, where); }, reps), (4.0 + 8.0 + 4.0) * m16);
+    Tensor acc = zeros({int64_t{1} << 20}, f32);
+    const Tensor at = randint(0, int64_t{1} << 20, {m4}).to(kCUDA);
+    const Tensor vals = randn({m4}).to(kCUDA);
+    report("index_put_accumulate_4M_float32", median_ms([&] { index_put_(acc, {at}, vals, true); }, reps),
+           (4.0 + 8.0) * m4 + 2 * 4.0 * (int64_t{1} << 20));
+  }
   std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
   return 0;
 }

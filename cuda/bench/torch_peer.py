@@ -70,6 +70,21 @@ def main():
         report("cumsum_64M_float32", median_ms(lambda: torch.cumsum(c64, 0), reps), 2 * 4 * (64 << 20))
         s16 = a[: 16 << 20]
         report("sort_16M_float32", median_ms(lambda: torch.sort(s16, 0), reps), (4 + 4 + 8) * (16 << 20))
+    # Indexing (docs/cuda.md, "Indexing and shape kernels"): fixed sizes, random indices.
+    m16, m4 = 16 << 20, 4 << 20
+    rows16 = m16 // 256
+    table = torch.randn(rows16, 256, device="cuda")
+    pick = torch.randint(0, rows16, (rows16,), device="cuda")
+    report("index_select_16M_float32_dim0", median_ms(lambda: torch.index_select(table, 0, pick), reps),
+           2 * 4 * m16 + 8 * rows16)
+    square = torch.randn(4096, 4096, device="cuda")
+    where = torch.randint(0, 4096, (4096, 4096), device="cuda")
+    report("gather_16M_float32", median_ms(lambda: torch.gather(square, 1, where), reps), (4 + 8 + 4) * m16)
+    acc = torch.zeros(1 << 20, device="cuda")
+    at = torch.randint(0, 1 << 20, (m4,), device="cuda")
+    vals = torch.randn(m4, device="cuda")
+    report("index_put_accumulate_4M_float32", median_ms(lambda: acc.index_put_((at,), vals, accumulate=True), reps),
+           (4 + 8) * m4 + 2 * 4 * (1 << 20))
 
 
 if __name__ == "__main__":
