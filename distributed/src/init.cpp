@@ -10,6 +10,7 @@
 #include <ember/distributed/file_store.h>
 #include <ember/distributed/prefix_store.h>
 #include <ember/distributed/process_group_gloo.h>
+#include <ember/distributed/process_group_nccl.h>
 #include <ember/distributed/tcp_store.h>
 
 namespace ember::distributed {
@@ -23,6 +24,15 @@ std::shared_ptr<ProcessGroup> default_group;
 std::shared_ptr<Store> world_store;
 std::chrono::milliseconds world_timeout{0};
 int64_t groups_made = 0;
+std::string world_backend;  // "gloo" or "nccl": new_group makes groups of it
+
+// A group of backend ("gloo" or "nccl", checked by the caller).
+std::shared_ptr<ProcessGroup> make_group(const std::string& backend, std::shared_ptr<Store> store, int64_t rank,
+                                         int64_t size, std::chrono::milliseconds timeout) {
+  if (backend == "nccl")
+    return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, ProcessGroupNCCLOptions{.timeout = timeout});
+  return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, ProcessGroupGlooOptions{.timeout = timeout});
+}
 
 std::string env_or_fail(const char* name, const char* why) {
   const char* value = std::getenv(name);
@@ -74,8 +84,11 @@ std::shared_ptr<ProcessGroup> checked_default(const char* caller) {
 std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, const InitOptions& options) {
   std::string name = backend;
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  EMBER_CHECK(name == "gloo", "init_process_group: unknown backend '", backend,
-              "'; Ember::distributed offers: gloo");
+  EMBER_CHECK(name == "gloo" || name == "nccl", "init_process_group: unknown backend '", backend,
+              "'; Ember::distributed offers: gloo, nccl");
+  EMBER_CHECK(name != "nccl" || nccl_is_available(),
+              "init_process_group: backend 'nccl' is not available: this Ember::distributed was built without CUDA "
+              "or NCCL (EMBER_WITH_NCCL)");
   {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group == nullptr,
@@ -117,13 +130,13 @@ std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, con
                 world_size);
   }
   // As c10d: the default group's keys live under "default_pg/".
-  auto group = std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("default_pg", store), rank,
-                                                  world_size, ProcessGroupGlooOptions{.timeout = options.timeout});
+  auto group = make_group(name, std::make_shared<PrefixStore>("default_pg", store), rank, world_size, options.timeout);
   std::lock_guard<std::mutex> lock(default_group_mutex);
   EMBER_CHECK(default_group == nullptr, "init_process_group: another thread initialized the default group meanwhile");
   default_group = group;
   world_store = store;
   world_timeout = options.timeout;
+  world_backend = name;
   groups_made = 0;
   return group;
 }
@@ -157,6 +170,7 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
   std::shared_ptr<Store> store;
   int64_t world_size = 0, world_rank = 0, index = 0;
   std::chrono::milliseconds group_timeout{0};
+  std::string backend;
   {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group != nullptr, "new_group: there is no default process group (call init_process_group)");
@@ -165,6 +179,7 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
     world_rank = default_group->rank();
     group_timeout = timeout ? *timeout : world_timeout;
     index = groups_made++;
+    backend = world_backend;
   }
   if (ranks.empty())
     for (int64_t r = 0; r < world_size; ++r) ranks.push_back(r);
@@ -176,9 +191,8 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
   }
   const auto member = std::find(ranks.begin(), ranks.end(), world_rank);
   if (member == ranks.end()) return nullptr;
-  return std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("group_" + std::to_string(index), store),
-                                            member - ranks.begin(), static_cast<int64_t>(ranks.size()),
-                                            ProcessGroupGlooOptions{.timeout = group_timeout});
+  return make_group(backend, std::make_shared<PrefixStore>("group_" + std::to_string(index), store),
+                    member - ranks.begin(), static_cast<int64_t>(ranks.size()), group_timeout);
 }
 
 namespace {

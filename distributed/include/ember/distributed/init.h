@@ -27,7 +27,8 @@ struct InitOptions {
   std::shared_ptr<Store> store = nullptr;
 };
 
-// Creates the default process group (backend "gloo") and returns it. Raises
+// Creates the default process group (backend "gloo", or "nccl" where
+// nccl_is_available(): a ProcessGroupNCCL) and returns it. Raises
 // ember::Error when one exists already, for an unknown backend or
 // init_method, or when the rendezvous times out.
 std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, const InitOptions& options = {});
