@@ -140,7 +140,7 @@ void copy_slices(const Tensor& flat, const std::vector<Tensor>& outputs) {
 // ProcessGroupNCCL::collective(): on the caller's thread, under the issue
 // lock (Note [NCCL issue lock]), it takes the next sequence number and
 // records it for the desync report, gets the communicator of the device
-// (creating it on first use: Note [NCCL communicators]), makes the NCCL
+// (creating it on first use), makes the NCCL
 // stream wait for the caller's current stream (an event), marks the inputs
 // and outputs as used by the NCCL stream (record_stream: the caching
 // allocator does not hand their memory to another stream's work before the
@@ -186,11 +186,17 @@ std::shared_ptr<Work> issue(ProcessGroupNCCL::State& s, NCCLPlan plan) {
   std::shared_ptr<Communicator> comm;
   if (p2p) {
     const int64_t low = std::min(s.rank, plan.peer), high = std::max(s.rank, plan.peer);
-    comm = s.communicator(device_name + "/p2p/" + std::to_string(low) + ":" + std::to_string(high), plan.device, 2,
-                          s.rank == low ? 0 : 1, s.rank == low, context, seq, plan.op, false, s.timeout);
+    const std::string pair = std::to_string(low) + ":" + std::to_string(high);
+    comm = s.communicator(device_name + "/p2p/" + pair, "p2p/" + pair, plan.device, 2, s.rank == low ? 0 : 1,
+                          s.rank == low, context, seq, plan.op, false, s.timeout);
   } else {
-    comm = s.communicator(device_name, plan.device, static_cast<int>(s.size), static_cast<int>(s.rank), s.rank == 0,
-                          context, seq, plan.op, true, s.timeout);
+    // As c10d's counter: the n-th communicator of the whole group has the
+    // same id key on every rank, whichever device each rank uses.
+    const bool exists = s.comms.count(device_name) > 0;
+    comm = s.communicator(device_name, "all/" + std::to_string(s.group_comms_made), plan.device,
+                          static_cast<int>(s.size), static_cast<int>(s.rank), s.rank == 0, context, seq, plan.op,
+                          true, s.timeout);
+    if (!exists) ++s.group_comms_made;
   }
   s.last_device = plan.device;
 

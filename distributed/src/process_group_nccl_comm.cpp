@@ -168,7 +168,8 @@ void ProcessGroupNCCL::State::wait_ready(Communicator& comm, ncclResult_t result
   EMBER_FAIL(text);
 }
 
-std::shared_ptr<Communicator> ProcessGroupNCCL::State::communicator(const std::string& key, int16_t device, int nranks,
+std::shared_ptr<Communicator> ProcessGroupNCCL::State::communicator(const std::string& key, const std::string& id_key,
+                                                                   int16_t device, int nranks,
                                                                    int comm_rank, bool is_owner,
                                                                    const std::string& context, uint64_t seq,
                                                                    const std::string& op, bool report_desync,
@@ -188,7 +189,7 @@ std::shared_ptr<Communicator> ProcessGroupNCCL::State::communicator(const std::s
   // starts NCCL's bootstrap root there) and publishes it; the others wait.
   ncclUniqueId id;
   std::memset(&id, 0, sizeof id);
-  const std::string store_key = "ember_nccl_unique_id/" + key;
+  const std::string store_key = "ember_nccl_unique_id/" + id_key;
   if (is_owner) {
     const ncclResult_t r = ncclGetUniqueId(&id);
     if (r != ncclSuccess) fail("failed in ncclGetUniqueId: " + nccl_detail::result_text(r));

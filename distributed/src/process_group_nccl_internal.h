@@ -115,6 +115,7 @@ struct ProcessGroupNCCL::State {
   // communicator (Note [NCCL issue lock]).
   std::mutex issue_mutex;
   std::map<std::string, std::shared_ptr<nccl_detail::Communicator>> comms;
+  int64_t group_comms_made = 0;  // communicators of the whole group created so far
   uint64_t sequence = 0;
   int16_t last_device = -1;
   // Set by the watchdog before it takes issue_mutex to abort: a thread
@@ -139,7 +140,12 @@ struct ProcessGroupNCCL::State {
   // then a non-blocking ncclCommInitRankConfig polled until the deadline.
   // On a timeout or error the communicator is aborted, the group marked
   // aborted and an ember::Error raised naming `context`.
-  std::shared_ptr<nccl_detail::Communicator> communicator(const std::string& key, int16_t device, int nranks,
+  // `id_key` names the unique id in the store: the same on every rank of the
+  // communicator whatever its device ("all/<n>" for the n-th communicator of
+  // the whole group, "p2p/<low>:<high>" for a pair), while `key` (the map's)
+  // names this rank's device.
+  std::shared_ptr<nccl_detail::Communicator> communicator(const std::string& key, const std::string& id_key,
+                                                          int16_t device, int nranks,
                                                           int comm_rank, bool is_owner,
                                                           const std::string& context, uint64_t seq,
                                                           const std::string& op, bool report_desync,
