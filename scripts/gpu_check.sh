@@ -23,11 +23,13 @@ cd "$(dirname "$0")/.."
 
 # Exactly the packages core's build needs beyond CUDA, CMake, ninja and a
 # C++ compiler: OpenBLAS (OpenMP flavour) with its Fortran runtime, oneDNN with
-# the OpenCL loader it links, and GoogleTest; then what Ember::distributed adds
-# (the NCCL stage): Gloo and the libraries libgloo.so.0 needs at link and run
-# time (hiredis, ibverbs and its netlink libraries), about 0.6 MB.
+# the OpenCL loader it links, GoogleTest and zlib (core links it: TorchScript
+# archives; the runtime package too, which its libz.so link points into); then
+# what Ember::distributed adds (the NCCL stage): Gloo and the libraries
+# libgloo.so.0 needs at link and run time (hiredis, ibverbs and its netlink
+# libraries), about 0.6 MB.
 DEBS=(libopenblas-openmp-dev libopenblas0-openmp libgfortran5 libquadmath0
-      libdnnl-dev libdnnl2 ocl-icd-libopencl1 libgtest-dev
+      libdnnl-dev libdnnl2 ocl-icd-libopencl1 libgtest-dev zlib1g-dev zlib1g
       libgloo-dev libgloo0 libhiredis0.14 libibverbs1 libnl-3-200 libnl-route-3-200)
 
 mode=${1:-}

@@ -17,11 +17,13 @@ namespace ember::testing {
 
 // Skips the test without a GPU, and with fewer GPUs than `ranks` (NCCL
 // refuses two ranks of one communicator on one GPU).
-#define EMBER_NCCL_REQUIRE_GPUS(ranks)                                                                             \
-  do {                                                                                                             \
-    if (::ember::cuda::device_count() < (ranks))                                                                   \
-      GTEST_SKIP() << "needs " << (ranks) << " CUDA device(s), one per rank (NCCL refuses two ranks on one GPU); " \
-                   << "this machine has " << ::ember::cuda::device_count();                                        \
+#define EMBER_NCCL_REQUIRE_GPUS(ranks)                                                                          \
+  do {                                                                                                          \
+    if (::ember::cuda::device_count() < (ranks))                                                                \
+      GTEST_SKIP() << ((ranks) == 1 ? std::string("needs a CUDA device")                                        \
+                                    : "needs " + std::to_string(ranks) +                                        \
+                                          " CUDA devices, one per rank (NCCL refuses two ranks on one GPU)")     \
+                   << "; this machine has " << ::ember::cuda::device_count();                                   \
   } while (0)
 
 // The message of the ember::Error f raises ("" when it raises none).
