@@ -126,15 +126,15 @@ if (($(left) > 60)); then
     cat "$OUT/bench.md" >>"$summary"
 fi
 
-# ProcessGroupNCCL (docs/distributed.md): Ember::distributed and its tests, then the
-# NCCL cases only (the Gloo ones run on every CI machine). One GPU: the single-rank
+# ProcessGroupNCCL (docs/distributed.md): Ember::distributed, Ember::distributed_nccl
+# and the NCCL suite (the Gloo suite runs on every CI machine). One GPU: the single-rank
 # collectives, the stream semantics, the watchdog and the init timeout run; the
 # cases needing a GPU per rank skip. NCCL's bootstrap on the loopback interface.
 if (($(left) > 150)) && grep -q "ProcessGroupNCCL ON" "$log"; then
-  if stage build-distributed $(($(left) - 90)) cmake --build "$build" -j "$jobs" --target ember_distributed_tests; then
+  if stage build-nccl $(($(left) - 90)) cmake --build "$build" -j "$jobs" --target ember_distributed_nccl_tests; then
     NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} NCCL_DEBUG=${NCCL_DEBUG:-WARN} \
-      stage nccl-tests $(($(left) > 150 ? 150 : $(left) - 5)) "$build/tests/distributed/ember_distributed_tests" \
-      --gtest_filter='Nccl*' --gtest_output="xml:$OUT/nccl-tests.xml"
+      stage nccl-tests $(($(left) > 150 ? 150 : $(left) - 5)) "$build/tests/distributed/ember_distributed_nccl_tests" \
+      --gtest_output="xml:$OUT/nccl-tests.xml"
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$log" | tail -8 >>"$summary"
   fi
 fi

@@ -4,13 +4,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include <ember/core/error.h>
 #include <ember/distributed/file_store.h>
 #include <ember/distributed/prefix_store.h>
 #include <ember/distributed/process_group_gloo.h>
-#include <ember/distributed/process_group_nccl.h>
 #include <ember/distributed/tcp_store.h>
 
 namespace ember::distributed {
@@ -26,11 +26,32 @@ std::chrono::milliseconds world_timeout{0};
 int64_t groups_made = 0;
 std::string world_backend;  // "gloo" or "nccl": new_group makes groups of it
 
-// A group of backend ("gloo" or "nccl", checked by the caller).
+std::string lower(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
+// Backends other libraries registered (register_backend).
+std::mutex backends_mutex;
+std::map<std::string, ProcessGroupFactory>& backends() {
+  static std::map<std::string, ProcessGroupFactory> registry;
+  return registry;
+}
+
+ProcessGroupFactory registered_backend(const std::string& name) {
+  std::lock_guard<std::mutex> lock(backends_mutex);
+  auto it = backends().find(name);
+  return it == backends().end() ? nullptr : it->second;
+}
+
+// A group of backend ("gloo" or a registered one, checked by the caller).
 std::shared_ptr<ProcessGroup> make_group(const std::string& backend, std::shared_ptr<Store> store, int64_t rank,
                                          int64_t size, std::chrono::milliseconds timeout) {
-  if (backend == "nccl")
-    return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, ProcessGroupNCCLOptions{.timeout = timeout});
+  if (backend != "gloo") {
+    ProcessGroupFactory factory = registered_backend(backend);
+    EMBER_CHECK(factory != nullptr, "init_process_group: backend '", backend, "' is not registered");
+    return factory(std::move(store), rank, size, timeout);
+  }
   return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, ProcessGroupGlooOptions{.timeout = timeout});
 }
 
@@ -81,14 +102,27 @@ std::shared_ptr<ProcessGroup> checked_default(const char* caller) {
 
 }  // namespace
 
+void register_backend(const std::string& name, ProcessGroupFactory factory) {
+  EMBER_CHECK(factory != nullptr, "register_backend: the factory of backend '", name, "' is empty");
+  EMBER_CHECK(lower(name) != "gloo", "register_backend: 'gloo' is Ember::distributed's own backend");
+  std::lock_guard<std::mutex> lock(backends_mutex);
+  backends()[lower(name)] = std::move(factory);
+}
+
+bool is_backend_available(const std::string& name) {
+  return lower(name) == "gloo" || registered_backend(lower(name)) != nullptr;
+}
+
+bool nccl_is_available() { return is_backend_available("nccl"); }
+
 std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, const InitOptions& options) {
-  std::string name = backend;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  EMBER_CHECK(name == "gloo" || name == "nccl", "init_process_group: unknown backend '", backend,
-              "'; Ember::distributed offers: gloo, nccl");
+  const std::string name = lower(backend);
   EMBER_CHECK(name != "nccl" || nccl_is_available(),
-              "init_process_group: backend 'nccl' is not available: this Ember::distributed was built without CUDA "
-              "or NCCL (EMBER_WITH_NCCL)");
+              "init_process_group: backend 'nccl' is not available: link Ember::distributed_nccl and include "
+              "<ember/distributed/process_group_nccl.h> (the library is built where CMake finds CUDA and NCCL: "
+              "EMBER_WITH_NCCL)");
+  EMBER_CHECK(is_backend_available(name), "init_process_group: unknown backend '", backend,
+              "'; Ember::distributed offers: gloo, nccl (with Ember::distributed_nccl)");
   {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group == nullptr,

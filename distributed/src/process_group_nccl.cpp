@@ -2,6 +2,8 @@
 // [NCCL collective]) and the collectives.
 #include <ember/distributed/process_group_nccl.h>
 
+#include <ember/distributed/init.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -236,7 +238,23 @@ std::shared_ptr<Work> issue(ProcessGroupNCCL::State& s, NCCLPlan plan) {
 
 }  // namespace
 
-bool nccl_is_available() { return true; }
+namespace detail {
+bool register_nccl_backend() {
+  static const bool registered = [] {
+    register_backend("nccl", [](std::shared_ptr<Store> store, int64_t rank, int64_t size,
+                                std::chrono::milliseconds timeout) -> std::shared_ptr<ProcessGroup> {
+      return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, ProcessGroupNCCLOptions{.timeout = timeout});
+    });
+    return true;
+  }();
+  return registered;
+}
+}  // namespace detail
+
+namespace {
+// Also when no translation unit of the program includes the header.
+[[maybe_unused]] const bool nccl_backend_registered_here = detail::register_nccl_backend();
+}  // namespace
 
 int ProcessGroupNCCL::nccl_version() {
   int version = 0;

@@ -10,7 +10,6 @@
 #include "ember/distributed/work.h"
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/process_group_gloo.h"
-#include "ember/distributed/process_group_nccl.h"
 #include "ember/distributed/init.h"
 #include "ember/distributed/zero_redundancy_optimizer.h"
 #include "ember/distributed/sync_batch_norm.h"

@@ -1,7 +1,9 @@
 #pragma once
 // ProcessGroupNCCL: collectives on CUDA tensors over NVIDIA's NCCL, as
-// torch.distributed's "nccl" backend. Built when CMake finds CUDA and NCCL
-// (EMBER_WITH_NCCL; nccl_is_available() says whether this build has it).
+// torch.distributed's "nccl" backend, in its own library Ember::distributed_nccl
+// (built when CMake finds CUDA and NCCL: EMBER_WITH_NCCL), so that programs of
+// Ember::distributed alone never load CUDA. Including this header links the
+// library's registration of the "nccl" backend (init_process_group("nccl")).
 // This header includes neither CUDA's nor NCCL's headers.
 //
 // A collective is queued on the GPU and returns at once: it runs on an NCCL
@@ -15,15 +17,21 @@
 #include <string>
 #include <vector>
 
+#include <ember/distributed/init.h>  // nccl_is_available()
 #include <ember/distributed/process_group.h>
 #include <ember/distributed/process_group_gloo.h>  // kDefaultProcessGroupTimeout
 #include <ember/distributed/store.h>
 
 namespace ember::distributed {
 
-// True when this build of Ember::distributed has ProcessGroupNCCL
-// (torch.distributed.is_nccl_available()). Constructing one elsewhere raises.
-bool nccl_is_available();
+namespace detail {
+// Registers "nccl" with init_process_group (once); true. Referenced below from
+// every translation unit including this header, so that the linker keeps
+// Ember::distributed_nccl even where it drops libraries nothing refers to
+// (--as-needed).
+bool register_nccl_backend();
+[[maybe_unused]] inline const bool nccl_backend_registered = register_nccl_backend();
+}  // namespace detail
 
 struct ProcessGroupNCCLOptions {
   // Timeout of each collective without its own, and of creating a
