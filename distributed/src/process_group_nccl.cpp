@@ -142,8 +142,8 @@ void copy_slices(const Tensor& flat, const std::vector<Tensor>& outputs) {
 // ProcessGroupNCCL::collective(): on the caller's thread, under the issue
 // lock (Note [NCCL issue lock]), it takes the next sequence number and
 // records it for the desync report, gets the communicator of the device
-// (creating it on first use), makes the NCCL
-// stream wait for the caller's current stream (an event), marks the inputs
+// (creating it on first use), makes the NCCL stream wait for the caller's
+// current stream (an event), marks the inputs
 // and outputs as used by the NCCL stream (record_stream: the caching
 // allocator does not hand their memory to another stream's work before the
 // collective is done), and with the NCCL stream current queues the copies
