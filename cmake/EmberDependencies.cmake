@@ -37,6 +37,15 @@ add_library(ember_dnnl INTERFACE)
 target_link_libraries(ember_dnnl INTERFACE ${EMBER_DNNL_LIBRARY})
 target_include_directories(ember_dnnl SYSTEM INTERFACE ${EMBER_DNNL_INCLUDE_DIR})
 
+# Ember::core inflates the code/ files of TorchScript archives and Ember::datasets
+# reads gzipped IDX files (MNIST) through zlib (Debian's zlib1g-dev). Found before
+# the EMBER_CORE_ONLY return below: core links it.
+find_package(ZLIB)
+if(NOT ZLIB_FOUND)
+  message(FATAL_ERROR "zlib not found (Ember::core and Ember::datasets need it): run scripts/install_deps.sh "
+                      "(Debian package zlib1g-dev)")
+endif()
+
 # EMBER_CORE_ONLY: core needs nothing below (the other libraries do).
 if(EMBER_CORE_ONLY)
   return()
@@ -89,14 +98,8 @@ endif()
 message(STATUS "Ember::io: audio backends SoX ${EMBER_HAS_SOX}, FFmpeg ${EMBER_HAS_FFMPEG}; "
                "video ${EMBER_HAS_FFMPEG}")
 
-# Ember::core inflates the code/ files of TorchScript archives and Ember::datasets
-# reads gzipped IDX files (MNIST) through zlib; datasets reads Pascal VOC's XML
-# annotations through expat (Debian's zlib1g-dev and libexpat1-dev).
-find_package(ZLIB)
-if(NOT ZLIB_FOUND)
-  message(FATAL_ERROR "zlib not found (Ember::core and Ember::datasets need it): run scripts/install_deps.sh "
-                      "(Debian package zlib1g-dev)")
-endif()
+# Ember::datasets reads Pascal VOC's XML annotations through expat (Debian's
+# libexpat1-dev); zlib is found above, with core's dependencies.
 find_package(EXPAT)
 if(NOT EXPAT_FOUND)
   message(FATAL_ERROR "expat not found (Ember::datasets needs it): run scripts/install_deps.sh "

@@ -9,7 +9,8 @@
 #                                      .debs into a prefix, builds Ember::core,
 #                                      Ember::cuda and their tests with CUDA, runs
 #                                      `ctest -L cuda`, the benchmark against PyTorch
-#                                      and, while time is left, compute-sanitizer and
+#                                      and, while time is left, Ember::distributed's
+#                                      ProcessGroupNCCL tests, compute-sanitizer and
 #                                      core's device-generic suites on CUDA
 #
 # `run` writes under $OUT (default ./gpu-check-out): gpu_check.log (everything),
@@ -22,9 +23,14 @@ cd "$(dirname "$0")/.."
 
 # Exactly the packages core's build needs beyond CUDA, CMake, ninja and a
 # C++ compiler: OpenBLAS (OpenMP flavour) with its Fortran runtime, oneDNN with
-# the OpenCL loader it links, and GoogleTest.
+# the OpenCL loader it links, GoogleTest and zlib (core links it: TorchScript
+# archives; the runtime package too, which its libz.so link points into); then
+# what Ember::distributed adds (the NCCL stage): Gloo and the libraries
+# libgloo.so.0 needs at link and run time (hiredis, ibverbs and its netlink
+# libraries), about 0.6 MB.
 DEBS=(libopenblas-openmp-dev libopenblas0-openmp libgfortran5 libquadmath0
-      libdnnl-dev libdnnl2 ocl-icd-libopencl1 libgtest-dev)
+      libdnnl-dev libdnnl2 ocl-icd-libopencl1 libgtest-dev zlib1g-dev zlib1g
+      libgloo-dev libgloo0 libhiredis0.14 libibverbs1 libnl-3-200 libnl-route-3-200)
 
 mode=${1:-}
 debs_dir=${2:-.gpu-debs}
@@ -86,9 +92,25 @@ for f in "$debs_dir"/*.deb; do dpkg-deb -x "$f" "$prefix"; done
 lib=$prefix/usr/lib/x86_64-linux-gnu
 export LD_LIBRARY_PATH=$lib:$lib/openblas-openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
+# NCCL for ProcessGroupNCCL: the CUDA toolkit's, else PyTorch's wheel (nvidia/nccl).
+nccl_root=
+if [[ -f /usr/local/cuda/include/nccl.h ]]; then
+  nccl_root=/usr/local/cuda
+else
+  nccl_root=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
+fi
+note "NCCL: ${nccl_root:-not found (the NCCL stage is skipped)}"
+[[ -n $nccl_root ]] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$nccl_root/lib:$nccl_root/lib64
+# Ember::distributed needs Gloo: without its .debs (fetched before they were
+# listed) the core-only build leaves it out rather than failing.
+with_distributed=OFF
+if ls "$debs_dir"/libgloo-dev_*.deb >/dev/null 2>&1; then with_distributed=ON; else note "no libgloo-dev .deb: the NCCL stage is skipped"; fi
+
 stage configure 120 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DEMBER_CORE_ONLY=ON -DEMBER_WITH_CUDA=ON -DEMBER_CUDA_ARCHITECTURES=90 \
-  -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_BUILD_DIFFFUZZ=OFF -DEMBER_BUILD_APPS=OFF -DEMBER_BUILD_DISTRIBUTED=OFF \
+  -DEMBER_BUILD_EXAMPLES=OFF -DEMBER_BUILD_DIFFFUZZ=OFF -DEMBER_BUILD_APPS=OFF \
+  -DEMBER_CORE_ONLY_DISTRIBUTED=$with_distributed -DEMBER_BUILD_DISTRIBUTED=$with_distributed \
+  -DEMBER_WITH_NCCL=AUTO -DNCCL_ROOT="$nccl_root" \
   -DCMAKE_PREFIX_PATH="$prefix/usr" -DGTest_DIR="$lib/cmake/GTest" \
   -DEMBER_OPENBLAS_LIBRARY="$lib/openblas-openmp/libopenblas.so" \
   -DEMBER_OPENBLAS_INCLUDE_DIR="$prefix/usr/include/x86_64-linux-gnu/openblas-openmp" \
@@ -107,6 +129,19 @@ if (($(left) > 60)); then
   stage bench-torch 60 sh -c "python3 cuda/bench/torch_peer.py > '$OUT/bench-torch.jsonl'"
   python3 cuda/bench/compare.py "$OUT/bench-ember.jsonl" "$OUT/bench-torch.jsonl" "$gpu" >"$OUT/bench.md" 2>>"$log" &&
     cat "$OUT/bench.md" >>"$summary"
+fi
+
+# ProcessGroupNCCL (docs/distributed.md): Ember::distributed, Ember::distributed_nccl
+# and the NCCL suite (the Gloo suite runs on every CI machine). One GPU: the single-rank
+# collectives, the stream semantics, the watchdog and the init timeout run; the
+# cases needing a GPU per rank skip. NCCL's bootstrap on the loopback interface.
+if (($(left) > 150)) && grep -q "ProcessGroupNCCL ON" "$log"; then
+  if stage build-nccl $(($(left) - 90)) cmake --build "$build" -j "$jobs" --target ember_distributed_nccl_tests; then
+    NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} NCCL_DEBUG=${NCCL_DEBUG:-WARN} \
+      stage nccl-tests $(($(left) > 150 ? 150 : $(left) - 5)) "$build/tests/distributed/ember_distributed_nccl_tests" \
+      --gtest_output="xml:$OUT/nccl-tests.xml"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$log" | tail -8 >>"$summary"
+  fi
 fi
 
 # compute-sanitizer needs a Firecracker machine (KINDS.md); skipped on failure to start.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include <ember/core/error.h>
@@ -23,6 +24,36 @@ std::shared_ptr<ProcessGroup> default_group;
 std::shared_ptr<Store> world_store;
 std::chrono::milliseconds world_timeout{0};
 int64_t groups_made = 0;
+std::string world_backend;  // "gloo" or "nccl": new_group makes groups of it
+
+std::string lower(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
+// Backends other libraries registered (register_backend).
+std::mutex backends_mutex;
+std::map<std::string, ProcessGroupFactory>& backends() {
+  static std::map<std::string, ProcessGroupFactory> registry;
+  return registry;
+}
+
+ProcessGroupFactory registered_backend(const std::string& name) {
+  std::lock_guard<std::mutex> lock(backends_mutex);
+  auto it = backends().find(name);
+  return it == backends().end() ? nullptr : it->second;
+}
+
+// A group of backend ("gloo" or a registered one, checked by the caller).
+std::shared_ptr<ProcessGroup> make_group(const std::string& backend, std::shared_ptr<Store> store, int64_t rank,
+                                         int64_t size, std::chrono::milliseconds timeout) {
+  if (backend != "gloo") {
+    ProcessGroupFactory factory = registered_backend(backend);
+    EMBER_CHECK(factory != nullptr, "init_process_group: backend '", backend, "' is not registered");
+    return factory(std::move(store), rank, size, timeout);
+  }
+  return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, ProcessGroupGlooOptions{.timeout = timeout});
+}
 
 std::string env_or_fail(const char* name, const char* why) {
   const char* value = std::getenv(name);
@@ -71,11 +102,27 @@ std::shared_ptr<ProcessGroup> checked_default(const char* caller) {
 
 }  // namespace
 
+void register_backend(const std::string& name, ProcessGroupFactory factory) {
+  EMBER_CHECK(factory != nullptr, "register_backend: the factory of backend '", name, "' is empty");
+  EMBER_CHECK(lower(name) != "gloo", "register_backend: 'gloo' is Ember::distributed's own backend");
+  std::lock_guard<std::mutex> lock(backends_mutex);
+  backends()[lower(name)] = std::move(factory);
+}
+
+bool is_backend_available(const std::string& name) {
+  return lower(name) == "gloo" || registered_backend(lower(name)) != nullptr;
+}
+
+bool nccl_is_available() { return is_backend_available("nccl"); }
+
 std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, const InitOptions& options) {
-  std::string name = backend;
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  EMBER_CHECK(name == "gloo", "init_process_group: unknown backend '", backend,
-              "'; Ember::distributed offers: gloo");
+  const std::string name = lower(backend);
+  EMBER_CHECK(name != "nccl" || nccl_is_available(),
+              "init_process_group: backend 'nccl' is not available: link Ember::distributed_nccl and include "
+              "<ember/distributed/process_group_nccl.h> (the library is built where CMake finds CUDA and NCCL: "
+              "EMBER_WITH_NCCL)");
+  EMBER_CHECK(is_backend_available(name), "init_process_group: unknown backend '", backend,
+              "'; Ember::distributed offers: gloo, nccl (with Ember::distributed_nccl)");
   {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group == nullptr,
@@ -117,13 +164,13 @@ std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, con
                 world_size);
   }
   // As c10d: the default group's keys live under "default_pg/".
-  auto group = std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("default_pg", store), rank,
-                                                  world_size, ProcessGroupGlooOptions{.timeout = options.timeout});
+  auto group = make_group(name, std::make_shared<PrefixStore>("default_pg", store), rank, world_size, options.timeout);
   std::lock_guard<std::mutex> lock(default_group_mutex);
   EMBER_CHECK(default_group == nullptr, "init_process_group: another thread initialized the default group meanwhile");
   default_group = group;
   world_store = store;
   world_timeout = options.timeout;
+  world_backend = name;
   groups_made = 0;
   return group;
 }
@@ -157,6 +204,7 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
   std::shared_ptr<Store> store;
   int64_t world_size = 0, world_rank = 0, index = 0;
   std::chrono::milliseconds group_timeout{0};
+  std::string backend;
   {
     std::lock_guard<std::mutex> lock(default_group_mutex);
     EMBER_CHECK(default_group != nullptr, "new_group: there is no default process group (call init_process_group)");
@@ -165,6 +213,7 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
     world_rank = default_group->rank();
     group_timeout = timeout ? *timeout : world_timeout;
     index = groups_made++;
+    backend = world_backend;
   }
   if (ranks.empty())
     for (int64_t r = 0; r < world_size; ++r) ranks.push_back(r);
@@ -176,9 +225,8 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int64_t> ranks, std::optiona
   }
   const auto member = std::find(ranks.begin(), ranks.end(), world_rank);
   if (member == ranks.end()) return nullptr;
-  return std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("group_" + std::to_string(index), store),
-                                            member - ranks.begin(), static_cast<int64_t>(ranks.size()),
-                                            ProcessGroupGlooOptions{.timeout = group_timeout});
+  return make_group(backend, std::make_shared<PrefixStore>("group_" + std::to_string(index), store),
+                    member - ranks.begin(), static_cast<int64_t>(ranks.size()), group_timeout);
 }
 
 namespace {

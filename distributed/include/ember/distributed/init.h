@@ -2,6 +2,7 @@
 // torch.distributed's module-level API: init_process_group and the default
 // group it creates, and collectives on that group.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +28,20 @@ struct InitOptions {
   std::shared_ptr<Store> store = nullptr;
 };
 
-// Creates the default process group (backend "gloo") and returns it. Raises
+// Process-group backends of other libraries, by name (c10d's
+// Backend.register_backend): Ember::distributed_nccl registers "nccl" when it
+// is loaded (a program that includes <ember/distributed/process_group_nccl.h>
+// links it). A second registration of a name replaces the first.
+using ProcessGroupFactory = std::function<std::shared_ptr<ProcessGroup>(
+    std::shared_ptr<Store> store, int64_t rank, int64_t size, std::chrono::milliseconds timeout)>;
+void register_backend(const std::string& name, ProcessGroupFactory factory);
+// "gloo", or a registered backend (names are case-insensitive).
+bool is_backend_available(const std::string& name);
+// is_backend_available("nccl") (torch.distributed.is_nccl_available()).
+bool nccl_is_available();
+
+// Creates the default process group (backend "gloo", or "nccl" where
+// nccl_is_available(): a ProcessGroupNCCL) and returns it. Raises
 // ember::Error when one exists already, for an unknown backend or
 // init_method, or when the rendezvous times out.
 std::shared_ptr<ProcessGroup> init_process_group(const std::string& backend, const InitOptions& options = {});

@@ -26,8 +26,9 @@ class Work {
   Work(const Work&) = delete;
   Work& operator=(const Work&) = delete;
 
-  // True once the collective finished, successfully or not.
-  bool is_completed() const;
+  // True once the collective finished, successfully or not. (Virtual: an
+  // NCCL work asks its CUDA event.)
+  virtual bool is_completed() const;
   // True once it finished without an error.
   bool is_success() const;
   // The collective's error once it failed (null otherwise).
@@ -36,7 +37,8 @@ class Work {
   // ember::Error). With a timeout, raises an ember::Error naming the op and
   // its sequence number if it is not finished by then; the collective itself
   // goes on (and may still finish: wait again). Returns true, as c10d's.
-  bool wait(std::chrono::milliseconds timeout = kNoTimeout);
+  // (Virtual: an NCCL work's wait() makes the caller's stream wait instead.)
+  virtual bool wait(std::chrono::milliseconds timeout = kNoTimeout);
   // The tensors the collective wrote (for an in-place op, its input).
   const std::vector<Tensor>& result() const { return outputs_; }
 
