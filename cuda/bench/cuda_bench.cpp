@@ -85,6 +85,16 @@ int main(int argc, char** argv) {
   report("var_rows", median_ms([&] { (void)var(m, {1}); }, reps), fb + 4.0 * rows);
   const Tensor h = a.slice(0, 0, n / 2).to(kBFloat16);
   report("sum_bf16", median_ms([&] { (void)sum(h); }, reps), 2.0 * static_cast<double>(n / 2));
+  {
+    // Complex products: n complex64 elements (8 bytes each), parts from a and b.
+    const TensorOptions c64 = TensorOptions(kComplex64).device(kCUDA);
+    Tensor z = empty({n}, c64), w = empty({n}, c64), zo = empty({n}, c64);
+    view_as_real(z).select(1, 0).copy_(a);
+    view_as_real(z).select(1, 1).copy_(b);
+    view_as_real(w).select(1, 0).copy_(b);
+    view_as_real(w).select(1, 1).copy_(a);
+    report("mul_256M_complex64", median_ms([&] { mul_out(zo, z, w); }, reps), 3 * 2 * fb);
+  }
   std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
   return 0;
 }

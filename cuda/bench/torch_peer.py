@@ -56,6 +56,10 @@ def main():
     report("var_rows", median_ms(lambda: m.var(1), reps), fb + 4 * rows)
     h = a[: n // 2].to(torch.bfloat16)
     report("sum_bf16", median_ms(lambda: h.sum(), reps), 2 * (n // 2))
+    z = torch.complex(a, b)
+    w = torch.complex(b, a)
+    zo = torch.empty(n, dtype=torch.complex64, device="cuda")
+    report("mul_256M_complex64", median_ms(lambda: torch.mul(z, w, out=zo), reps), 3 * 2 * fb)
 
 
 if __name__ == "__main__":
