@@ -1,11 +1,12 @@
-// softplus, nan_to_num and ember::special's sinc, entr, logit, xlog1py and
-// round(decimals) on CUDA against the CPU, over the floating dtypes, strided
+// softplus, nan_to_num and ember::special's sinc, entr, logit, xlog1py,
+// round(decimals) and Bessel functions on CUDA against the CPU, over the floating dtypes, strided
 // and broadcast operands and edge values (zeros, integers, the ends of logit's
 // domain, infinities, NaN). The CPU evaluates the special functions in long
 // double, the GPU in double: float64 within a few ulps, the others exact up
 // to a rounding.
 #include <cmath>
 
+#include <ember/special/bessel.h>
 #include <ember/special/misc.h>
 
 #include "cuda/cuda_test.h"
@@ -57,6 +58,25 @@ TEST_P(CudaTest, SpecialMiscOpsMatchTheCpu) {
     for (int64_t decimals : {0, 1, 3, -1, -2, 400, -400})
       expect_matches_cpu(special::round(xg * 37.123, decimals), special::round(x * 37.123, decimals), 0, 0,
                          "round decimals " + std::to_string(decimals) + " " + d);
+  }
+}
+
+TEST_P(CudaTest, BesselFunctionsMatchTheCpu) {
+  // Past x ~ 26 J0 and J1 keep an absolute accuracy of ~1e-17 near their zeros
+  // in double (the CPU's long double keeps more): test_special_math.cpp.
+  for (DType dt : kFloatingDTypes) {
+    const std::string d(dtype_name(dt));
+    const double rt = dt == kFloat64 ? 1e-14 : stol(dt);
+    const Tensor x = with_edges(dt, -40, 40, {0.0, -0.0, 25.0, 26.0, 30.0, 100.0, 700.0, 710.0, 713.0, 1e5, INFINITY,
+                                              -INFINITY, NAN, 2.404825557695773, 3.8317059702075125});
+    const Tensor xg = x.to(kCUDA);
+    expect_matches_cpu(special::i0(xg), special::i0(x), rt, 0, "i0 " + d);
+    expect_matches_cpu(special::i0e(xg), special::i0e(x), rt, 0, "i0e " + d);
+    expect_matches_cpu(special::i1(xg), special::i1(x), rt, 0, "i1 " + d);
+    expect_matches_cpu(special::i1e(xg), special::i1e(x), rt, 0, "i1e " + d);
+    expect_matches_cpu(special::bessel_j0(xg), special::bessel_j0(x), rt, 1e-16, "bessel_j0 " + d);
+    expect_matches_cpu(special::bessel_j1(xg.slice(0, 0, 2000, 2)), special::bessel_j1(x.slice(0, 0, 2000, 2)), rt, 1e-16,
+                       "bessel_j1 strided " + d);
   }
 }
 

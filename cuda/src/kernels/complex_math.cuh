@@ -6,8 +6,9 @@
 // The CPU kernels compute on std::complex with GCC 12 and glibc 2.36:
 //  - a * b is the schoolbook product, and when both parts come out NaN libgcc's
 //    __muldc3 recovers the infinities (C99 Annex G); c_mul below does the same;
-//  - a / b (complex divisor) is libgcc's __divdc3: Smith's algorithm with the
-//    Annex G recovery of infinities and zeros (c_div); a complex divided by a
+//  - a / b (complex divisor) is libgcc 12's __divdc3 (Smith's algorithm with
+//    rescaling near the ends of the range and the Annex G recovery of
+//    infinities and zeros; complex64 in double, as __divsc3): c_div; a complex divided by a
 //    real number divides each part (c_div_real: log10, log2, sgn);
 //  - exp, log, sqrt, sinh, cosh, tanh, sin, cos, tan, asin, acos, atan, asinh,
 //    acosh, atanh, pow (cpow = exp(y * log(x))), abs (hypot) and arg (atan2)
@@ -23,8 +24,20 @@
 // complex64 computes in float (glibc's c*f functions do too).
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
-#include "common.cuh"
+#include "complex_type.h"
+
+// nvcc compiles these as device functions; a host compiler as inline host
+// functions, which tests/cuda/test_complex_math.cpp compares with the CPU's
+// std::complex (glibc) on every machine, GPU or not.
+#if defined(__CUDACC__)
+#define EMBER_CMATH_FN __device__ __forceinline__
+#define EMBER_CMATH_OUTLINED __device__ __noinline__
+#else
+#define EMBER_CMATH_FN inline
+#define EMBER_CMATH_OUTLINED inline
+#endif
 
 namespace ember::cuda::kernels {
 
@@ -34,39 +47,44 @@ template <class T> inline constexpr bool is_device_complex_v = is_device_complex
 
 namespace cmath {
 
-// The transcendental functions are called, not inlined: inlined into every
-// kernel of unary_complex.cu they took nvcc past the 60 s compile bound, and a
-// call costs little beside their own work. Arithmetic (c_mul, c_div) stays inline.
-#define EMBER_CMATH_OUTLINED __device__ __noinline__
+// The transcendental functions (EMBER_CMATH_OUTLINED) are called, not inlined:
+// inlined into every kernel of unary_complex.cu they took nvcc past the 60 s
+// compile bound, and a call costs little beside their own work. Arithmetic
+// (c_mul, c_div) stays inline.
+#if !defined(__CUDACC__)
+using std::atan2; using std::copysign; using std::cos; using std::cosh; using std::exp; using std::fabs;
+using std::fma; using std::hypot; using std::isfinite; using std::isinf; using std::log; using std::log1p;
+using std::scalbn; using std::signbit; using std::sin; using std::sinh; using std::sqrt; using std::asinh;
+#endif
 
 template <class R> using C = Complex<R>;
 
-template <class R> __device__ __forceinline__ R inf() { return std::numeric_limits<R>::infinity(); }
-template <class R> __device__ __forceinline__ R qnan() { return std::numeric_limits<R>::quiet_NaN(); }
-template <class R> __device__ __forceinline__ R pi() { return R(3.14159265358979323846); }
-template <class R> __device__ __forceinline__ R pi_2() { return R(1.57079632679489661923); }
-template <class R> __device__ __forceinline__ R pi_4() { return R(0.78539816339744830962); }
-template <class R> __device__ __forceinline__ R ln2() { return R(0.69314718055994530942); }
-template <class R> __device__ __forceinline__ R eps() { return std::numeric_limits<R>::epsilon(); }
-template <class R> __device__ __forceinline__ R rmin() { return std::numeric_limits<R>::min(); }
-template <class R> __device__ __forceinline__ R rmax() { return std::numeric_limits<R>::max(); }
+template <class R> EMBER_CMATH_FN R inf() { return std::numeric_limits<R>::infinity(); }
+template <class R> EMBER_CMATH_FN R qnan() { return std::numeric_limits<R>::quiet_NaN(); }
+template <class R> EMBER_CMATH_FN R pi() { return R(3.14159265358979323846); }
+template <class R> EMBER_CMATH_FN R pi_2() { return R(1.57079632679489661923); }
+template <class R> EMBER_CMATH_FN R pi_4() { return R(0.78539816339744830962); }
+template <class R> EMBER_CMATH_FN R ln2() { return R(0.69314718055994530942); }
+template <class R> EMBER_CMATH_FN R eps() { return std::numeric_limits<R>::epsilon(); }
+template <class R> EMBER_CMATH_FN R rmin() { return std::numeric_limits<R>::min(); }
+template <class R> EMBER_CMATH_FN R rmax() { return std::numeric_limits<R>::max(); }
 
-template <class R> __device__ __forceinline__ bool finite(R x) { return isfinite(x); }
-template <class R> __device__ __forceinline__ bool nan(R x) { return x != x; }
+template <class R> EMBER_CMATH_FN bool finite(R x) { return isfinite(x); }
+template <class R> EMBER_CMATH_FN bool nan(R x) { return x != x; }
 
 // ---- arithmetic ----
 template <class R>
-__device__ __forceinline__ C<R> c_add(C<R> a, C<R> b) { return {a.re + b.re, a.im + b.im}; }
+EMBER_CMATH_FN C<R> c_add(C<R> a, C<R> b) { return {a.re + b.re, a.im + b.im}; }
 template <class R>
-__device__ __forceinline__ C<R> c_sub(C<R> a, C<R> b) { return {a.re - b.re, a.im - b.im}; }
+EMBER_CMATH_FN C<R> c_sub(C<R> a, C<R> b) { return {a.re - b.re, a.im - b.im}; }
 template <class R>
-__device__ __forceinline__ C<R> c_neg(C<R> a) { return {-a.re, -a.im}; }
+EMBER_CMATH_FN C<R> c_neg(C<R> a) { return {-a.re, -a.im}; }
 template <class R>
-__device__ __forceinline__ C<R> c_conj(C<R> a) { return {a.re, -a.im}; }
+EMBER_CMATH_FN C<R> c_conj(C<R> a) { return {a.re, -a.im}; }
 
 // libgcc's __muldc3.
 template <class R>
-__device__ C<R> c_mul(C<R> z, C<R> w) {
+EMBER_CMATH_FN C<R> c_mul(C<R> z, C<R> w) {
   R a = z.re, b = z.im, c = w.re, d = w.im;
   const R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
   R x = ac - bd, y = ad + bc;
@@ -101,51 +119,109 @@ __device__ C<R> c_mul(C<R> z, C<R> w) {
   return {x, y};
 }
 
-// libgcc's __divdc3 (Smith's algorithm, Annex G recovery).
+// libgcc's quotient (GCC 12): Annex G's recovery of the infinities and
+// zeros that came out NaN + NaN i, on the (possibly rescaled) operands.
 template <class R>
-__device__ C<R> c_div(C<R> z, C<R> w) {
-  R a = z.re, b = z.im, c = w.re, d = w.im;
-  R x, y;
-  if (fabs(c) < fabs(d)) {
-    const R ratio = c / d, denom = c * ratio + d;
-    x = (a * ratio + b) / denom;
-    y = (b * ratio - a) / denom;
+EMBER_CMATH_FN void div_recover(R a, R b, R c, R d, R& x, R& y) {
+  if (!(nan(x) && nan(y))) return;
+  if (c == R(0) && d == R(0) && (!nan(a) || !nan(b))) {
+    x = copysign(inf<R>(), c) * a;
+    y = copysign(inf<R>(), c) * b;
+  } else if ((isinf(a) || isinf(b)) && finite(c) && finite(d)) {
+    a = copysign(isinf(a) ? R(1) : R(0), a);
+    b = copysign(isinf(b) ? R(1) : R(0), b);
+    x = inf<R>() * (a * c + b * d);
+    y = inf<R>() * (b * c - a * d);
+  } else if ((isinf(c) || isinf(d)) && finite(a) && finite(b)) {
+    c = copysign(isinf(c) ? R(1) : R(0), c);
+    d = copysign(isinf(d) ? R(1) : R(0), d);
+    x = R(0) * (a * c + b * d);
+    y = R(0) * (b * c - a * d);
+  }
+}
+
+// libgcc 12's __divsc3 / __divdc3. complex64: the schoolbook quotient in
+// double (libgcc's choice where double exists), then rounded. complex128:
+// Smith's algorithm with GCC 12's rescaling of operands near the ends of the
+// range (McGehearty's "practical improvement"), kept exactly, including its
+// NaN + NaN i for a finite number over a denominator below 2^-1022 * eps
+// whose ratio overflows (as the CPU gives).
+template <class R>
+EMBER_CMATH_FN C<R> c_div(C<R> z, C<R> w) {
+  if constexpr (std::is_same_v<R, float>) {
+    const double a = z.re, b = z.im, c = w.re, d = w.im;
+    const double denom = c * c + d * d;
+    R x = static_cast<R>((a * c + b * d) / denom), y = static_cast<R>((b * c - a * d) / denom);
+    div_recover<R>(z.re, z.im, w.re, w.im, x, y);
+    return {x, y};
   } else {
-    const R ratio = d / c, denom = d * ratio + c;
-    x = (b * ratio + a) / denom;
-    y = (b - a * ratio) / denom;
-  }
-  if (nan(x) && nan(y)) {
-    if (c == R(0) && d == R(0) && (!nan(a) || !nan(b))) {
-      x = copysign(inf<R>(), c) * a;
-      y = copysign(inf<R>(), c) * b;
-    } else if ((isinf(a) || isinf(b)) && finite(c) && finite(d)) {
-      a = copysign(isinf(a) ? R(1) : R(0), a);
-      b = copysign(isinf(b) ? R(1) : R(0), b);
-      x = inf<R>() * (a * c + b * d);
-      y = inf<R>() * (b * c - a * d);
-    } else if ((isinf(c) || isinf(d)) && finite(a) && finite(b)) {
-      c = copysign(isinf(c) ? R(1) : R(0), c);
-      d = copysign(isinf(d) ? R(1) : R(0), d);
-      x = R(0) * (a * c + b * d);
-      y = R(0) * (b * c - a * d);
+    constexpr R kRmin = std::numeric_limits<R>::min(), kEps = std::numeric_limits<R>::epsilon();
+    constexpr R kRbig = std::numeric_limits<R>::max() / 2, kRmin2 = kEps, kRminscal = R(1) / kEps;
+    constexpr R kRmax2 = kRbig * kRmin2;
+    R a = z.re, b = z.im, c = w.re, d = w.im;
+    R x, y;
+    if (fabs(c) < fabs(d)) {
+      if (fabs(d) >= kRbig) {
+        a /= 2;
+        b /= 2;
+        c /= 2;
+        d /= 2;
+      }
+      if (fabs(d) < kRmin2 || (fabs(a) < kRmin && fabs(b) < kRmax2 && fabs(d) < kRmax2) ||
+          (fabs(b) < kRmin && fabs(a) < kRmax2 && fabs(d) < kRmax2)) {
+        a *= kRminscal;
+        b *= kRminscal;
+        c *= kRminscal;
+        d *= kRminscal;
+      }
+      const R ratio = c / d, denom = c * ratio + d;
+      if (fabs(ratio) > kRmin) {
+        x = (a * ratio + b) / denom;
+        y = (b * ratio - a) / denom;
+      } else {
+        x = (c * (a / d) + b) / denom;
+        y = (c * (b / d) - a) / denom;
+      }
+    } else {
+      if (fabs(c) >= kRbig) {
+        a /= 2;
+        b /= 2;
+        c /= 2;
+        d /= 2;
+      }
+      if (fabs(c) < kRmin2 || (fabs(a) < kRmin && fabs(b) < kRmax2 && fabs(c) < kRmax2) ||
+          (fabs(b) < kRmin && fabs(a) < kRmax2 && fabs(c) < kRmax2)) {
+        a *= kRminscal;
+        b *= kRminscal;
+        c *= kRminscal;
+        d *= kRminscal;
+      }
+      const R ratio = d / c, denom = d * ratio + c;
+      if (fabs(ratio) > kRmin) {
+        x = (b * ratio + a) / denom;
+        y = (b - a * ratio) / denom;
+      } else {
+        x = (a + d * (b / c)) / denom;
+        y = (b - d * (a / c)) / denom;
+      }
     }
+    div_recover<R>(a, b, c, d, x, y);
+    return {x, y};
   }
-  return {x, y};
 }
 template <class R>
-__device__ __forceinline__ C<R> c_div_real(C<R> z, R r) { return {z.re / r, z.im / r}; }
+EMBER_CMATH_FN C<R> c_div_real(C<R> z, R r) { return {z.re / r, z.im / r}; }
 
 template <class R>
-__device__ __forceinline__ R c_abs(C<R> z) { return hypot(z.re, z.im); }
+EMBER_CMATH_FN R c_abs(C<R> z) { return hypot(z.re, z.im); }
 template <class R>
-__device__ __forceinline__ R c_arg(C<R> z) { return atan2(z.im, z.re); }
+EMBER_CMATH_FN R c_arg(C<R> z) { return atan2(z.im, z.re); }
 template <class R>
-__device__ __forceinline__ bool c_isnan(C<R> z) { return nan(z.re) || nan(z.im); }
+EMBER_CMATH_FN bool c_isnan(C<R> z) { return nan(z.re) || nan(z.im); }
 
 // sin and cos of y, glibc's way: a tiny y gives (y, 1) exactly.
 template <class R>
-__device__ __forceinline__ void sincos_small(R y, R& s, R& c) {
+EMBER_CMATH_FN void sincos_small(R y, R& s, R& c) {
   if (fabs(y) > rmin<R>()) {
     s = sin(y);
     c = cos(y);
@@ -156,7 +232,7 @@ __device__ __forceinline__ void sincos_small(R y, R& s, R& c) {
 }
 // The largest t with exp(t) finite, as glibc's (int)((MAX_EXP - 1) * ln 2).
 template <class R>
-__device__ __forceinline__ R exp_limit() { return std::is_same_v<R, float> ? R(88) : R(709); }
+EMBER_CMATH_FN R exp_limit() { return std::is_same_v<R, float> ? R(88) : R(709); }
 
 // ---- exp, log, sqrt (glibc's s_cexp, s_clog, s_csqrt) ----
 template <class R>
@@ -202,7 +278,7 @@ EMBER_CMATH_OUTLINED C<R> c_exp(C<R> z) {
 // x^2 + y^2 - 1 for 0 <= y <= x near the unit circle, with the products split
 // exactly by fma (glibc's __x2y2m1 in double-double).
 template <class R>
-__device__ __forceinline__ R x2y2m1(R x, R y) {
+EMBER_CMATH_FN R x2y2m1(R x, R y) {
   const R xx = x * x, yy = y * y;
   const R exx = fma(x, x, -xx), eyy = fma(y, y, -yy);
   // (xx - 1) is exact for 0.5 <= x <= 2 (Sterbenz); add the small terms last.
@@ -408,6 +484,7 @@ EMBER_CMATH_OUTLINED C<R> c_tanh(C<R> z) {
       return {copysign(R(1), x), im};
     }
     if (y == R(0)) return z;
+    if (x == R(0)) return {x, qnan<R>()};
     return {qnan<R>(), qnan<R>()};
   }
   // (MAX_EXP - 1) * ln 2 / 2, as glibc's t.
@@ -438,14 +515,17 @@ EMBER_CMATH_OUTLINED C<R> c_tanh(C<R> z) {
 
 // sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz).
 template <class R>
-__device__ __forceinline__ C<R> c_sin(C<R> z) {
+EMBER_CMATH_FN C<R> c_sin(C<R> z) {
+  // glibc's csin picks +inf for the imaginary part of (inf or nan) + inf i,
+  // where -i sinh(iz) would give -inf.
+  if (!finite(z.re) && isinf(z.im)) return {z.re - z.re, inf<R>()};
   const C<R> w = c_sinh(C<R>{-z.im, z.re});
   return {w.im, -w.re};
 }
 template <class R>
-__device__ __forceinline__ C<R> c_cos(C<R> z) { return c_cosh(C<R>{-z.im, z.re}); }
+EMBER_CMATH_FN C<R> c_cos(C<R> z) { return c_cosh(C<R>{-z.im, z.re}); }
 template <class R>
-__device__ __forceinline__ C<R> c_tan(C<R> z) {
+EMBER_CMATH_FN C<R> c_tan(C<R> z) {
   const C<R> w = c_tanh(C<R>{-z.im, z.re});
   return {w.im, -w.re};
 }
@@ -545,7 +625,7 @@ EMBER_CMATH_OUTLINED C<R> c_acosh(C<R> z) {
       if (finite(y)) return {inf<R>(), copysign(signbit(x) ? pi<R>() : R(0), y)};
       return {inf<R>(), qnan<R>()};
     }
-    return {qnan<R>(), qnan<R>()};
+    return {qnan<R>(), x == R(0) ? pi_2<R>() : qnan<R>()};
   }
   if (x == R(0) && y == R(0)) return {R(0), copysign(pi_2<R>(), y)};
   if (fabs(x) > R(1) / eps<R>() || fabs(y) > R(1) / eps<R>()) {
@@ -617,14 +697,14 @@ EMBER_CMATH_OUTLINED C<R> c_atanh(C<R> z) {
 
 // atan(z) = -i atanh(iz).
 template <class R>
-__device__ __forceinline__ C<R> c_atan(C<R> z) {
+EMBER_CMATH_FN C<R> c_atan(C<R> z) {
   const C<R> w = c_atanh(C<R>{-z.im, z.re});
   return {w.im, -w.re};
 }
 
 // glibc's cpow: exp(y * log(x)).
 template <class R>
-__device__ __forceinline__ C<R> c_pow(C<R> x, C<R> y) { return c_exp(c_mul(y, c_log(x))); }
+EMBER_CMATH_FN C<R> c_pow(C<R> x, C<R> y) { return c_exp(c_mul(y, c_log(x))); }
 
 }  // namespace cmath
 }  // namespace ember::cuda::kernels
