@@ -122,6 +122,16 @@ int main(int argc, char** argv) {
     report("index_put_accumulate_4M_float32", median_ms([&] { index_put_(acc, {at}, vals, true); }, reps),
            (4.0 + 8.0) * m4 + 2 * 4.0 * (int64_t{1} << 20));
   }
+  {
+    // Complex products: n complex64 elements (8 bytes each), parts from a and b.
+    const TensorOptions c64 = TensorOptions(kComplex64).device(kCUDA);
+    Tensor z = empty({n}, c64), w = empty({n}, c64), zo = empty({n}, c64);
+    view_as_real(z).select(1, 0).copy_(a);
+    view_as_real(z).select(1, 1).copy_(b);
+    view_as_real(w).select(1, 0).copy_(b);
+    view_as_real(w).select(1, 1).copy_(a);
+    report("mul_256M_complex64", median_ms([&] { mul_out(zo, z, w); }, reps), 3 * 2 * fb);
+  }
   std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
   return 0;
 }

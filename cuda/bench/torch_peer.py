@@ -85,6 +85,10 @@ def main():
     vals = torch.randn(m4, device="cuda")
     report("index_put_accumulate_4M_float32", median_ms(lambda: acc.index_put_((at,), vals, accumulate=True), reps),
            (4 + 8) * m4 + 2 * 4 * (1 << 20))
+    z = torch.complex(a, b)
+    w = torch.complex(b, a)
+    zo = torch.empty(n, dtype=torch.complex64, device="cuda")
+    report("mul_256M_complex64", median_ms(lambda: torch.mul(z, w, out=zo), reps), 3 * 2 * fb)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 // Integer division and modulo are not computed on the GPU: the CPU raises
 // ZeroDivisionError for a zero divisor, which a kernel cannot do without a
 // round trip to the host, so those ops name their dtypes in missing_kernels.
+// Complex operands go to binary_complex.cu.
 #include "common.cuh"
+#include "complex_kernels.h"
 #include "kernels/slots/elementwise_info.h"
 #include "math.cuh"
 #include "register.h"
@@ -124,7 +126,7 @@ bool is_integer_division(BinaryOp op) {
 constexpr std::array<uint32_t, kNumBinaryOps> binary_op_dtypes() {
   std::array<uint32_t, kNumBinaryOps> masks{};
   for (size_t i = 0; i < kNumBinaryOps; ++i) {
-    masks[i] = kBinaryInfo[i].dtypes & ~kMaskComplex;
+    masks[i] = kBinaryInfo[i].dtypes;  // complex in binary_complex.cu
     const auto op = static_cast<BinaryOp>(i);
     if (op == BinaryOp::DivTrunc || op == BinaryOp::DivFloor || op == BinaryOp::Fmod || op == BinaryOp::Remainder)
       masks[i] &= kMaskFloating;
@@ -148,6 +150,7 @@ void binary_kernel(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
               is_integer_division(op) ? " (integer division and modulo run on the CPU only)" : "");
   EMBER_CHECK(iter.input_dtype(1) == dt, info.name, ": CUDA kernel needs inputs of one dtype, got ", dt, " and ",
               iter.input_dtype(1));
+  if (is_complex(dt)) return binary_complex_kernel(iter, op, alpha);
   dispatch_real_bool(dt, info.name, [&](auto tag) {
     using T = decltype(tag);
     if (info.out == OutDType::Bool) {
@@ -162,7 +165,7 @@ void binary_kernel(TensorIterator& iter, BinaryOp op, const Scalar& alpha) {
 
 }  // namespace
 
-EMBER_REGISTER_CUDA_KERNEL(binary_slot, binary_kernel, kMaskReal | kMaskBool);
+EMBER_REGISTER_CUDA_KERNEL(binary_slot, binary_kernel, kMaskAll);
 EMBER_REGISTER_CUDA_OP_DTYPES(binary_slot, kCudaBinaryOpDTypes.data());
 
 }  // namespace ember::cuda::kernels

@@ -11,17 +11,12 @@
 #include <utility>
 
 #include "../check.h"
+#include "complex_type.h"  // Complex<R>: device-side complex values
 #include "../stream_internal.h"
 #include "iter/tensor_iterator.h"
 #include "kernels/slots/kernel_slot.h"
 
 namespace ember::cuda::kernels {
-
-// Device-side complex values (layout of std::complex).
-template <class R>
-struct alignas(2 * sizeof(R)) Complex {
-  R re, im;
-};
 
 template <DType D> struct device_type;
 template <> struct device_type<DType::Bool> { using type = bool; };

@@ -2,13 +2,14 @@
 // floating dtypes, through cuBLAS with the result left on the device
 // (CUBLAS_POINTER_MODE_DEVICE: no wait for the host). float16 and bfloat16
 // go through cublasDotEx accumulating in float32, as PyTorch's CUDA dot.
-// Complex dot is not here (it raises the missing-kernel error).
+// Complex operands go to dot_complex (dot_complex.cpp).
 #include <unordered_map>
 
 #include <cublas_v2.h>
 
 #include "../check.h"
 #include "../stream_internal.h"
+#include "dot_complex.h"
 #include "kernels/slots/linalg_kernels.h"
 #include "register.h"
 
@@ -39,8 +40,9 @@ cublasHandle_t dot_handle_for(int16_t device) {
 Tensor blas_ready(const Tensor& t) { return (t.size(0) > 1 && t.stride(0) <= 0) ? t.contiguous() : t; }
 int64_t increment(const Tensor& t) { return t.size(0) <= 1 ? 1 : t.stride(0); }
 
-void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool /*conjugate_a: real dtypes only*/) {
+void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool conjugate_a) {
   const DType dt = out.dtype();
+  if (dt == kComplex64 || dt == kComplex128) return kernels::dot_complex(a_in, b_in, out, conjugate_a);
   EMBER_CHECK(a_in.device() == out.device() && b_in.device() == out.device(), "dot: expected both vectors on ",
               out.device(), ", got ", a_in.device(), " and ", b_in.device());
   const Tensor a = blas_ready(a_in), b = blas_ready(b_in);
@@ -75,6 +77,6 @@ void dot_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, bool /*conj
 
 }  // namespace
 
-EMBER_REGISTER_CUDA_KERNEL(dot_slot, dot_kernel, kMaskFloating);
+EMBER_REGISTER_CUDA_KERNEL(dot_slot, dot_kernel, kMaskFloating | kMaskComplex);
 
 }  // namespace ember::cuda

@@ -10,11 +10,19 @@
 // neither unit stride (or a leading dimension cuBLAS refuses) is copied to a
 // contiguous tensor first; an output that is not row-major is computed into a
 // contiguous one and copied back.
+//
+// Complex products (complex64, complex128) take the same call with CUDA_C_32F /
+// CUDA_C_64F. A conjugate view (Note [Conjugate bit]; gemm_slot receives them
+// unresolved) read as a column-major matrix is passed with op C, which
+// conjugates what cuBLAS reads; read row-major (op N) it cannot be (op C would
+// also transpose), so its values are resolved into new memory first.
 #include <atomic>
+#include <complex>
 #include <mutex>
 #include <unordered_map>
 
 #include <cublas_v2.h>
+#include <cuComplex.h>
 
 #include "../check.h"
 #include "../stream_internal.h"
@@ -65,32 +73,49 @@ bool as_transposed_operand(int64_t rows, int64_t cols, int64_t row_stride, int64
   return false;
 }
 
+// A conjugate operand X[rows, cols] that is column-major: passed as X with op C.
+bool as_conjugate_operand(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride, Operand& o) {
+  if ((row_stride == 1 || rows == 1) && (cols == 1 || col_stride >= std::max<int64_t>(rows, 1))) {
+    o = {CUBLAS_OP_C, cols == 1 ? std::max<int64_t>(rows, 1) : col_stride};
+    return true;
+  }
+  return false;
+}
+
+// How cuBLAS reads operand x[B, rows, cols]; x is replaced by a copy where it cannot read it in place.
+void prepare_operand(Tensor& x, int64_t rows, int64_t cols, Operand& o) {
+  if (x.is_conj()) {
+    if (as_conjugate_operand(rows, cols, x.stride(1), x.stride(2), o)) return;
+    x = x.resolve_conj();  // the values, without the bit (Note [Row-major products on cuBLAS])
+  }
+  if (!as_transposed_operand(rows, cols, x.stride(1), x.stride(2), o)) {
+    x = x.contiguous();
+    as_transposed_operand(rows, cols, x.stride(1), x.stride(2), o);
+  }
+}
+
+bool is_zero(const Scalar& s) { return s.toComplexDouble() == std::complex<double>(0, 0); }
+
 void gemm_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, const Scalar& beta, const Scalar& alpha) {
   const DType dt = out.dtype();
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a_in.size(2);
   if (B == 0 || M == 0 || N == 0) return;
   if (K == 0) {  // no products: beta * out (beta 0 ignores out, NaN included)
-    if (beta.to<double>() == 0) out.fill_(0);
+    if (is_zero(beta)) out.fill_(0);
     else out.mul_(beta);
     return;
   }
   Tensor a = a_in, b = b_in;
   Operand oa, ob;
-  if (!as_transposed_operand(M, K, a.stride(1), a.stride(2), oa)) {
-    a = a.contiguous();
-    as_transposed_operand(M, K, a.stride(1), a.stride(2), oa);
-  }
-  if (!as_transposed_operand(K, N, b.stride(1), b.stride(2), ob)) {
-    b = b.contiguous();
-    as_transposed_operand(K, N, b.stride(1), b.stride(2), ob);
-  }
+  prepare_operand(a, M, K, oa);
+  prepare_operand(b, K, N, ob);
   Tensor c = out;
   Operand oc;
   const bool out_row_major = as_transposed_operand(M, N, out.stride(1), out.stride(2), oc) && oc.op == CUBLAS_OP_N &&
                              (B == 1 || out.stride(0) >= M * N);
   if (!out_row_major) {
     c = empty({B, M, N}, out.options());
-    if (beta.to<double>() != 0) c.copy_(out);
+    if (!is_zero(beta)) c.copy_(out);
     as_transposed_operand(M, N, c.stride(1), c.stride(2), oc);
   }
   EMBER_CHECK(M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX && B <= INT32_MAX && oa.ld <= INT32_MAX &&
@@ -112,12 +137,27 @@ void gemm_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, const Scal
     case DType::Float64: type = CUDA_R_64F; compute = CUBLAS_COMPUTE_64F; break;
     case DType::Float16: type = CUDA_R_16F; compute = CUBLAS_COMPUTE_32F; break;
     case DType::BFloat16: type = CUDA_R_16BF; compute = CUBLAS_COMPUTE_32F; break;
+    case DType::Complex64:
+      // TF32 applies to complex64 too, as PyTorch's math mode on its cuBLAS handle.
+      type = CUDA_C_32F;
+      compute = g_allow_tf32.load() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+      break;
+    case DType::Complex128: type = CUDA_C_64F; compute = CUBLAS_COMPUTE_64F; break;
     default: EMBER_FAIL("matmul: no CUDA kernel for ", dt);
   }
-  const double alpha_d = alpha.to<double>(), beta_d = beta.to<double>();
+  // alpha and beta in the compute type: float (float32, the 16-bit floats), double, or their complex pairs.
+  const std::complex<double> alpha_z = alpha.toComplexDouble(), beta_z = beta.toComplexDouble();
+  const double alpha_d = alpha_z.real(), beta_d = beta_z.real();
   const float alpha_f = static_cast<float>(alpha_d), beta_f = static_cast<float>(beta_d);
-  const void* alpha_p = dt == DType::Float64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
-  const void* beta_p = dt == DType::Float64 ? static_cast<const void*>(&beta_d) : &beta_f;
+  const cuComplex alpha_c = make_cuComplex(static_cast<float>(alpha_z.real()), static_cast<float>(alpha_z.imag()));
+  const cuComplex beta_c = make_cuComplex(static_cast<float>(beta_z.real()), static_cast<float>(beta_z.imag()));
+  const cuDoubleComplex alpha_zz = make_cuDoubleComplex(alpha_z.real(), alpha_z.imag());
+  const cuDoubleComplex beta_zz = make_cuDoubleComplex(beta_z.real(), beta_z.imag());
+  const void* alpha_p = &alpha_f;
+  const void* beta_p = &beta_f;
+  if (dt == DType::Float64) alpha_p = &alpha_d, beta_p = &beta_d;
+  if (dt == DType::Complex64) alpha_p = &alpha_c, beta_p = &beta_c;
+  if (dt == DType::Complex128) alpha_p = &alpha_zz, beta_p = &beta_zz;
   // out^T[N, M] = b^T[N, K] @ a^T[K, M] (Note [Row-major products on cuBLAS]).
   check_cublas(cublasGemmStridedBatchedEx(
                    h, ob.op, oa.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), alpha_p,
@@ -134,6 +174,6 @@ void gemm_kernel(const Tensor& a_in, const Tensor& b_in, Tensor& out, const Scal
 void set_allow_tf32(bool allow) { g_allow_tf32.store(allow); }
 bool allow_tf32() { return g_allow_tf32.load(); }
 
-EMBER_REGISTER_CUDA_KERNEL(gemm_slot, gemm_kernel, kMaskFloating);
+EMBER_REGISTER_CUDA_KERNEL(gemm_slot, gemm_kernel, kMaskFloating | kMaskComplex);
 
 }  // namespace ember::cuda

@@ -3,6 +3,7 @@
 // entry, which sends the accumulating ops to reduce_sum.cu.
 #include <limits>
 
+#include "complex_kernels.h"
 #include "kernels/slots/elementwise_info.h"
 #include "reduce.cuh"
 #include "register.h"
@@ -94,21 +95,21 @@ struct ArgOps {
   }
 };
 
-// Input dtypes per op: the CPU's, less complex.
+// Input dtypes per op: the CPU's (complex sums, products and norms in reduce_complex.cu).
 constexpr uint32_t kCudaReduceOpDTypes[] = {
-    kMaskReal | kMaskBool,  // sum
-    kMaskReal | kMaskBool,  // prod
-    kMaskReal | kMaskBool,  // mean
-    kMaskReal | kMaskBool,  // amax
-    kMaskReal | kMaskBool,  // amin
-    kMaskReal | kMaskBool,  // all
-    kMaskReal | kMaskBool,  // any
-    kMaskReal | kMaskBool,  // count_nonzero
-    kMaskFloating,          // norm_p
-    kMaskFloating,          // norm_0
-    kMaskFloating,          // norm_inf
-    kMaskFloating,          // norm_neg_inf
-    kMaskFloating,          // var (and std)
+    kMaskAll,                      // sum
+    kMaskAll,                      // prod
+    kMaskAll,                      // mean
+    kMaskReal | kMaskBool,         // amax
+    kMaskReal | kMaskBool,         // amin
+    kMaskAll,                      // all
+    kMaskAll,                      // any
+    kMaskAll,                      // count_nonzero
+    kMaskFloating | kMaskComplex,  // norm_p
+    kMaskFloating | kMaskComplex,  // norm_0
+    kMaskFloating | kMaskComplex,  // norm_inf
+    kMaskFloating | kMaskComplex,  // norm_neg_inf
+    kMaskFloating,                 // var (and std)
 };
 static_assert(std::size(kCudaReduceOpDTypes) == std::size(kReduceOpNames));
 constexpr uint32_t kCudaArgReduceOpDTypes[] = {kMaskReal | kMaskBool, kMaskReal | kMaskBool};
@@ -120,15 +121,18 @@ void reduce_kernel(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, co
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Prod:
-    case ReduceOp::Mean:
-      EMBER_CHECK(!is_complex(out.dtype()), name, ": no CUDA kernel for ", out.dtype(), " results");
+    case ReduceOp::Mean: {
       // Into another dtype (sum of int8 into int64, mean(x, dtype=float32)): cast first, as the CPU kernel.
-      if (in.dtype() != out.dtype()) return reduce_arithmetic(in.to(out.dtype()), out, mask, op, params);
-      return reduce_arithmetic(in, out, mask, op, params);
+      const Tensor src = in.dtype() != out.dtype() ? in.to(out.dtype()) : in;
+      if (is_complex(src.dtype())) return reduce_complex(src, out, mask, op, params);
+      return reduce_arithmetic(src, out, mask, op, params);
+    }
     case ReduceOp::NormP:
     case ReduceOp::Norm0:
     case ReduceOp::NormInf:
     case ReduceOp::NormNegInf:
+      if (is_complex(in.dtype())) return reduce_complex(in, out, mask, op, params);
+      return reduce_arithmetic(in, out, mask, op, params);
     case ReduceOp::Var:
       return reduce_arithmetic(in, out, mask, op, params);
     case ReduceOp::Amax:
@@ -149,7 +153,7 @@ void reduce_kernel(const Tensor& in, Tensor& out, uint64_t mask, ReduceOp op, co
       const TestKind kind = op == ReduceOp::All ? TestKind::All : op == ReduceOp::Any ? TestKind::Any : TestKind::CountNonzero;
       const DType natural = kind == TestKind::CountNonzero ? kInt64 : kBool;
       Tensor buffer = output_buffer(out, natural);
-      dispatch_real_bool(in.dtype(), name, [&](auto tag) {
+      dispatch_all(in.dtype(), [&](auto tag) {  // complex: non-zero when either part is
         using T = decltype(tag);
         run_reduction<T>(r,
                          TestOps<T>{kind, natural == kBool ? static_cast<bool*>(buffer.data_ptr()) : nullptr,
@@ -183,7 +187,7 @@ void arg_reduce_kernel(const Tensor& in, Tensor& values, Tensor& indices, uint64
 
 }  // namespace
 
-EMBER_REGISTER_CUDA_KERNEL(reduce_slot, reduce_kernel, kMaskReal | kMaskBool);
+EMBER_REGISTER_CUDA_KERNEL(reduce_slot, reduce_kernel, kMaskAll);
 EMBER_REGISTER_CUDA_OP_DTYPES(reduce_slot, kCudaReduceOpDTypes);
 EMBER_REGISTER_CUDA_KERNEL(arg_reduce_slot, arg_reduce_kernel, kMaskReal | kMaskBool);
 EMBER_REGISTER_CUDA_OP_DTYPES(arg_reduce_slot, kCudaArgReduceOpDTypes);

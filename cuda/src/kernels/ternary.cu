@@ -2,10 +2,12 @@
 // addcmul/addcdiv (ternary_slot, clamp_scalar_slot) and pow with a number
 // exponent (pow_scalar_slot), with the CPU kernels' semantics: NaN in any
 // clamp operand gives NaN, lerp exact at both ends, pow's exact forms for
-// the exponents 0, 1, 2, 3, -1, -2, 0.5 and -0.5.
+// the exponents 0, 1, 2, 3, -1, -2, 0.5 and -0.5. Complex operands go to
+// binary_complex.cu.
 #include <optional>
 
 #include "common.cuh"
+#include "complex_kernels.h"
 #include "kernels/slots/elementwise_info.h"
 #include "math.cuh"
 #include "register.h"
@@ -56,10 +58,10 @@ C host_value(const Scalar& s) {
 }
 
 constexpr uint32_t kCudaTernaryOpDTypes[] = {
-    kMaskFloating,               // lerp
-    kMaskReal,                   // addcmul
-    kMaskReal,                   // addcdiv
-    kMaskReal | kMaskBool,       // where
+    kMaskFloating | kMaskComplex,  // lerp
+    kMaskReal | kMaskComplex,      // addcmul
+    kMaskReal | kMaskComplex,      // addcdiv
+    kMaskAll,                      // where
     kMaskReal | kMaskBool,       // clamp
 };
 static_assert(std::size(kCudaTernaryOpDTypes) == kNumTernaryOps);
@@ -69,6 +71,7 @@ void ternary_kernel(TensorIterator& iter, TernaryOp op, const Scalar& value) {
   const char* name = op_info(op).name;
   EMBER_CHECK((kCudaTernaryOpDTypes[static_cast<size_t>(op)] & dtype_bit(dt)) != 0, name,
               ": no CUDA kernel for ", dt);
+  if (is_complex(dt)) return ternary_complex_kernel(iter, op, value);
   dispatch_real_bool(dt, name, [&](auto tag) {
     using T = decltype(tag);
     switch (op) {
@@ -167,8 +170,8 @@ std::optional<PowForm> pow_form(double e) {
 
 void pow_scalar_kernel(TensorIterator& iter, const Scalar& exponent) {
   const DType dt = iter.input_dtype(0);
-  EMBER_CHECK(!is_complex(dt) && !exponent.is_complex(), "pow: no CUDA kernel for ", dt,
-              exponent.is_complex() ? " with a complex exponent" : "");
+  if (is_complex(dt)) return pow_scalar_complex_kernel(iter, exponent);
+  EMBER_CHECK(!exponent.is_complex(), "pow: no CUDA kernel for ", dt, " with a complex exponent");
   bool done = false;
   dispatch_real_bool(dt, "pow", [&](auto tag) {
     using T = decltype(tag);
@@ -182,9 +185,9 @@ void pow_scalar_kernel(TensorIterator& iter, const Scalar& exponent) {
 
 }  // namespace
 
-EMBER_REGISTER_CUDA_KERNEL(ternary_slot, ternary_kernel, kMaskReal | kMaskBool);
+EMBER_REGISTER_CUDA_KERNEL(ternary_slot, ternary_kernel, kMaskAll);
 EMBER_REGISTER_CUDA_OP_DTYPES(ternary_slot, kCudaTernaryOpDTypes);
 EMBER_REGISTER_CUDA_KERNEL(clamp_scalar_slot, clamp_scalar_kernel, kMaskReal);
-EMBER_REGISTER_CUDA_KERNEL(pow_scalar_slot, pow_scalar_kernel, kMaskReal | kMaskBool);
+EMBER_REGISTER_CUDA_KERNEL(pow_scalar_slot, pow_scalar_kernel, kMaskAll);
 
 }  // namespace ember::cuda::kernels

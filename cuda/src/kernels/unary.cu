@@ -1,8 +1,10 @@
 // CUDA kernels of the unary elementwise ops (unary_slot), for every real
-// dtype and bool; 16-bit floats compute in float. One kernel per (dtype,
+// dtype and bool; 16-bit floats compute in float. Complex inputs go to
+// unary_complex.cu. One kernel per (dtype,
 // output kind) with the op a run-time switch (uniform across a launch, so it
 // costs a jump per element, and the file compiles 20 kernels instead of 500).
 #include "common.cuh"
+#include "complex_kernels.h"
 #include "kernels/slots/elementwise_info.h"
 #include "math.cuh"
 #include "register.h"
@@ -148,19 +150,15 @@ struct UnaryPredicateOp {
   }
 };
 
-// The dtypes the CUDA kernel computes per op: the CPU's, less complex.
-constexpr std::array<uint32_t, kNumUnaryOps> unary_op_dtypes() {
-  std::array<uint32_t, kNumUnaryOps> masks{};
-  for (size_t i = 0; i < kNumUnaryOps; ++i) masks[i] = kUnaryInfo[i].dtypes & ~kMaskComplex;
-  return masks;
-}
-constexpr std::array<uint32_t, kNumUnaryOps> kCudaUnaryOpDTypes = unary_op_dtypes();
+// The dtypes the CUDA kernel computes per op: the CPU's (complex in unary_complex.cu).
+constexpr std::array<uint32_t, kNumUnaryOps> kCudaUnaryOpDTypes = kUnaryOpDTypes;
 
 void unary_kernel(TensorIterator& iter, UnaryOp op) {
   const DType dt = iter.input_dtype(0);
   const UnaryInfo& info = op_info(op);
   EMBER_CHECK((kCudaUnaryOpDTypes[static_cast<size_t>(op)] & dtype_bit(dt)) != 0, info.name,
               ": no CUDA kernel for ", dt);
+  if (is_complex(dt)) return unary_complex_kernel(iter, op);
   dispatch_real_bool(dt, info.name, [&](auto tag) {
     using T = decltype(tag);
     if (info.out == OutDType::Bool) {
@@ -175,7 +173,7 @@ void unary_kernel(TensorIterator& iter, UnaryOp op) {
 
 }  // namespace
 
-EMBER_REGISTER_CUDA_KERNEL(unary_slot, unary_kernel, kMaskReal | kMaskBool);
+EMBER_REGISTER_CUDA_KERNEL(unary_slot, unary_kernel, kMaskAll);
 EMBER_REGISTER_CUDA_OP_DTYPES(unary_slot, kCudaUnaryOpDTypes.data());
 
 }  // namespace ember::cuda::kernels
