@@ -9,7 +9,9 @@
 
 #include "cuda/cuda_test.h"
 
-namespace ember::cuda {
+// A named namespace: the suite builds as one unity file, whose anonymous
+// namespaces are shared between its files.
+namespace ember::cuda::activations_test {
 namespace {
 
 namespace F = ember::nn::functional;
@@ -181,4 +183,4 @@ TEST_P(CudaTest, LargeSoftmaxRowsStayNormalized) {
 }
 
 }  // namespace
-}  // namespace ember::cuda
+}  // namespace ember::cuda::activations_test

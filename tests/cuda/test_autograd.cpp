@@ -11,7 +11,9 @@
 #include "cuda/cuda_test.h"
 #include "cuda/spin_kernel.h"
 
-namespace ember::cuda {
+// A named namespace: the suite builds as one unity file, whose anonymous
+// namespaces are shared between its files.
+namespace ember::cuda::autograd_test {
 namespace {
 
 namespace F = ember::nn::functional;
@@ -274,4 +276,4 @@ TEST_P(CudaTest, CoreEventsOrderCudaStreams) {
 }
 
 }  // namespace
-}  // namespace ember::cuda
+}  // namespace ember::cuda::autograd_test
