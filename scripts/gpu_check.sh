@@ -146,8 +146,15 @@ fi
 
 # compute-sanitizer needs a Firecracker machine (KINDS.md); skipped on failure to start.
 if (($(left) > 90)) && command -v compute-sanitizer >/dev/null; then
+  # racecheck (shared-memory hazards: the softmax block reductions) on the
+  # softmax tests and the multi-stream backward tests, briefly, first.
+  stage racecheck 60 compute-sanitizer --tool racecheck --error-exitcode 3 \
+    "$build/tests/cuda/ember_cuda_tests" \
+    --gtest_filter='CudaTest.Softmax*:CudaTest.LargeSoftmax*:CudaTest.Backward*:CudaTest.Branches*'
+  # (tests that time a spinning kernel against the host are left out: the tool slows the host)
   stage memcheck $(($(left) - 60)) compute-sanitizer --tool memcheck --error-exitcode 3 \
-    "$build/tests/cuda/ember_cuda_tests" --gtest_filter='CudaTest.*-CudaTest.Events*:CudaTest.Synchronize*'
+    "$build/tests/cuda/ember_cuda_tests" \
+    --gtest_filter='CudaTest.*-CudaTest.Events*:CudaTest.Synchronize*:CudaTest.CoreEvents*:CudaTest.TensorRecordStream*'
 fi
 
 # Core's device-generic suites on CUDA: the biggest build, last.

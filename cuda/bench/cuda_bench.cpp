@@ -132,6 +132,33 @@ int main(int argc, char** argv) {
     view_as_real(w).select(1, 1).copy_(a);
     report("mul_256M_complex64", median_ms([&] { mul_out(zo, z, w); }, reps), 3 * 2 * fb);
   }
+
+  // Softmax, layer-norm-style statistics (mean and biased variance of each row,
+  // composed from reductions, then normalized) on an [8192, 8192] view of `a`:
+  // bytes = the matrix read once and the result written once.
+  const int64_t side = 8192;
+  if (n >= side * side) {
+    const Tensor x = a.slice(0, 0, side * side).view({side, side});
+    const double xb = 4.0 * static_cast<double>(side * side);
+    report("softmax_8192x8192_float32", median_ms([&] { (void)nn::functional::softmax(x, 1); }, reps), 2 * xb);
+    report("layer_norm_style_8192x8192", median_ms([&] {
+             const Tensor mu = mean(x, {1}, true), v = var(x, {1}, 0, true);
+             (void)((x - mu) * rsqrt(v + 1e-5));
+           }, reps), 2 * xb);
+  } else {
+    std::fprintf(stderr, "ember_cuda_bench: --numel below 8192^2: softmax and layer-norm rows skipped\n");
+  }
+  // Launch and engine overhead: 1,000 small elementwise ops on 1,024 floats,
+  // forward and backward (bytes 0: not a bandwidth row).
+  {
+    Tensor t = randn({1024}).to(kCUDA).requires_grad_();
+    report("autograd_chain_1000_ops", median_ms([&] {
+             t.mutable_grad() = Tensor();
+             Tensor y = t;
+             for (int i = 0; i < 1000; ++i) y = i % 2 == 0 ? y * 1.0001 : y + 0.5;
+             y.sum().backward();
+           }, reps), 0);
+  }
   std::fprintf(stderr, "%s", cuda::memory_summary().c_str());
   return 0;
 }

@@ -90,6 +90,33 @@ def main():
     zo = torch.empty(n, dtype=torch.complex64, device="cuda")
     report("mul_256M_complex64", median_ms(lambda: torch.mul(z, w, out=zo), reps), 3 * 2 * fb)
 
+    # Softmax, layer-norm-style statistics (mean and biased variance of each
+    # row from reductions, then normalized) on an [8192, 8192] view of a.
+    side = 8192
+    if n >= side * side:
+        x = a[: side * side].view(side, side)
+        xb = 4 * side * side
+        report("softmax_8192x8192_float32", median_ms(lambda: torch.softmax(x, 1), reps), 2 * xb)
+
+        def layer_norm_style():
+            mu = x.mean(1, keepdim=True)
+            v = x.var(1, correction=0, keepdim=True)
+            return (x - mu) * torch.rsqrt(v + 1e-5)
+
+        report("layer_norm_style_8192x8192", median_ms(layer_norm_style, reps), 2 * xb)
+    # Launch and engine overhead: 1,000 small elementwise ops on 1,024 floats,
+    # forward and backward.
+    t = torch.randn(1024, device="cuda", requires_grad=True)
+
+    def autograd_chain():
+        t.grad = None
+        y = t
+        for i in range(1000):
+            y = y * 1.0001 if i % 2 == 0 else y + 0.5
+        y.sum().backward()
+
+    report("autograd_chain_1000_ops", median_ms(autograd_chain, reps), 0)
+
 
 if __name__ == "__main__":
     main()

@@ -79,4 +79,50 @@ float CUDAEvent::elapsed_time(const CUDAEvent& end) const {
   return ms;
 }
 
+// ---- core's device-generic Event (ember::Event, used by the autograd engine) ----
+// The event is created on the first record, on the stream's device, without
+// timing (cheaper to record, as c10's CUDA events by default).
+namespace detail {
+
+void CUDAGuardImpl::record_event(void** event, Stream stream) const {
+  const int16_t index = resolve_index(stream.device.index, "cuda event record");
+  ScopedDevice on(index, "cuda event record");
+  if (!*event) {
+    cudaEvent_t e = nullptr;
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cuda event record");
+    *event = e;
+  }
+  EMBER_CUDA_CHECK(cudaEventRecord(as_event(*event), to_cuda_stream(stream)), "cuda event record");
+}
+
+void CUDAGuardImpl::block_event(void* event, Stream stream) const {
+  if (!event) return;
+  const int16_t index = resolve_index(stream.device.index, "cuda event block");
+  ScopedDevice on(index, "cuda event block");
+  EMBER_CUDA_CHECK(cudaStreamWaitEvent(to_cuda_stream(stream), as_event(event), 0), "cuda event block");
+}
+
+bool CUDAGuardImpl::query_event(void* event) const {
+  if (!event) return true;
+  const cudaError_t err = cudaEventQuery(as_event(event));
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  EMBER_CUDA_CHECK(err, "cuda event query");
+  return true;
+}
+
+void CUDAGuardImpl::synchronize_event(void* event) const {
+  if (event) EMBER_CUDA_CHECK(cudaEventSynchronize(as_event(event)), "cuda event synchronize");
+}
+
+// Destroying needs no device switch; an event still pending is released by
+// the driver once it completes (cudaEventDestroy's contract).
+void CUDAGuardImpl::destroy_event(void* event) const noexcept {
+  if (event) (void)cudaEventDestroy(as_event(event));
+}
+
+}  // namespace detail
+
 }  // namespace ember::cuda

@@ -23,6 +23,12 @@ class CUDAGuardImpl final : public DeviceGuardImpl {
   Stream current_stream(int16_t index) const override;
   void set_current_stream(Stream stream) override;
   void synchronize(Stream stream) const override;
+  // core's Event (event.cpp): cudaEvent_t without timing.
+  void record_event(void** event, Stream stream) const override;
+  void block_event(void* event, Stream stream) const override;
+  bool query_event(void* event) const override;
+  void synchronize_event(void* event) const override;
+  void destroy_event(void* event) const noexcept override;
 };
 CUDAGuardImpl& guard_impl();
 

@@ -36,6 +36,10 @@ class TestDeviceAllocator final : public Allocator {
     std::lock_guard<std::mutex> lock(g_stats_mutex);
     g_stats.live_bytes -= nbytes;
   }
+  void record_stream(void*, Stream) override {
+    std::lock_guard<std::mutex> lock(g_stats_mutex);
+    ++g_stats.recorded_streams;
+  }
   Device device() const override { return kTestDevice; }
 };
 
@@ -53,10 +57,11 @@ class TestPinnedAllocator final : public Allocator {
   Device device() const override { return kCPU; }
 };
 
-void test_device_copy(Tensor& dst, const Tensor& src, bool /*non_blocking*/) {
+void test_device_copy(Tensor& dst, const Tensor& src, bool non_blocking) {
   {
     std::lock_guard<std::mutex> lock(g_stats_mutex);
     ++g_stats.device_copies;
+    if (non_blocking) ++g_stats.non_blocking_copies;
   }
   std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
 }

@@ -14,6 +14,8 @@ struct TestDeviceStats {
   size_t allocations = 0;      // allocate() calls so far
   size_t pinned_allocations = 0;
   size_t device_copies = 0;    // calls of the test device's copy slot
+  size_t non_blocking_copies = 0;  // of which asked with non_blocking
+  size_t recorded_streams = 0;  // record_stream calls on test-device memory
   // Slots filled from the CPU's kernels when the device registered (before
   // main), and those still empty then and filled when the tests started (Note
   // [Test device slots of other libraries] in test_device_backend.cpp).

@@ -20,8 +20,31 @@
 // run once on the batched gradients; every other node runs once per batch
 // entry and its results are stacked. Shapes are checked and reduced on the
 // dims after the batch dim.
+//
+// Note [Streams in backward]
+// PyTorch's stream semantics of backward passes ("CUDA semantics"), device-
+// generic through core's Stream/Event (ember/core/device_guard.h):
+//  - a node runs on the stream its forward op ran on (Node::stream(), recorded
+//    in its input metadata): a StreamGuard makes it current while the node's
+//    formula runs and its gradients are fitted (so their kernels queue there);
+//  - a gradient delivered to a node on another stream of its device (or to a
+//    node on another device or the CPU: then to the caller's current stream of
+//    the gradient's device, where PyTorch takes the default stream) is summed
+//    into that node's buffer on the consumer's stream, which first waits on an
+//    event recorded on the stream that wrote the gradient; the gradient's
+//    memory is marked as used there (record_stream), so the caching allocator
+//    does not hand it out again under the consumer's feet. AccumulateGrad is a
+//    node like the others: .grad is updated on its stream, after that wait;
+//  - the seeds (given gradients or ones) count as written on the caller's
+//    current stream, as the caller queued them there;
+//  - at the end every stream the pass queued work on is waited for by the
+//    caller's current stream of its device, so the caller may use .grad or the
+//    returned gradients at once, as after any other op.
+// A pass over CPU tensors only asks each node for its stream (none): no guard,
+// no event, no allocation.
 #include "autograd/engine.h"
 
+#include <algorithm>
 #include <queue>
 #include <unordered_map>
 
@@ -93,6 +116,63 @@ void accumulate_into(Tensor& slot, Tensor grad, bool create_graph) {
     return;
   }
   slot = slot + grad;
+}
+
+// The streams of one pass (Note [Streams in backward]); empty, and untouched,
+// for a pass over CPU tensors.
+class StreamSync {
+ public:
+  // The caller's current stream of device d. Asked before the engine makes a
+  // stream of d current (enter()), so it is the caller's.
+  Stream caller(Device d) {
+    for (const Stream& s : caller_)
+      if (s.device == d) return s;
+    caller_.push_back(current_stream(d));
+    return caller_.back();
+  }
+  // Before running a node on `s`.
+  void enter(Stream s) {
+    (void)caller(s.device);
+    used(s);
+  }
+  void used(Stream s) {
+    if (std::find(used_.begin(), used_.end(), s) == used_.end()) used_.push_back(s);
+  }
+  // The caller's streams wait for the work the pass queued elsewhere.
+  void finish() {
+    for (const Stream& s : used_) {
+      const Stream c = caller(s.device);
+      if (c != s) stream_wait_stream(c, s);
+    }
+  }
+
+ private:
+  std::vector<Stream> caller_, used_;
+};
+
+// Adds gradient `grad` into `slot`, the input buffer of a node that runs on
+// `consumer`; `producer` is the stream of the node that computed it (none for
+// the seeds and CPU nodes). Runs where the producer's guard is current.
+void deliver(Tensor& slot, Tensor grad, const std::optional<Stream>& producer, const std::optional<Stream>& consumer,
+             bool create_graph, StreamSync& sync) {
+  const Device d = grad.device();
+  if (d.is_cpu()) {
+    accumulate_into(slot, std::move(grad), create_graph);
+    return;
+  }
+  // Where grad was written: the producer's stream when it runs on d, else the
+  // current stream of d (the caller's: fit_gradient's copies queued there).
+  const Stream written = producer && producer->device == d ? *producer : sync.caller(d);
+  const Stream target = consumer && consumer->device == d ? *consumer : sync.caller(d);
+  if (target == written) {
+    accumulate_into(slot, std::move(grad), create_graph);
+    return;
+  }
+  stream_wait_stream(target, written);
+  grad.record_stream(target);
+  sync.used(target);
+  StreamGuard on(target);
+  accumulate_into(slot, std::move(grad), create_graph);
 }
 
 void check_anomaly(const Node& node, const variable_list& outputs) {
@@ -227,6 +307,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
               "autograd::grad: is_grads_batched needs a batched gradient for every output");
   int64_t batch = -1;
   FinalCallbacksScope callbacks;
+  StreamSync streams;
   GraphTask task;
   std::vector<std::pair<size_t, Tensor>> seeds;
   // Keep the root nodes alive for the whole pass (a leaf root's accumulator
@@ -258,8 +339,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     const size_t idx = task.add(edge.function.get());
     seeds.emplace_back(idx, Tensor());
     Tensor& slot = task.buffers[idx][edge.input_nr];
-    accumulate_into(slot, fit_gradient(g, *edge.function, i, edge.function->input_metadata(edge.input_nr), batched),
-                    create_graph);
+    deliver(slot, fit_gradient(g, *edge.function, i, edge.function->input_metadata(edge.input_nr), batched),
+            std::nullopt, edge.function->stream(), create_graph, streams);
   }
 
   // 1. discovery and dependency counts
@@ -305,6 +386,13 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
     const size_t idx = ready.top().second;
     ready.pop();
     Node* node = task.nodes[idx];
+    // The node's work (hooks, formula, fitting, delivery) queues on its forward's stream.
+    const std::optional<Stream> stream = node->stream();
+    std::optional<StreamGuard> on_stream;
+    if (stream) {
+      streams.enter(*stream);
+      on_stream.emplace(*stream);
+    }
     variable_list grads = std::move(task.buffers[idx]);
     bool any_defined = false;
     for (const Tensor& g : grads) any_defined = any_defined || g.defined();
@@ -344,11 +432,13 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       const size_t j = task.index.at(e.function.get());
       if (i < outputs.size() && outputs[i].defined()) {
         Tensor g = fit_gradient(std::move(outputs[i]), *node, i, e.function->input_metadata(e.input_nr), batched);
-        accumulate_into(task.buffers[j][e.input_nr], std::move(g), create_graph);
+        deliver(task.buffers[j][e.input_nr], std::move(g), stream, e.function->stream(), create_graph, streams);
       }
       if (--task.deps[j] == 0) ready.emplace(task.nodes[j]->sequence_nr(), j);
     }
   }
+
+  streams.finish();
 
   // backward(inputs=...) on non-leaf inputs accumulates into their .grad.
   if (accumulate_grad && !inputs.empty()) {

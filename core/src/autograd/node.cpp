@@ -42,7 +42,9 @@ Node::~Node() {
 }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
-  input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.dtype(), t.device()});
+  input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.dtype(), t.device(), Stream{}});
+  // Only a device output asks for its stream: the CPU path does no more work.
+  if (!t.device().is_cpu()) input_metadata_.back().stream = current_stream(t.device());
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 

@@ -238,6 +238,11 @@ Allocator* get_allocator(Device device, AllocatorKind kind) {
   return a;
 }
 
+Allocator* find_pinned_host_allocator(DeviceType type) {
+  if (type == DeviceType::CPU) return nullptr;
+  return allocator_slot(AllocatorKind::PinnedHost, type, kAnyIndex).load(std::memory_order_acquire);
+}
+
 void register_allocator(Device device, Allocator* allocator, AllocatorKind kind) {
   EMBER_CHECK(!device.is_cpu(), "register_allocator: the CPU's allocator is set with set_cpu_allocator");
   EMBER_CHECK(device.index < kMaxIndices, "register_allocator: device index ", device.index,

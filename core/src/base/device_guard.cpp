@@ -1,6 +1,7 @@
 #include "ember/core/device_guard.h"
 
 #include <atomic>
+#include <utility>
 
 #include "ember/core/error.h"
 
@@ -90,5 +91,54 @@ StreamGuard::StreamGuard(Stream stream) : device_guard_(stream.device) {
 }
 
 StreamGuard::~StreamGuard() { impl_->set_current_stream(previous_); }
+
+Event::~Event() {
+  if (event_) find_device_guard_impl(type_)->destroy_event(event_);
+}
+
+Event::Event(Event&& other) noexcept : type_(other.type_), event_(other.event_), recorded_(other.recorded_) {
+  other.event_ = nullptr;
+  other.recorded_ = false;
+}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    std::swap(type_, other.type_);
+    std::swap(event_, other.event_);
+    std::swap(recorded_, other.recorded_);
+  }
+  return *this;
+}
+
+void Event::record(Stream stream) {
+  EMBER_CHECK(stream.device.type == type_, "Event record: the event is for ", type_, " devices, the stream is on ",
+              stream.device);
+  const Device d = resolve_device(stream.device);
+  get_device_guard_impl(type_).record_event(&event_, Stream{d, stream.id});
+  recorded_ = true;
+}
+
+void Event::block(Stream stream) const {
+  if (!recorded_) return;
+  EMBER_CHECK(stream.device.type == type_, "Event block: the event is for ", type_, " devices, the stream is on ",
+              stream.device);
+  get_device_guard_impl(type_).block_event(event_, Stream{resolve_device(stream.device), stream.id});
+}
+
+bool Event::query() const { return !recorded_ || get_device_guard_impl(type_).query_event(event_); }
+
+void Event::synchronize() const {
+  if (recorded_) get_device_guard_impl(type_).synchronize_event(event_);
+}
+
+void stream_wait_stream(Stream waiter, Stream producer) {
+  EMBER_CHECK(waiter.device.type == producer.device.type, "stream_wait_stream: a stream on ", waiter.device,
+              " cannot wait for one on ", producer.device, " (different device types)");
+  if (waiter == producer) return;
+  Event e(producer.device.type);
+  e.record(producer);
+  e.block(waiter);
+  // Destroying the event now is fine: the wait was queued with it.
+}
 
 }  // namespace ember

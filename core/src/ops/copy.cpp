@@ -28,7 +28,10 @@ Tensor plain_contiguous(const Tensor& t) {
 // copy_ between two devices: the bytes cross in the slot of the device that is
 // not the CPU, dtype conversion and strides are handled on one side by that
 // device's copy_slot. Two devices of different non-CPU types go through the host.
-void copy_between_devices(Tensor& dst, const Tensor& src) {
+// non_blocking reaches the device's slot, which only queues a copy whose host
+// side is pinned (a staging tensor here is pageable host memory or device
+// memory on the same stream, so it stays correct).
+void copy_between_devices(Tensor& dst, const Tensor& src, bool non_blocking) {
   const Device from = src.device(), to = dst.device();
   if (!from.is_cpu() && !to.is_cpu() && from.type != to.type) {
     Tensor host = src.to(kCPU);
@@ -40,16 +43,16 @@ void copy_between_devices(Tensor& dst, const Tensor& src) {
   Tensor src_plain = plain_contiguous(src);
   const bool dst_ready = dst.is_contiguous() && !dst.impl()->has_lazy_bits() && dst.dtype() == src.dtype();
   if (dst_ready) {
-    device_copy_slot(backend)(dst, src_plain, false);
+    device_copy_slot(backend)(dst, src_plain, non_blocking);
     return;
   }
   Tensor staging = empty(src.sizes(), TensorOptions(src.dtype()).device(to));
-  device_copy_slot(backend)(staging, src_plain, false);
+  device_copy_slot(backend)(staging, src_plain, non_blocking);
   dst.copy_(staging);
 }
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   EMBER_CHECK(src.defined(), "copy_: source tensor is undefined");
   EMBER_CHECK(!has_internal_overlap(*this), "copy_: the destination (sizes ", sizes(),
               ", strides ", strides(), ") has elements sharing memory; clone() it first");
@@ -67,7 +70,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (device() != src.device()) {
     if (numel() == 0) return *this;
     // expand raises (naming both sizes) when src does not broadcast.
-    copy_between_devices(*this, src.sizes() == sizes() ? src : src.expand(sizes()));
+    copy_between_devices(*this, src.sizes() == sizes() ? src : src.expand(sizes()), non_blocking);
     bump_version();
     return *this;
   }
@@ -161,7 +164,7 @@ Tensor clone_impl(const Tensor& self, MemoryFormat format, const char* op) {
   return out;
 }
 
-Tensor to_impl(const Tensor& self, const TensorOptions& options, bool copy) {
+Tensor to_impl(const Tensor& self, const TensorOptions& options, bool copy, bool non_blocking) {
   DType target = options.has_dtype() ? options.dtype() : self.dtype();
   if (!copy && target == self.dtype() && options.device() == self.device()) return self;
   if (options.device() == self.device() && !self.is_non_overlapping_and_dense() &&
@@ -172,7 +175,7 @@ Tensor to_impl(const Tensor& self, const TensorOptions& options, bool copy) {
                    : empty_for("to", self.sizes(), TensorOptions(target)
                                                   .device(options.device())
                                                   .memory_format(self.suggest_memory_format()));
-  out.copy_(self);
+  out.copy_(self, non_blocking);
   return out;
 }
 }  // namespace
@@ -196,7 +199,17 @@ Tensor Tensor::clone(MemoryFormat format) const {
 }
 
 Tensor Tensor::to(const TensorOptions& options, bool copy) const {
-  return recorded_copy("_to_copy", *this, [&] { return to_impl(*this, options, copy); });
+  return to(options, false, copy);
+}
+
+Tensor Tensor::to(const TensorOptions& options, bool non_blocking, bool copy) const {
+  return recorded_copy("_to_copy", *this, [&] { return to_impl(*this, options, copy, non_blocking); });
+}
+Tensor Tensor::to(Device d, bool non_blocking, bool copy) const {
+  return to(TensorOptions(dtype()).device(d), non_blocking, copy);
+}
+Tensor Tensor::to(Device d, DType t, bool non_blocking, bool copy) const {
+  return to(TensorOptions(t).device(d), non_blocking, copy);
 }
 
 Tensor Tensor::to(DType t, bool copy) const { return to(TensorOptions(t).device(device()), copy); }

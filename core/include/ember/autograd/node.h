@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,11 +24,15 @@ struct Edge {
 };
 
 // What a node's gradient input must look like: the forward output's shape,
-// dtype and device. The engine checks every gradient against it.
+// dtype and device. The engine checks every gradient against it. stream: for
+// an output on a device (not the CPU), the current stream of that device when
+// the forward op ran: the node's backward runs there (Note [Streams in
+// backward] in engine.cpp).
 struct InputMetadata {
   DimVector sizes;
   DType dtype = kFloat32;
   Device device;
+  Stream stream;
 };
 
 // A tensor hook sees the gradient of its tensor; returning a defined tensor
@@ -64,6 +69,13 @@ class Node : public std::enable_shared_from_this<Node> {
   size_t num_inputs() const { return input_metadata_.size(); }
   uint32_t add_input_metadata(const Tensor& t);
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
+  // The stream the node's backward runs on: that of its first forward output
+  // on a device (c10's Node::stream); none when every output is on the CPU.
+  std::optional<Stream> stream() const {
+    for (const InputMetadata& md : input_metadata_)
+      if (!md.device.is_cpu()) return md.stream;
+    return std::nullopt;
+  }
   // Later nodes run first in the engine's ready queue.
   uint64_t sequence_nr() const { return sequence_nr_; }
 

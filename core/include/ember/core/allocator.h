@@ -109,6 +109,9 @@ enum class AllocatorKind : uint8_t { Device, PinnedHost };
 // get_allocator resolves index -1 to the current device of that type
 // (DeviceGuard) and raises an ember::Error when no backend registered one.
 Allocator* get_allocator(Device device, AllocatorKind kind = AllocatorKind::Device);
+// The PinnedHost allocator registered for `type`; nullptr when none is (no
+// fallback, unlike get_allocator).
+Allocator* find_pinned_host_allocator(DeviceType type);
 // index -1 registers the allocator for every index of the type that has no
 // allocator of its own. CPU's own allocator is cpu_allocator(): registering
 // one for CPU is refused (use set_cpu_allocator).

@@ -31,6 +31,27 @@ class DeviceGuardImpl {
   virtual void set_current_stream(Stream stream) = 0;
   // Returns when all work queued on `stream` so far has finished.
   virtual void synchronize(Stream stream) const = 0;
+
+  // Events (c10's DeviceGuardImplInterface record/block/queryEvent), behind
+  // core's Event below: `*event` is the backend's opaque handle, created by
+  // the first record_event (on the stream's device). A synchronous device has
+  // finished its work when a call returns, so the defaults do nothing: its
+  // events are always complete and nothing ever needs to wait.
+  virtual void record_event(void** event, Stream stream) const {
+    (void)event;
+    (void)stream;
+  }
+  // Makes `stream` wait (without blocking the host) for the work recorded.
+  virtual void block_event(void* event, Stream stream) const {
+    (void)event;
+    (void)stream;
+  }
+  virtual bool query_event(void* event) const {
+    (void)event;
+    return true;
+  }
+  virtual void synchronize_event(void* event) const { (void)event; }
+  virtual void destroy_event(void* event) const noexcept { (void)event; }
 };
 
 // A device type whose work runs synchronously on the host thread (CPU, and
@@ -60,6 +81,39 @@ Device resolve_device(Device device);
 int device_count(DeviceType type);
 Stream current_stream(Device device);
 void synchronize(Device device);
+
+// A marker in a stream's queue (c10::Event): record() marks the work queued so
+// far, block() makes another stream wait for it, query()/synchronize() ask the
+// host. Device-generic: the device type's DeviceGuardImpl does the work (no-ops
+// for the CPU and other synchronous devices). Move-only.
+class Event {
+ public:
+  explicit Event(DeviceType type) : type_(type) {}
+  ~Event();
+  Event(Event&& other) noexcept;
+  Event& operator=(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  void record(Stream stream);
+  // Nothing to wait for when never recorded.
+  void block(Stream stream) const;
+  bool query() const;
+  void synchronize() const;
+  bool was_recorded() const { return recorded_; }
+  DeviceType device_type() const { return type_; }
+
+ private:
+  DeviceType type_;
+  void* event_ = nullptr;
+  bool recorded_ = false;
+};
+
+// Makes `waiter` wait for the work queued on `producer` so far, without
+// blocking the host (torch.cuda.Stream.wait_stream): an event recorded on the
+// producer, blocked on by the waiter. Nothing when they are one stream or the
+// device type runs synchronously. Both streams must be of one device type.
+void stream_wait_stream(Stream waiter, Stream producer);
 
 // Makes `device` the current device of its type for the guard's lifetime
 // (c10::DeviceGuard). Index -1 changes nothing.

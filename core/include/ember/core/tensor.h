@@ -227,12 +227,29 @@ class Tensor {
   // ---- conversion and copies ----
   Tensor contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
   Tensor clone(MemoryFormat format = MemoryFormat::Preserve) const;
-  Tensor& copy_(const Tensor& src);
+  // non_blocking (PyTorch's): a copy between a device and pinned host memory
+  // (pin_memory()) is only queued on the device's current stream, not waited
+  // for; with pageable host memory, or on the CPU, it changes nothing.
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
   Tensor to(DType dtype, bool copy = false) const;
   Tensor to(Device device, bool copy = false) const;
   Tensor to(Device device, DType dtype, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool copy = false) const;
+  // PyTorch's argument order: non_blocking, then copy.
+  Tensor to(Device device, bool non_blocking, bool copy) const;
+  Tensor to(Device device, DType dtype, bool non_blocking, bool copy) const;
+  Tensor to(const TensorOptions& options, bool non_blocking, bool copy) const;
   Tensor cpu() const { return to(kCPU); }
+  // A copy of this CPU tensor in page-locked host memory from the PinnedHost
+  // allocator the backend of `device` registered (raises when none is); the
+  // tensor itself when it already is. is_pinned: whether its memory comes from
+  // a registered pinned allocator. (pinned_memory.cpp)
+  Tensor pin_memory(DeviceType device = DeviceType::CUDA) const;
+  bool is_pinned() const;
+  // Tells the tensor's allocator that work queued on `stream` (of the
+  // tensor's device) uses its memory: not reused before that work is done
+  // (Tensor.record_stream; a no-op for host allocators).
+  void record_stream(Stream stream) const;
 
   // ---- quantized tensors (core/src/quantized/; docs/quantization.md) ----
   // The real values (float32) of a quantized tensor; other tensors unchanged.
