@@ -5,6 +5,8 @@ cmake_minimum_required(VERSION 3.24)
 #   UMBRELLA      the umbrella header's path
 #   LIBRARY_DIR   <library>/include of the library checked
 #   INCLUDE_DIRS  every Ember include dir (;-separated), to resolve includes
+#   OTHER_LIBRARIES_HEADERS  headers under LIBRARY_DIR (relative to it, ;-separated)
+#                 that belong to another library sharing the folder
 set(_seen "")
 set(_stack "${UMBRELLA}")
 while(_stack)
@@ -27,8 +29,8 @@ endwhile()
 file(GLOB_RECURSE _headers "${LIBRARY_DIR}/*.h")
 set(_missing "")
 foreach(_h IN LISTS _headers)
-  if(NOT _h MATCHES "/detail/" AND NOT _h IN_LIST _seen)
-    file(RELATIVE_PATH _rel "${LIBRARY_DIR}" "${_h}")
+  file(RELATIVE_PATH _rel "${LIBRARY_DIR}" "${_h}")
+  if(NOT _h MATCHES "/detail/" AND NOT _h IN_LIST _seen AND NOT _rel IN_LIST OTHER_LIBRARIES_HEADERS)
     list(APPEND _missing "${_rel}")
   endif()
 endforeach()
