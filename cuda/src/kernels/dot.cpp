@@ -3,8 +3,6 @@
 // (CUBLAS_POINTER_MODE_DEVICE: no wait for the host). float16 and bfloat16
 // go through cublasDotEx accumulating in float32, as PyTorch's CUDA dot.
 // Complex operands go to dot_complex (dot_complex.cpp).
-#include <unordered_map>
-
 #include <cublas_v2.h>
 
 #include "../check.h"
@@ -18,23 +16,8 @@ namespace {
 
 constexpr const char* kOp = "dot (cuBLAS)";
 
-void check_cublas(cublasStatus_t s, const char* call) {
-  EMBER_CHECK(s == CUBLAS_STATUS_SUCCESS, kOp, ": ", call, " failed: ", cublasGetStatusName(s), " (",
-              cublasGetStatusString(s), ")");
-}
-
-// One handle per thread and device, in device pointer mode (this file's
-// own: gemm.cpp's handles stay in host pointer mode).
-cublasHandle_t dot_handle_for(int16_t device) {
-  thread_local std::unordered_map<int16_t, cublasHandle_t> handles;
-  auto it = handles.find(device);
-  if (it != handles.end()) return it->second;
-  cublasHandle_t h = nullptr;
-  check_cublas(cublasCreate(&h), "cublasCreate");
-  check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
-  handles.emplace(device, h);
-  return h;
-}
+void check_cublas(cublasStatus_t s, const char* call) { kernels::check_dot_cublas(s, call); }
+using kernels::dot_handle_for;
 
 // cuBLAS takes a positive increment: an expanded operand (stride 0) is copied.
 Tensor blas_ready(const Tensor& t) { return (t.size(0) > 1 && t.stride(0) <= 0) ? t.contiguous() : t; }

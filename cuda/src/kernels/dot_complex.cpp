@@ -16,27 +16,28 @@
 #include "register.h"
 
 namespace ember::cuda::kernels {
-namespace {
 
-constexpr const char* kOp = "dot (cuBLAS)";
-
-void check_cublas(cublasStatus_t s, const char* call) {
-  EMBER_CHECK(s == CUBLAS_STATUS_SUCCESS, kOp, ": ", call, " failed: ", cublasGetStatusName(s), " (",
+void check_dot_cublas(cublasStatus_t s, const char* call) {
+  EMBER_CHECK(s == CUBLAS_STATUS_SUCCESS, "dot (cuBLAS): ", call, " failed: ", cublasGetStatusName(s), " (",
               cublasGetStatusString(s), ")");
 }
 
-// One handle per thread and device, in pointer mode device (so not gemm.cpp's,
-// whose alpha and beta are host values).
 cublasHandle_t dot_handle_for(int16_t device) {
   thread_local std::unordered_map<int16_t, cublasHandle_t> handles;
   auto it = handles.find(device);
   if (it != handles.end()) return it->second;
   cublasHandle_t h = nullptr;
-  check_cublas(cublasCreate(&h), "cublasCreate");
-  check_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+  check_dot_cublas(cublasCreate(&h), "cublasCreate");
+  check_dot_cublas(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
   handles.emplace(device, h);
   return h;
 }
+
+namespace {
+
+constexpr const char* kOp = "dot (cuBLAS)";
+
+void check_cublas(cublasStatus_t s, const char* call) { check_dot_cublas(s, call); }
 
 // A vector cuBLAS can read in place: a positive stride that fits an int
 // (one element reads the same with any stride). Others (expanded, stride 0)

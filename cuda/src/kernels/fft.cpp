@@ -311,8 +311,8 @@ Tensor c2c_kernel(const Tensor& in, IntArrayRef dims, Scale scale, bool forward)
   EMBER_CHECK(in.dtype() == kComplex64 || in.dtype() == kComplex128, op,
               ": expected a complex64 or complex128 input, got ", in.dtype());
   if (in.numel() == 0) return empty(in.sizes(), in.options());
-  const DimVector todo = nontrivial(in, dims);
-  Tensor out = todo.empty() ? in.clone() : c2c_all(in, todo, forward, op);
+  const DimVector transformed = nontrivial(in, dims);
+  Tensor out = transformed.empty() ? in.clone() : c2c_all(in, transformed, forward, op);
   scale_result(out, scale, signal_numel(in, dims), op);
   return out;
 }
